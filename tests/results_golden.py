@@ -1,6 +1,7 @@
-"""The example runs whose results documents are pinned in ``tests/golden/results/``.
+"""The example runs whose results documents, markdown reports and JUnit files are pinned in
+``tests/golden/results/``.
 
-Regenerate after an intended change to the document: ``python -m tests.results_golden`` from the
+Regenerate after an intended change to what a run writes: ``python -m tests.results_golden`` from the
 repository root. What varies from run to run or machine to machine is masked: timings and
 durations, pytest's own timing line, the checkout's own path, the isolation the machine offers,
 the tool version, and the statistics (pinned by tests/test_statistics.py; the round trip in
@@ -53,12 +54,37 @@ def mask(value, key: str = ""):
     return value
 
 
+_TEXT_VARYING = (
+    (re.compile(r'time="[0-9.]+"'), 'time="<varies>"'),
+    (re.compile(r"\| duration \| [^|]* \| [^|]* \|"), "| duration | <varies> | <varies> |"),
+    (re.compile(r"skillab \d+\.\d+\.\d+\S*"), "skillab <version>"),
+    (re.compile(r"sandbox `[^`]*`"), "sandbox `<varies>`"),
+)
+
+
+def mask_text(text: str) -> str:
+    """A rendered report with what varies between runs and machines replaced by a placeholder."""
+    text = _PYTEST_TIME.sub(" in <varies>", text.replace(str(ROOT), "<checkout>"))
+    for pattern, placeholder in _TEXT_VARYING:
+        text = pattern.sub(placeholder, text)
+    return text
+
+
 def run_example(name: str, output: Path) -> dict:
+    """Run one pinned example; its markdown report and JUnit land beside ``output``."""
     from skillab.cli import main
 
-    code = main(["run", *EXAMPLE_RUNS[name], *MOCK, "--output", str(output)])
+    code = main(["run", *EXAMPLE_RUNS[name], *MOCK, "--output", str(output),
+                 "--markdown", str(output.with_suffix(".md")),
+                 "--junit", str(output.with_suffix(".xml"))])
     assert code in (0, 1), f"{name}: skillab run exited {code}"
     return json.loads(output.read_text(encoding="utf-8"))
+
+
+def rendered(output: Path) -> dict[str, str]:
+    """The masked reports a pinned run wrote beside ``output``, by golden file suffix."""
+    return {suffix: mask_text(output.with_suffix(suffix).read_text(encoding="utf-8"))
+            for suffix in (".md", ".xml")}
 
 
 def main() -> int:
@@ -75,7 +101,9 @@ def main() -> int:
                 doc = run_example(name, Path(scratch) / f"{name}.json")
             text = json.dumps(mask(doc), indent=2, ensure_ascii=False) + "\n"
             (GOLDEN / f"{name}.json").write_text(text, encoding="utf-8")
-            print(f"wrote {GOLDEN / name}.json")
+            for suffix, report in rendered(Path(scratch) / f"{name}.json").items():
+                (GOLDEN / f"{name}{suffix}").write_text(report, encoding="utf-8")
+            print(f"wrote {GOLDEN / name}.json, .md and .xml")
     return 0
 
 

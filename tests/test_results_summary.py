@@ -1,6 +1,6 @@
 """The results document is a pure summary of the run's settings and its per-case records.
 
-Every example's document is pinned (timings and machine facts masked, see tests/results_golden.py),
+Every example's document, markdown report and JUnit file are pinned (timings and machine facts masked, see tests/results_golden.py),
 and reading a document back and summarizing it again gives the same document byte for byte: the
 summary a live run writes is the one ``merge`` (and any re-reader) computes.
 """
@@ -13,7 +13,7 @@ import pytest
 
 from skillab.reports.summary import read_run, summarize
 
-from .results_golden import EXAMPLE_RUNS, GOLDEN, ROOT, mask, run_example
+from .results_golden import EXAMPLE_RUNS, GOLDEN, ROOT, mask, rendered, run_example
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLE_RUNS))
@@ -24,5 +24,9 @@ def test_example_document_matches_its_golden_and_survives_a_round_trip(name, tmp
     assert mask(doc) == golden, (
         f"{name}: the results document changed; if on purpose, run `python -m tests.results_golden`"
     )
+    for suffix, report in rendered(tmp_path / "results.json").items():
+        assert report == (GOLDEN / f"{name}{suffix}").read_text(encoding="utf-8"), (
+            f"{name}: the {suffix} report changed; if on purpose, run `python -m tests.results_golden`"
+        )
     again = summarize(*read_run(doc))
     assert json.dumps(again, indent=2) == json.dumps(doc, indent=2)
