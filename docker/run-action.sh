@@ -15,7 +15,7 @@ set -euo pipefail
 # Passed through by name, as the runner passes them to a container action, except ACTIONS_*
 # (runtime and OIDC tokens skillab has no use for). The paths GitHub rewrites for a container
 # (/github/...) are set below instead.
-PASS='^(GITHUB_|RUNNER_|INPUT_|SKILLAB_|ANTHROPIC_|OPENAI_|CI$)'
+PASS='^(GITHUB_|RUNNER_|INPUT_|SKILLAB_|ANTHROPIC_|OPENAI_|GEMINI_|GOOGLE_GEMINI_BASE_URL$|CI$)'
 REWRITTEN='^(GITHUB_WORKSPACE|GITHUB_EVENT_PATH|GITHUB_OUTPUT|GITHUB_STEP_SUMMARY|GITHUB_ENV|GITHUB_PATH|GITHUB_STATE|SKILLAB_IMAGE|SKILLAB_DOCKERFILE|SKILLAB_CONTEXT)$'
 SECURITY=(--security-opt seccomp=unconfined --security-opt systempaths=unconfined
           --security-opt no-new-privileges --cap-drop ALL --user "$(id -u):$(id -g)")

@@ -89,7 +89,8 @@ def test_readme_documents_every_input_and_no_other():
 def test_env_names_keep_hyphens_and_secret_inputs_are_masked():
     assert {s.name: s.env_name for s in INPUTS}["judge-model"] == "INPUT_JUDGE-MODEL"
     secret_inputs = {s.env_name for s in INPUTS if s.secret}
-    assert secret_inputs == {"INPUT_GITHUB-TOKEN", "INPUT_ANTHROPIC-API-KEY", "INPUT_OPENAI-API-KEY"}
+    assert secret_inputs == {"INPUT_GITHUB-TOKEN", "INPUT_ANTHROPIC-API-KEY", "INPUT_OPENAI-API-KEY",
+                             "INPUT_GEMINI-API-KEY"}
     assert secret_inputs <= SECRET_ENV_VARS
     masked_inputs = {name for name in SECRET_ENV_VARS if name.startswith("INPUT_")}
     assert masked_inputs <= {s.env_name for s in INPUTS}

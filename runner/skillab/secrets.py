@@ -30,6 +30,8 @@ SECRET_ENV_VARS: frozenset[str] = frozenset(
         "INPUT_GITHUB-TOKEN",
         "INPUT_ANTHROPIC-API-KEY",
         "INPUT_OPENAI-API-KEY",
+        "INPUT_GEMINI-API-KEY",
+        "GEMINI_API_KEY",
         "ACTIONS_RUNTIME_TOKEN",
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
         "AWS_SECRET_ACCESS_KEY",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import traceback
 from collections.abc import Mapping, Sequence
@@ -29,7 +28,7 @@ from ..errors import (
     SuiteError,
     UsageError,
 )
-from ..reports.results import document_set, load_documents, safe_file_name, write_document
+from ..reports.results import document_set, load_documents, write_document
 from ..secrets import redact
 from .client import GitHubClient, GitHubError
 from .comment import publish_report
@@ -43,6 +42,7 @@ from .discovery import (
     select_all,
     select_changed,
 )
+from .agents import choose_agents, remaining_cap, results_file, run_delta_pts
 from .event import ActionContext
 from .inputs import ActionInputs, read_inputs
 from .original import choose_original
@@ -53,14 +53,6 @@ from .workflow_commands import Log, write_step_files
 
 RESULTS_DIR = "skillab-results"
 HISTORY_FILE = Path(".skillab") / "history.jsonl"
-NO_MODEL = (
-    "the action needs a model to evaluate skills with: set the `model` input (and "
-    "`anthropic-api-key` or `openai-api-key`), or `adapter: mock` for an offline dry run"
-)
-NO_CLAUDE = (
-    "adapter 'claude-code' needs the Claude Code CLI, which this image does not have: use the "
-    "variant that does, `uses: OWNER/skillab/claude-code@v1` (same inputs)"
-)
 PR_TARGET_WARNING = (
     "skillab runs on pull_request_target: the suites, skills and graders come from the pull "
     "request and run with this repository's secrets. Run it only behind a maintainer's approval, "
@@ -127,7 +119,11 @@ class Action:
             state.notes.append(f"Shard {self.inputs.shard} of the run: its numbers cover this share "
                                "only; the `mode: merge` job reports, comments and gates the whole.")
         if state.selection.suites:
-            self.run_suites(self.config())
+            # Several agents: every suite under the first, then the next (see ``agents``).
+            configs = self.configs()
+            for config in configs:
+                if not self.run_suites(config, agent=config.adapter if len(configs) > 1 else None):
+                    break
         else:
             self.nothing_to_run()
 
@@ -166,20 +162,20 @@ class Action:
         return select_changed(suites, changed, self.ctx.workspace, self.root)
 
     def config(self) -> RunConfig:
+        """The configuration of the first agent the inputs name."""
+        return self.configs()[0]
+
+    def configs(self) -> list[RunConfig]:
+        """One configuration per agent the ``adapter`` input names, alike but for the agent."""
         inputs = self.inputs
-        model = inputs.model or self.env.get("SKILLAB_MODEL") or None
-        adapter = inputs.adapter or ("agent" if model else None)
-        if adapter is None or (adapter != "mock" and not model):
-            raise UsageError(NO_MODEL)
-        if adapter == "claude-code" and shutil.which("claude") is None:
-            raise UsageError(NO_CLAUDE)
+        agents = choose_agents(inputs.adapter, inputs.model or self.env.get("SKILLAB_MODEL") or None)
         extra: dict[str, Any] = {}
         keys = inputs.provider_keys()
         if keys:
             extra["api_keys"] = keys
-        return RunConfig(
-            adapter=adapter,
-            model=model,
+        base = RunConfig(
+            adapter=agents[0].adapter,
+            model=agents[0].model,
             judge_model=inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None,
             provider=inputs.provider,
             base_url=inputs.base_url,
@@ -195,6 +191,7 @@ class Action:
             extra=extra,
             max_cost_usd=self.inputs.max_cost_usd,
         )
+        return [replace(base, adapter=a.adapter, model=a.model) for a in agents]
 
     def cache_dir(self) -> Path | None:
         """The ``cache-dir`` input inside the workspace, where ``actions/cache`` can keep it."""
@@ -204,18 +201,20 @@ class Action:
 
     # -- running suites ------------------------------------------------------------------------
 
-    def run_suites(self, config: RunConfig) -> None:
+    def run_suites(self, config: RunConfig, agent: str | None = None) -> bool:
+        """Every selected suite under ``config``'s agent; False when the run must stop."""
         from ..cli import suite_config
         from ..engine import run_suite
 
         for location in self.state.selection.suites:
-            outcome = SuiteOutcome(location)
+            outcome = SuiteOutcome(location, agent=agent)
             self.state.outcomes.append(outcome)
-            with self.log.group(f"skillab: {location.rel_dir}"):
+            with self.log.group(f"skillab: {outcome.label}"):
                 try:
                     suite = replace(suite_config(config, location.directory),
                                     against=self.against_for(location, config),
-                                    siblings_dir=self.siblings_for(location))
+                                    siblings_dir=self.siblings_for(location),
+                                    max_cost_usd=remaining_cap(config.max_cost_usd, self.state.documents))
                     report = run_suite(
                         location.directory,
                         suite,
@@ -226,16 +225,16 @@ class Action:
                     continue
                 except ProviderAuthError as exc:
                     self.no_credentials(outcome, exc)
-                    return
+                    return True
                 except SkillabError as exc:
-                    outcome.failure = f"{location.rel_dir}: {redact(str(exc), self.env)}"
+                    outcome.failure = f"{outcome.label}: {redact(str(exc), self.env)}"
                     self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
                     continue
                 except KeyboardInterrupt:
                     self.state.interrupted = True
-                    return
+                    return False
                 except Exception as exc:  # a parser or engine bug: this suite errors, others run
-                    outcome.failure = (f"{location.rel_dir}: could not be evaluated "
+                    outcome.failure = (f"{outcome.label}: could not be evaluated "
                                        f"({type(exc).__name__}: {redact(str(exc), self.env)[:300]})")
                     self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
                     self.log.line(redact(traceback.format_exc(), self.env))
@@ -245,10 +244,11 @@ class Action:
             if report.document.get("stopped"):
                 # The spend cap is a gate, not a cancellation: the check fails, the results stand.
                 self.state.failures.append(f"stopped early: {report.document['stopped']}")
-                return
+                return False
             if report.interrupted:
                 self.state.interrupted = True
-                return
+                return False
+        return True
 
     def siblings_for(self, location: SuiteLocation) -> Path | None:
         """The skills offered beside this one in trigger trials (input ``siblings``)."""
@@ -309,15 +309,14 @@ class Action:
 
     def save(self, outcome: SuiteOutcome, document: dict[str, Any]) -> None:
         """Write the suite's results, then read them back: the report uses what is on disk."""
-        path = self.out_dir / safe_file_name(outcome.location.rel_dir.replace("/", "__"),
-                                             fallback="root") / "results.json"
+        path = results_file(self.out_dir, outcome.location.rel_dir, outcome.agent)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_document(document, path)
             outcome.document = load_documents(path)[0]
             outcome.results_file = path
         except (OSError, ValueError, KeyError, IndexError) as exc:
-            outcome.failure = f"{outcome.location.rel_dir}: results could not be written or read back ({exc})"
+            outcome.failure = f"{outcome.label}: results could not be written or read back ({exc})"
             self.log.error(outcome.failure)
 
     def log_provider_errors(self, outcome: SuiteOutcome) -> None:
@@ -346,7 +345,7 @@ class Action:
     # -- reporting and gating ------------------------------------------------------------------
 
     def finish(self) -> int:
-        from ..reports.markdown import overall_verdict, pooled_delta_pts, render_markdown
+        from ..reports.markdown import overall_verdict, render_markdown
 
         state = self.state
         self.gate()
@@ -361,13 +360,13 @@ class Action:
         paths = self.write_files(documents, report)
         summary_extra = self.comment(report)
         verdict = overall_verdict(shown) or ("error" if state.failures else "none")
-        delta = pooled_delta_pts(documents)
+        delta = run_delta_pts(documents)
         write_step_files(
             self.log, self.ctx.summary_path, report + "".join(f"\n> {n}\n" for n in summary_extra),
             self.ctx.output_path, {
                 "verdict": verdict,
                 "delta-pts": "" if delta is None else f"{delta:g}",
-                "suites": json.dumps([o.location.rel_dir for o in state.outcomes]),
+                "suites": json.dumps(list(dict.fromkeys(o.location.rel_dir for o in state.outcomes))),
                 "results-path": paths.get("results", ""),
                 "report-path": paths.get("report", ""),
                 "html-path": paths.get("html", ""),
@@ -401,14 +400,15 @@ class Action:
             if int(doc.get("cases_aggregated", 0)) == 0 and not _triggers_measured(doc):
                 errored = int(doc.get("errors", 0))
                 state.failures.append(
-                    f"{outcome.location.rel_dir}: measured nothing "
+                    f"{outcome.label}: measured nothing "
                     f"({errored} of {doc.get('total_cases', 0)} cases errored)"
                 )
             state.failures.extend(
-                gate_failures(doc, self.inputs.fail_on_verdict, self.inputs.min_delta_pts,
-                              gate_on=self.inputs.gate_on,
-                              min_trigger_recall=self.inputs.min_trigger_recall,
-                              max_false_trigger_rate=self.inputs.max_false_trigger_rate)
+                reason + (f" (agent {outcome.agent})" if outcome.agent else "")
+                for reason in gate_failures(doc, self.inputs.fail_on_verdict, self.inputs.min_delta_pts,
+                                            gate_on=self.inputs.gate_on,
+                                            min_trigger_recall=self.inputs.min_trigger_recall,
+                                            max_false_trigger_rate=self.inputs.max_false_trigger_rate)
             )
         if state.outcomes and not state.documents and not state.failures:
             state.failures.append("no suite produced results")

@@ -1,8 +1,8 @@
 """``action.yml`` written from the inputs table, for each image variant.
 
 The repository holds two actions: ``action.yml`` (the slim image) and ``claude-code/action.yml``
-(the image with the Claude Code CLI, for ``adapter: claude-code``). Both are composite actions
-whose one step runs ``docker/run-action.sh``: it ``docker run``s the image as GitHub runs a
+(the image with the agent CLIs, for ``adapter: claude-code``, ``codex`` or ``gemini-cli``). Both
+are composite actions whose one step runs ``docker/run-action.sh``: it ``docker run``s the image as GitHub runs a
 container action, plus the two security options bubblewrap needs inside it (a ``using: docker``
 action cannot set them, so its sandbox would be refused). On a branch the step builds the
 variant's Dockerfile; a release points it at the image it published, by digest, so users pull
@@ -24,7 +24,8 @@ OUTPUTS = (
     ("verdict", "The run verdict over every suite: pass, mixed, fail or error (the most severe "
                 "suite verdict); none when no suite ran."),
     ("delta-pts", "Pass-rate delta in points, pooled over every aggregated case of every suite; "
-                  "empty when nothing was measured."),
+                  "empty when nothing was measured, or when several agents ran (each has its own "
+                  "baseline: the comment's portability table gives each agent's lift)."),
     ("suites", "JSON array of the skill directories that were evaluated, relative to the "
                "repository root."),
     ("results-path", "Workspace-relative path of the combined results document "
@@ -41,7 +42,8 @@ VARIANTS = {
              "Does this agent skill make the agent better? Runs each eval case with and without "
              "the skill and gates the check on the lift."),
     "claude-code": ("claude-code/action.yml", "claude-code.Dockerfile",
-                    "skillab with the Claude Code CLI in its image, for `adapter: claude-code`."),
+                    "skillab with the agent CLIs in its image (Claude Code, Codex, Gemini CLI), "
+                    "for `adapter: claude-code`, `codex` or `gemini-cli`, one or several."),
 }
 LAUNCHER = "docker/run-action.sh"  # relative to the repository root
 STEP_ID = "skillab"

@@ -51,10 +51,13 @@ INPUTS: tuple[InputSpec, ...] = (
               "nothing, join the shards' results documents found under `path` into one report."),
     InputSpec("shard", "", "`I/N`: run only shard I of N of each suite's (case, run) units, for a "
               "job matrix; a `mode: merge` job joins the shards. No comment or gate per shard."),
-    InputSpec("adapter", "", "How the agent is invoked: `mock`, `llm`, `agent` or `claude-code` "
-              "(as `skillab run --adapter`). Empty: `agent` when a model is set. `claude-code` "
-              "needs the image with the CLI: `uses: OWNER/skillab/claude-code@v1`."),
-    InputSpec("model", "", "Agent model (as `skillab run --model`); falls back to the "
+    InputSpec("adapter", "", "How the agent is invoked: `mock`, `llm`, `agent`, `claude-code`, "
+              "`codex` or `gemini-cli` (as `skillab run --adapter`); several, comma-separated "
+              "(`claude-code,codex,gemini-cli`), run every suite under each agent and the comment "
+              "shows the portability table, one row per agent. Empty: `agent` when a model is set. "
+              "The agent CLIs need the image that carries them: `uses: OWNER/skillab/claude-code@v1`."),
+    InputSpec("model", "", "Agent model (as `skillab run --model`): one for every agent, or one "
+              "per agent of `adapter`, comma-separated in the same order; falls back to the "
               "SKILLAB_MODEL environment variable."),
     InputSpec("judge-model", "", "Judge model for expectations (or SKILLAB_JUDGE_MODEL); defaults "
               "to a model of another family than the agent's."),
@@ -89,6 +92,8 @@ INPUTS: tuple[InputSpec, ...] = (
               secret=True),
     InputSpec("openai-api-key", "", "OpenAI (or compatible) API key (or set OPENAI_API_KEY in env).",
               secret=True),
+    InputSpec("gemini-api-key", "", "Gemini API key, for `gemini-cli` and Gemini models (or set "
+              "GEMINI_API_KEY in env).", secret=True),
     InputSpec("cache-dir", "", "Where the without-skill baseline cache lives, relative to the "
               "workspace (e.g. `.skillab/cache`), so `actions/cache` can keep it between jobs. "
               "Empty: a directory inside the container, lost when the job ends."),
@@ -131,6 +136,7 @@ class ActionInputs:
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
+    gemini_api_key: str | None = field(default=None, repr=False)
 
     def provider_keys(self) -> ProviderKeys:
         """The keys given as inputs, named as the provider registry names their variables."""
@@ -139,6 +145,8 @@ class ActionInputs:
             keys["ANTHROPIC_API_KEY"] = self.anthropic_api_key
         if self.openai_api_key:
             keys["OPENAI_API_KEY"] = self.openai_api_key
+        if self.gemini_api_key:
+            keys["GEMINI_API_KEY"] = self.gemini_api_key
         return keys
 
 
@@ -201,6 +209,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,
+        gemini_api_key=raw["gemini-api-key"] or None,
     )
 
 

@@ -18,6 +18,14 @@ class SuiteOutcome:
     document: dict[str, Any] | None = None
     results_file: Path | None = None
     failure: str | None = None
+    # The agent, when several ran (``adapter: a,b``): each suite has one outcome per agent.
+    agent: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The suite as messages name it, with its agent when several ran."""
+        rel = self.location.rel_dir
+        return f"{rel} [{self.agent}]" if self.agent else rel
 
     def report_row(self) -> dict[str, Any] | None:
         """A row for a suite that failed without a document: verdict ``error``, nothing measured."""
@@ -26,7 +34,8 @@ class SuiteOutcome:
         rel = self.location.rel_dir
         return {"suite": {"path": rel, "skill": rel}, "verdict": "error", "total_cases": 0,
                 "cases_aggregated": 0, "errors": 0, "cases": [], "failure": self.failure,
-                "pass_rate": {"with_skill": None, "without_skill": None, "delta_pts": None}}
+                "pass_rate": {"with_skill": None, "without_skill": None, "delta_pts": None},
+                **({"adapter": {"name": self.agent}} if self.agent else {})}
 
 
 @dataclass
