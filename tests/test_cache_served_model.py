@@ -39,3 +39,28 @@ def test_a_new_snapshot_behind_the_same_name_misses_the_cache(tmp_path, capsys, 
         assert all(not c["without_skill"]["cached"] for c in moved["cases"])
         after = run(tmp_path, capsys, skill)
         assert after["cache"]["hits"] == 2
+
+
+def test_claude_code_reports_the_model_its_answers_came_from(tmp_path, server):
+    """Claude Code's assistant events carry the model id the API answered with: that is the
+    served model the cache keys on, not the name the run asked for."""
+    from skillab.agents.base import ArmRequest
+    from skillab.agents.claude_code import ClaudeCodeAdapter
+    from skillab.sandbox.workspace import Workspace
+    from skillab.suite.model import Case
+
+    from .test_claude_code import KEY, _claude_binary
+
+    def answer(request):
+        if "Skill" not in request.tool_names:
+            return Reply("ok")  # a side request (titles, summaries)
+        return Reply("Done.", served_model="claude-haiku-4-5-20251001")
+
+    server.handler = answer
+    workspace = Workspace.create(tmp_path / "arms", "arm")
+    agent = ClaudeCodeAdapter(_claude_binary(), api_key=KEY, model="claude-haiku-4-5",
+                              base_url=server.url, max_retries=0)
+    result = agent.run(ArmRequest(case=Case(name="t", prompt="Say done."), arm="without_skill",
+                                  skill=None, workspace=workspace.root))
+    assert result.error is None, result.error
+    assert agent.reports_served_model and result.served_model == "claude-haiku-4-5-20251001"

@@ -287,6 +287,9 @@ def test_parse_stream_reads_turns_tools_usage_and_max_turns(tmp_path):
         summary.usage.cost_usd,
     ) == (117, 100, 0.5)
     assert (summary.num_turns, summary.duration_ms, summary.subtype) == (2, 1234, "error_max_turns")
+    # The model the API answered with, from the assistant events.
+    assert summary.served_model == "claude-haiku-4-5"
+    assert ClaudeCodeAdapter("claude", api_key="k").parse(stdout, tmp_path, "x").stop_reason == "max_turns"
 
 
 def bash_once(command: str):

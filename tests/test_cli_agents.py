@@ -264,3 +264,29 @@ def test_gemini_events_become_turns_tools_usage_and_errors(tmp_path):
     failed = {"type": "result", "status": "error", "error": {"message": "[API Error: status 403]"}}
     summary = parse_gemini_events(agent, json.dumps(failed), tmp_path, None)
     assert summary.auth_status == 403 and summary.error
+
+
+def test_codex_is_held_to_max_turns_by_the_credential_proxy(server, workspace):
+    """``codex exec`` has no turn cap: a model that never stops calling tools gets exactly
+    ``max_turns`` answers, the next request is refused on the host, and the arm is graded on
+    the work of those turns, marked as stopped at the cap."""
+    cli = CLIS["codex"]
+    cli.binary()
+
+    def endless(req):
+        scripted = _codex_shell("echo step >> steps.txt")
+        scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
+        return scripted
+
+    server.handler = endless
+    arm = ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
+                     workspace=workspace.root, max_turns=3)
+    result = adapter(cli, server).run(arm)
+
+    assert len(server.model_requests()) == 3
+    assert (workspace.root / "steps.txt").read_text() == "step\n" * 3
+    assert result.error is None and result.stop_reason == "max_turns"
+    assert result.turns == 3 and len(result.trajectory.tool_calls) == 3
+    # Codex reports no usage for a capped session: the answered responses' own usage counts.
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (3 * IN_TOKENS, 3 * OUT_TOKENS)
+    assert result.usage.cost_usd is not None and result.usage.cost_usd > 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import socket
 
-from skillab.sandbox.proxy import CredentialProxy
+from skillab.sandbox.proxy import OVER_BUDGET_STATUS, CredentialProxy, RequestBudget
 
-from .fakes.model_server import text
+from .fakes.model_server import server_error, text
 
 KEY = "sk-ant-api03-" + "Pr0xy" * 9
 
@@ -59,3 +59,17 @@ def test_the_socket_lives_in_a_private_directory_removed_on_close(server):
     assert directory.stat().st_mode & 0o777 == 0o700
     proxy.close()
     assert not directory.exists()
+
+
+def test_a_request_budget_answers_its_limit_and_refuses_the_rest(server):
+    # An outage's answer is not a turn; other paths are not counted at all.
+    server.push(text("one"), server_error(), text("two"), text("three"))
+    budget = RequestBudget(2, "/v1/messages")
+    with CredentialProxy(server.url, {"x-api-key": KEY}, budget) as proxy:
+        replies = [exchange(proxy, post(path, MESSAGE)) for path in
+                   ("/v1/messages", "/v1/messages", "/v1/messages", "/v1/other", "/v1/messages")]
+    assert [r.split(b" ", 2)[1] for r in replies] == [b"200", b"500", b"200", b"404",
+                                                     str(OVER_BUDGET_STATUS).encode()]
+    assert b"turn cap (2 model requests)" in replies[-1]
+    assert (budget.used, budget.refused, len(server.model_requests())) == (2, 1, 3)
+    assert b"one" in budget.tails[0] and b"two" in budget.tails[1] and len(budget.tails) == 2

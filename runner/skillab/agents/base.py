@@ -107,6 +107,8 @@ class AgentResult:
     paths_touched: list[str] = field(default_factory=list)
     # The model id the provider reported serving (the baseline cache is keyed on it).
     served_model: str | None = None
+    # Why the session ended early without failing: ``max_turns`` when it reached the turn cap.
+    stop_reason: str | None = None
 
     @property
     def tool_call_count(self) -> int:

@@ -49,6 +49,8 @@ class ClaudeCodeAdapter(CliAgent):
     name = "claude-code"
     # Trigger trials: the agent is offered skills it may load (see engine.trigger).
     discovers_skills = True
+    # Each assistant event carries the model id the API answered with (the cache is keyed on it).
+    reports_served_model = True
     cli = "claude"
     package = "@anthropic-ai/claude-code"
     provider = "anthropic"
@@ -133,6 +135,8 @@ class ClaudeCodeAdapter(CliAgent):
         if stream.finished and stream.is_error and stream.subtype != "error_max_turns":
             status = f"HTTP {stream.api_error_status}: " if stream.api_error_status else ""
             stream.error = f"({stream.subtype}): {status}{stream.final_text}"
+        if stream.subtype == "error_max_turns":
+            stream.stop_reason = "max_turns"
         if stream.api_error_status in AUTH_STATUSES:
             stream.auth_status = stream.api_error_status
         return stream
@@ -165,6 +169,8 @@ def parse_stream(
             message = event.get("message") or {}
             if message.get("model") == "<synthetic>":
                 continue  # the CLI's own error notice, not a model turn
+            if isinstance(message.get("model"), str) and message["model"]:
+                summary.served_model = message["model"]
             if message.get("id") != last_message_id or not summary.turns:
                 summary.turns.append(ModelTurn())
                 last_message_id = message.get("id")

@@ -36,7 +36,7 @@ from ..sandbox.backend import ProxyRoute, View
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.process import CommandResult, run_command
 from ..sandbox.programs import install_paths, resolved_binary
-from ..sandbox.proxy import CredentialProxy
+from ..sandbox.proxy import CredentialProxy, RequestBudget
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
@@ -92,6 +92,10 @@ class CliSummary:
     # Offered skills the session loaded, in order (CLIs that track more than the candidate).
     skills_loaded: list[str] = field(default_factory=list)
     paths_touched: list[str] = field(default_factory=list)
+    # Why the session ended early without failing: ``max_turns`` at the turn cap.
+    stop_reason: str | None = None
+    # The model id the API's answers named (CLIs whose events carry it).
+    served_model: str | None = None
 
 
 class CliAgent(ABC):
@@ -218,8 +222,9 @@ class CliAgent(ABC):
         offered = request.offered if request.skill else ()
         staged = [stage_skill(skill, root, self.skills_dir) for skill in offered]
         launch = None
+        budget = self.request_budget(request)
         try:
-            with CredentialProxy(self.upstream(), self.credentials()) as proxy:
+            with CredentialProxy(self.upstream(), self.credentials(), budget) as proxy:
                 launch = self.launch(request, root, proxy.route())
                 result = self.execute(launch)
         finally:
@@ -229,6 +234,8 @@ class CliAgent(ABC):
                 unstage(folder, root)
         skill_name = request.skill.name if request.skill else None
         summary = self.parse(result.stdout, root, skill_name, offered=tuple(s.name for s in offered))
+        if budget is not None and budget.refused:
+            self.at_turn_cap(summary, budget)
         if summary.auth_status in AUTH_STATUSES:
             raise ProviderAuthError(
                 redact(
@@ -246,6 +253,8 @@ class CliAgent(ABC):
             skill_activated=summary.skill_activated if request.skill is not None else None,
             skills_loaded=summary.skills_loaded or ([skill_name] if summary.skill_activated and skill_name else []),
             paths_touched=summary.paths_touched,
+            stop_reason=summary.stop_reason,
+            served_model=summary.served_model,
         )
 
     def launch(self, request: ArmRequest, root: Path, route: ProxyRoute) -> Launch:
@@ -288,6 +297,20 @@ class CliAgent(ABC):
             output_limit=OUTPUT_LIMIT,
             view=view,
         )
+
+    def request_budget(self, request: ArmRequest) -> RequestBudget | None:
+        """The cap the credential proxy puts on this arm's model requests, for a CLI that has no
+        turn cap of its own; None when the CLI enforces ``max_turns`` itself."""
+        return None
+
+    def at_turn_cap(self, summary: CliSummary, budget: RequestBudget) -> None:
+        """The proxy refused a request past the cap: the session ends there, as a capped one
+        ends, and is graded on what it did (the refused request's error is not the arm's)."""
+        summary.error = None
+        summary.auth_status = None
+        summary.finished = True
+        summary.stop_reason = "max_turns"
+        summary.num_turns = budget.used
 
     def placeholder_env(self) -> dict[str, str]:
         """What the CLI authenticates with inside the sandbox (the proxy swaps it)."""

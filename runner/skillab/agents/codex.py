@@ -10,8 +10,14 @@ approvals, and a shell environment policy that passes its commands only the core
 
 Codex's own command sandbox is off (``danger-full-access``): it needs helper binaries, which it
 refuses to install under a temporary directory, and a namespace of its own inside skillab's;
-skillab's sandbox is the isolation. ``codex exec`` has no turn cap, so ``max_turns`` is not enforced (the
-identity says so) and the arm's timeout bounds it.
+skillab's sandbox is the isolation.
+
+``codex exec`` has no turn cap (no flag, and no configuration key: ``--strict-config`` rejects
+``max_turns`` and its kin as unknown fields), so the credential proxy enforces ``max_turns``: it
+answers that many model requests (``POST .../responses``) and refuses the next, and the session
+ends there, graded on what it did, with ``stop_reason: max_turns``. Codex reports usage only
+for a completed turn, so a capped session's tokens are read from the answered responses' own
+``response.completed`` events, which the proxy kept.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 
 from ..grading.trajectory import ModelTurn, ToolCall
 from ..providers.pricing import cost_usd
+from ..sandbox.proxy import RequestBudget
 from ..secrets import redact
 from .base import ArmRequest, Usage
 from .cli_agent import CliAgent, CliSummary, json_lines
@@ -46,9 +53,20 @@ class CodexAdapter(CliAgent):
         return {
             **super().identity(),
             "wire_api": "responses",
-            "max_turns": None,  # codex exec has no turn cap
+            # codex exec has no turn cap of its own: the credential proxy counts model requests.
+            "turn_cap": "credential-proxy",
             "cli_sandbox": "danger-full-access",
         }
+
+    def request_budget(self, request: ArmRequest) -> RequestBudget:
+        # One Responses request per model turn; a retried failure is not a turn.
+        return RequestBudget(max(1, request.max_turns), "/responses")
+
+    def at_turn_cap(self, summary: CliSummary, budget: RequestBudget) -> None:
+        super().at_turn_cap(summary, budget)
+        summary.usage = Usage()
+        for tail in budget.tails:
+            summary.usage = summary.usage.add(_completed_usage(tail, self.model))
 
     def credentials(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"}
@@ -172,3 +190,19 @@ def _usage(raw: dict[str, Any], model: str | None) -> Usage:
     )
     usage.cost_usd = cost_usd(model, usage) if model else None
     return usage
+
+
+def _completed_usage(body: bytes, model: str | None) -> Usage:
+    """The usage of a streamed Responses answer, from its ``response.completed`` event."""
+    for line in reversed(body.decode("utf-8", "replace").splitlines()):
+        if not line.startswith("data:"):
+            continue
+        try:
+            event = json.loads(line[5:])
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "response.completed":
+            raw = (event.get("response") or {}).get("usage") or {}
+            cached = (raw.get("input_tokens_details") or {}).get("cached_tokens")
+            return _usage({**raw, "cached_input_tokens": cached}, model)
+    return Usage()

@@ -189,6 +189,8 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     record.extra["sandbox"] = active().backend.name
     if result.served_model:
         record.extra["served_model"] = result.served_model
+    if result.stop_reason:
+        record.extra["stop_reason"] = result.stop_reason
     if job.skill is None:
         finding = find_contamination(result, ctx.skill, job.case)
         record.contaminated = finding.contaminated

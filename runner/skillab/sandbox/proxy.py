@@ -10,7 +10,9 @@ endpoint of the run, and holds the credential itself:
 * the client's own credential headers are dropped and the real ones added on the host, so the
   key never enters the sandbox (its environment, its files, its ``/proc``);
 * responses stream back as they arrive (server-sent events), with the connection closed at the
-  end of each one.
+  end of each one;
+* with a ``RequestBudget``, at most its limit of model requests are answered: a CLI with no turn
+  cap of its own is capped here, on the host, where the CLI cannot lift it.
 
 Any CLI agent uses it the same way::
 
@@ -32,6 +34,7 @@ import socketserver
 import ssl
 import tempfile
 import threading
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Mapping
@@ -47,19 +50,61 @@ _HOP_BY_HOP = frozenset({
     "transfer-encoding", "upgrade", "host", "content-length", "proxy-connection",
 })
 _CHUNK = 65536
+# How much of each answered model response the budget keeps: its closing event (where the
+# usage is) for a session that never reports it because it ended at the cap.
+_TAIL = 256 << 10
+# What a request over the budget gets: a client error the CLIs do not retry, and not 401/403,
+# which mean a rejected key.
+OVER_BUDGET_STATUS = 400
+
+
+@dataclass
+class RequestBudget:
+    """At most ``limit`` answered model requests (``POST`` to a path ending in ``path_suffix``)
+    per session. A request counts once the upstream answered it with a 2xx, so a retried outage
+    does not use up turns; once the limit is reached, each further one is refused (``refused``).
+    ``tails`` holds the end of each answered response body."""
+
+    limit: int
+    path_suffix: str
+    used: int = 0
+    refused: int = 0
+    tails: list[bytes] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def counts(self, method: str, path: str) -> bool:
+        return method == "POST" and path.split("?", 1)[0].endswith(self.path_suffix)
+
+    def admit(self) -> bool:
+        with self._lock:
+            if self.used < self.limit:
+                return True
+            self.refused += 1
+            return False
+
+    def settle(self, status: int) -> None:
+        if 200 <= status < 300:
+            with self._lock:
+                self.used += 1
+
+    def keep(self, tail: bytes) -> None:
+        with self._lock:
+            self.tails.append(tail)
 
 
 class CredentialProxy:
     """A reverse proxy on a private Unix socket that forwards to ``upstream`` with ``credentials``
     (header name -> value) in place of whatever the client sent."""
 
-    def __init__(self, upstream: str, credentials: Mapping[str, str]):
+    def __init__(self, upstream: str, credentials: Mapping[str, str],
+                 budget: RequestBudget | None = None):
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the proxy needs an http(s) upstream URL, not {upstream!r}")
         self.upstream = upstream.rstrip("/")
         self._parts = parts
         self._credentials = {name.lower(): value for name, value in credentials.items()}
+        self.budget = budget
         self._directory: str | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -149,11 +194,20 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
                 self._refuse(f"only {proxy.upstream} is reachable from the sandbox")
                 return
             body = self._body()
+            budget = proxy.budget if proxy.budget and proxy.budget.counts(self.command, path) else None
+            if budget is not None and not budget.admit():
+                self._fail(OVER_BUDGET_STATUS, f"skillab: the turn cap ({budget.limit} model "
+                                               "requests) is reached; no further request is sent")
+                return
             upstream = proxy.connection()
             try:
                 upstream.request(self.command, path, body=body, headers=proxy.headers(self.headers))
                 response = upstream.getresponse()
-                self._relay(response)
+                if budget is not None:
+                    budget.settle(response.status)
+                tail = self._relay(response, keep=budget is not None)
+                if budget is not None and 200 <= response.status < 300:
+                    budget.keep(tail)
             except (OSError, http.client.HTTPException) as exc:
                 self._fail(502, f"the model endpoint could not be reached: {type(exc).__name__}")
             finally:
@@ -175,7 +229,9 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             return self.rfile.read(length) if length else None
 
-        def _relay(self, response: http.client.HTTPResponse) -> None:
+        def _relay(self, response: http.client.HTTPResponse, keep: bool = False) -> bytes:
+            """Stream the response back; with ``keep``, returns the last bytes of its body."""
+            tail = bytearray()
             self.send_response_only(response.status, response.reason)
             for name, value in response.getheaders():
                 if name.lower() not in _HOP_BY_HOP:
@@ -189,6 +245,11 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
                     break
                 self.wfile.write(chunk)
                 self.wfile.flush()
+                if keep:
+                    tail += chunk
+                    if len(tail) > 2 * _TAIL:
+                        del tail[:-_TAIL]
+            return bytes(tail[-_TAIL:])
 
         def _refuse(self, message: str) -> None:
             self._fail(403, message)
