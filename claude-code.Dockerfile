@@ -1,10 +1,12 @@
-# skillab's GitHub Action image with the Claude Code CLI (claude-code/action.yml builds it).
+# skillab's GitHub Action image with the agent CLIs: Claude Code, Codex and Gemini CLI
+# (claude-code/action.yml builds it).
 # The Dockerfile with WITH_CLAUDE_CODE=true: tests/test_action_image.py keeps the two identical
 # but for that line and this header.
 #
 #
 # Pinned: the base by digest (BASE_IMAGE; refresh it with the digest `docker pull` prints), the
-# Python dependencies by requirements/action.txt, the Claude Code binary by its npm sha512.
+# Python dependencies by requirements/action.txt, the Claude Code binary by its npm sha512,
+# Codex and Gemini CLI by their npm versions.
 # No USER: the composite action runs it as the runner's uid (docker/run-action.sh); run as root,
 # `skillab action` drops to the uid that owns the workspace (runner/skillab/github/runtime.py).
 ARG BASE_IMAGE=python:3.11-slim-trixie@sha256:9534e5a8e315485d4061ed659af0fd78a284c015f9b73661b41d6bab25604534
@@ -34,6 +36,18 @@ ARG CLAUDE_CODE_VERSION=2.1.330
 COPY docker/install-claude-code.py /tmp/install-claude-code.py
 RUN if [ "$WITH_CLAUDE_CODE" = "true" ]; then python /tmp/install-claude-code.py "$CLAUDE_CODE_VERSION"; fi \
     && rm /tmp/install-claude-code.py
+
+# The same variant carries Codex and Gemini CLI for `adapter: codex` and `gemini-cli`: Node.js
+# from Debian, each CLI from npm at the version .ci/run tests (npm checks every tarball against
+# the registry's integrity; neither package has a dependency that is not pinned exactly).
+ARG CODEX_VERSION=0.169.0
+ARG GEMINI_CLI_VERSION=0.61.0
+RUN if [ "$WITH_CLAUDE_CODE" = "true" ]; then \
+      apt-get update && apt-get install -y --no-install-recommends nodejs npm \
+      && rm -rf /var/lib/apt/lists/* \
+      && npm install --global --no-audit --no-fund \
+         "@openai/codex@$CODEX_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION" \
+      && npm cache clean --force && codex --version && gemini --version; fi
 
 # A regular (not editable) install, so the sources can go once it is done.
 COPY pyproject.toml README.md /tmp/skillab-src/

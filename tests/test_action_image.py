@@ -94,6 +94,16 @@ def test_the_claude_code_dockerfile_is_the_dockerfile_with_the_cli():
     assert re.search(rf'"{re.escape(version)}": {{\s*"linux-x64": "sha512-', pinned)
 
 
+def test_the_agent_clis_variant_pins_codex_and_gemini_as_ci_tests_them():
+    args = dict(arg.split("=", 1) for op, arg in instructions() if op == "ARG" and "=" in arg)
+    runs = " ".join(arg for op, arg in instructions() if op == "RUN")
+    assert 'npm install --global' in runs and '"@openai/codex@$CODEX_VERSION"' in runs
+    assert '"@google/gemini-cli@$GEMINI_CLI_VERSION"' in runs
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f"@openai/codex@{args['CODEX_VERSION']}" in ci
+    assert f"@google/gemini-cli@{args['GEMINI_CLI_VERSION']}" in ci
+
+
 def test_the_build_context_holds_what_pip_install_needs_and_nothing_else():
     assert in_context("pyproject.toml") and in_context("README.md")
     package = [p.relative_to(ROOT).as_posix() for p in (ROOT / "runner" / "skillab").rglob("*")

@@ -52,10 +52,16 @@ PRICES: dict[str, Price] = {
     "o3": Price(2.00, 8.00, 0.50, 2.00),
     "o3-mini": Price(1.10, 4.40, 0.55, 1.10),
     "o4-mini": Price(1.10, 4.40, 0.275, 1.10),
-    # Google Gemini API, prompts up to 200k tokens (cache write is billed as storage, not here)
-    "gemini-2.5-pro": Price(1.25, 10.00, 0.3125, 0.0),
-    "gemini-2.5-flash": Price(0.30, 2.50, 0.075, 0.0),
-    "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.025, 0.0),
+    # Google Gemini API, prompts up to 200k tokens (cache write is billed as storage, not here).
+    # UNVERIFIED: not checked against Google's own page (ai.google.dev/gemini-api/docs/pricing),
+    # which no source reachable here holds. Input and output agree with pages that cite it
+    # (deploybase.ai/articles/gemini-api-pricing: 2.5 Pro 1.25/10, 2.5 Flash 0.30/2.50, "context
+    # caching discounts reused context 90%"; aifreeapi.com/en/posts/gemini-api-pricing-2026:
+    # 2.5 Flash-Lite 0.10/0.40). Cache reads are that 90% discount; a Google forum post quoting
+    # the page gives 0.125 for 2.5 Pro (discuss.ai.google.dev/t/107349). Check before billing.
+    "gemini-2.5-pro": Price(1.25, 10.00, 0.125, 0.0),
+    "gemini-2.5-flash": Price(0.30, 2.50, 0.03, 0.0),
+    "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.01, 0.0),
 }
 
 # Dated snapshots share their family's price: claude-sonnet-4-5-20250929, gpt-4o-2024-08-06.
