@@ -37,17 +37,16 @@ COPY docker/install-claude-code.py /tmp/install-claude-code.py
 RUN if [ "$WITH_CLAUDE_CODE" = "true" ]; then python /tmp/install-claude-code.py "$CLAUDE_CODE_VERSION"; fi \
     && rm /tmp/install-claude-code.py
 
-# The same variant carries Codex and Gemini CLI for `adapter: codex` and `gemini-cli`: Node.js
-# from Debian, each CLI from npm at the version .ci/run tests (npm checks every tarball against
-# the registry's integrity; neither package has a dependency that is not pinned exactly).
+# The same variant carries Codex and Gemini CLI for `adapter: codex` and `gemini-cli`, at the
+# versions .ci/run tests: Node.js from Debian (no npm), each CLI's npm tarball by its sha512.
 ARG CODEX_VERSION=0.169.0
 ARG GEMINI_CLI_VERSION=0.61.0
+COPY docker/install-agent-clis.py /tmp/install-agent-clis.py
 RUN if [ "$WITH_CLAUDE_CODE" = "true" ]; then \
-      apt-get update && apt-get install -y --no-install-recommends nodejs npm \
+      apt-get update && apt-get install -y --no-install-recommends nodejs \
       && rm -rf /var/lib/apt/lists/* \
-      && npm install --global --no-audit --no-fund \
-         "@openai/codex@$CODEX_VERSION" "@google/gemini-cli@$GEMINI_CLI_VERSION" \
-      && npm cache clean --force && codex --version && gemini --version; fi
+      && python /tmp/install-agent-clis.py "$CODEX_VERSION" "$GEMINI_CLI_VERSION"; fi \
+    && rm /tmp/install-agent-clis.py
 
 # A regular (not editable) install, so the sources can go once it is done.
 COPY pyproject.toml README.md /tmp/skillab-src/

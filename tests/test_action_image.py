@@ -97,11 +97,16 @@ def test_the_claude_code_dockerfile_is_the_dockerfile_with_the_cli():
 def test_the_agent_clis_variant_pins_codex_and_gemini_as_ci_tests_them():
     args = dict(arg.split("=", 1) for op, arg in instructions() if op == "ARG" and "=" in arg)
     runs = " ".join(arg for op, arg in instructions() if op == "RUN")
-    assert 'npm install --global' in runs and '"@openai/codex@$CODEX_VERSION"' in runs
-    assert '"@google/gemini-cli@$GEMINI_CLI_VERSION"' in runs
+    assert 'install-agent-clis.py "$CODEX_VERSION" "$GEMINI_CLI_VERSION"' in runs
     ci = (ROOT / ".ci" / "run").read_text()
     assert f"@openai/codex@{args['CODEX_VERSION']}" in ci
     assert f"@google/gemini-cli@{args['GEMINI_CLI_VERSION']}" in ci
+    pinned = (ROOT / "docker" / "install-agent-clis.py").read_text()
+    for package, version in (("@openai/codex", args["CODEX_VERSION"]),
+                             ("@openai/codex", args["CODEX_VERSION"] + "-linux-x64"),
+                             ("@openai/codex", args["CODEX_VERSION"] + "-linux-arm64"),
+                             ("@google/gemini-cli", args["GEMINI_CLI_VERSION"])):
+        assert re.search(rf'\("{re.escape(package)}", "{re.escape(version)}"\): "sha512-', pinned), version
 
 
 def test_the_build_context_holds_what_pip_install_needs_and_nothing_else():
@@ -110,6 +115,7 @@ def test_the_build_context_holds_what_pip_install_needs_and_nothing_else():
                if p.is_file() and "__pycache__" not in p.parts]
     assert package and all(in_context(rel) for rel in package)
     assert in_context("requirements/action.txt") and in_context("docker/install-claude-code.py")
+    assert in_context("docker/install-agent-clis.py")
     for left_out in ("tests/test_action_image.py", ".git/HEAD", "examples/changelog-entry/SKILL.md",
                      "runner/skillab/__pycache__/cli.cpython-311.pyc", ".venv/bin/python"):
         assert not in_context(left_out), left_out
