@@ -155,3 +155,15 @@ def test_an_agent_cli_the_image_lacks_names_the_image_that_has_it(two_suites, gi
                         inputs={"adapter": "mock,codex", "model": "gpt-5-mini"})
     assert result.code == 2
     assert "adapter 'codex' needs the 'codex' CLI" in result.log and "skillab/claude-code@v1" in result.log
+
+
+def test_an_agent_without_its_key_is_skipped_and_the_others_still_run(two_suites, github, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    result = run_action(two_suites, event_name="schedule", event_file="schedule.json",
+                        api_url=github.url, in_process=True,
+                        inputs={"adapter": "agent,mock", "model": "claude-haiku-4-5"})
+    assert result.code == 1  # the agent that could not run fails the check
+    assert [d["adapter"]["name"] for d in result.results()["suites"]] == ["mock", "mock"]
+    # The job summary (escaped markdown) says which agent did not run and why.
+    assert "skills/alpha \\[agent\\] did not run" in result.summary
+    assert "set ANTHROPIC\\_API\\_KEY" in result.summary

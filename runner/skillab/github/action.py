@@ -30,6 +30,7 @@ from ..errors import (
 )
 from ..reports.results import document_set, load_documents, write_document
 from ..secrets import redact
+from .agents import choose_agents, remaining_cap, results_file, run_delta_pts
 from .client import GitHubClient, GitHubError
 from .comment import publish_report
 from .discovery import (
@@ -42,7 +43,6 @@ from .discovery import (
     select_all,
     select_changed,
 )
-from .agents import choose_agents, remaining_cap, results_file, run_delta_pts
 from .event import ActionContext
 from .inputs import ActionInputs, read_inputs
 from .original import choose_original
@@ -305,7 +305,9 @@ class Action:
             )
         self.log.notice(f"skillab did not run: {message}")
         outcome.failure = f"no provider credentials: {message}"
-        self.state.notes.append(f"No suite ran: {message}")
+        # With several agents, only this agent's runs stop; the others go on.
+        self.state.notes.append(f"{outcome.label} did not run: {message}" if outcome.agent
+                                else f"No suite ran: {message}")
 
     def save(self, outcome: SuiteOutcome, document: dict[str, Any]) -> None:
         """Write the suite's results, then read them back: the report uses what is on disk."""
