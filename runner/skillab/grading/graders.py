@@ -246,17 +246,6 @@ def prompts_sha256() -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def score_transport(transport: JudgeTransport) -> JudgeTransport:
-    """The transport score judges use: a mock run's judge answers them with the mock scorer."""
-    from .mock_judge import MockJudgeTransport
-
-    if isinstance(transport, MockJudgeTransport):
-        from ..agents.mock import MockScoreTransport
-
-        return MockScoreTransport()
-    return transport
-
-
 def _ask(transport: JudgeTransport | None, system: str, user: str) -> str | GraderResult:
     if transport is None:
         return _no_verdict("llm-rubric", "", "the run has no judge to ask")
