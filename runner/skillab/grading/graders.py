@@ -238,8 +238,8 @@ def judge_message(intro: str, blocks: dict[str, str], question: str) -> str:
 def prompts_sha256() -> str:
     """Identifies the score judges' prompts, so cached baselines follow their edits."""
     from .checklist import CHECKLIST_INTRO, CHECKLIST_QUESTION, CHECKLIST_SYSTEM
-    from .rubric import RUBRIC_INTRO, RUBRIC_QUESTION, RUBRIC_SYSTEM
-    from .dimensions import DIMENSION_INTRO, DIMENSION_QUESTION, DIMENSION_SYSTEM
+    from .rubric import RUBRIC_INTRO, RUBRIC_QUESTION
+    from .dimensions import DIMENSION_INTRO, DIMENSION_QUESTION
 
     text = "\0".join((RUBRIC_SYSTEM, RUBRIC_INTRO, RUBRIC_QUESTION, DIMENSION_SYSTEM, DIMENSION_INTRO,
                       DIMENSION_QUESTION, CHECKLIST_SYSTEM, CHECKLIST_INTRO, CHECKLIST_QUESTION))
