@@ -33,7 +33,7 @@ import shlex
 import shutil
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -158,12 +158,6 @@ def run_graders(case: Case, grading: GradingInput) -> list[GraderResult]:
         grade = _GRADERS[type(spec)]
         results.append(grade(spec, grading))
     return results
-
-
-def results_passed(results: Sequence[GraderResult]) -> tuple[bool, bool]:
-    """(all passed, any errored) over grader results."""
-    errored = any(r.errored for r in results)
-    return (not errored and all(r.passed for r in results)), errored
 
 
 # --- contains --------------------------------------------------------------------------------
