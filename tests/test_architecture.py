@@ -11,10 +11,11 @@ import sys
 import tomllib
 from pathlib import Path
 
-import grimp
 import pytest
 
 import skillab
+
+from . import import_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(skillab.__file__).parent
@@ -123,45 +124,13 @@ def test_no_module_is_over_400_lines():
 
 
 def test_no_import_cycle_between_packages():
-    graph = grimp.build_graph("skillab", cache_dir=None)
-    for expression in (*CONTRACTS["layers"]["ignore_imports"], *CYCLE_IMPORTS):
-        matched = _remove(graph, expression)
-        assert matched, f"{expression!r} no longer exists: delete its entry"
-    edges: dict[str, set[str]] = {}
-    for module in graph.modules:
-        for imported in graph.find_modules_directly_imported_by(module):
-            if _package(module) != _package(imported):
-                edges.setdefault(_package(module), set()).add(_package(imported))
-    cycles = [(a, b) for a in sorted(edges) for b in sorted(edges[a]) if a in _reachable(edges, b)]
-    assert cycles == [], "packages that import each other, directly or not: " + ", ".join(
-        f"{a} -> {b}" for a, b in cycles)
-
-
-def _remove(graph: grimp.ImportGraph, expression: str) -> int:
-    importer, imported = (re.compile(_pattern(side.strip())) for side in expression.split("->"))
-    pairs = [(m, i) for m in graph.modules if importer.fullmatch(m)
-             for i in graph.find_modules_directly_imported_by(m) if imported.fullmatch(i)]
-    for m, i in pairs:
-        graph.remove_import(importer=m, imported=i)
-    return len(pairs)
-
-
-def _pattern(expression: str) -> str:
-    return re.escape(expression).replace(r"\*\*", ".+").replace(r"\*", r"[^.]+")
-
-
-def _package(module: str) -> str:
-    return module.split(".")[1] if "." in module else module
-
-
-def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
-    seen, todo = {start}, [start]
-    while todo:
-        for nxt in edges.get(todo.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return seen
+    ignored = (*CONTRACTS["layers"]["ignore_imports"], *CYCLE_IMPORTS)
+    for expression in ignored:
+        assert import_graph.remove(import_graph.build(), expression), (
+            f"{expression!r} no longer exists: delete its entry")
+    edges = import_graph.package_edges(import_graph.build(ignored))
+    assert import_graph.cycles(edges) == [], "packages that import each other, directly or not: " + (
+        ", ".join(f"{a} -> {b}" for a, b in import_graph.cycles(edges)))
 
 
 @pytest.mark.parametrize("expression, module, imported, matches", [
@@ -170,5 +139,5 @@ def _reachable(edges: dict[str, set[str]], start: str) -> set[str]:
     ("skillab.skill.** -> skillab.suite", "skillab.skill.x.y", "skillab.suite", True),
 ])
 def test_ignore_expressions_match_as_import_linter_reads_them(expression, module, imported, matches):
-    importer, target = (re.compile(_pattern(side.strip())) for side in expression.split("->"))
+    importer, target = (re.compile(import_graph.pattern(side.strip())) for side in expression.split("->"))
     assert bool(importer.fullmatch(module) and target.fullmatch(imported)) is matches
