@@ -37,7 +37,9 @@ TOO_LONG = {
 CYCLE_IMPORTS = (
     "skillab.providers.* -> skillab.agents.base",  # core: Usage moves into core
     "skillab.github.action -> skillab.cli",  # session: one Session for the CLI and the Action
-    "skillab.skill.* -> skillab.suite.yaml_source",  # formats: the YAML reader moves below both
+    # No refactor owns this yet: suite/yaml_source.py, the bounded YAML reader skill/ uses too,
+    # belongs below both (core, or a module of its own).
+    "skillab.skill.* -> skillab.suite.yaml_source",
 )
 
 
@@ -52,10 +54,21 @@ def test_the_contracts_hold():
     assert "0 broken" in result.stdout
 
 
+def top_level_modules() -> set[str]:
+    return {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
+
+
 def test_core_is_forbidden_every_other_module_of_skillab():
-    others = {f"skillab.{p.stem if p.is_file() else p.name}" for p in PACKAGE.iterdir()
-              if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
-    assert set(CONTRACTS["core"]["forbidden_modules"]) == others - {"skillab.core"}
+    listed = {m.removeprefix("skillab.") for m in CONTRACTS["core"]["forbidden_modules"]}
+    others = top_level_modules() - {"core"}
+    assert others - listed == set(), "add these to the core contract's forbidden_modules"
+    assert listed - others == set(), "these are gone: delete them from forbidden_modules"
+
+
+def test_every_module_of_skillab_has_a_layer():
+    layered = {m.strip().strip("()") for layer in CONTRACTS["layers"]["layers"] for m in re.split(r"[:|]", layer)}
+    assert top_level_modules() - layered == set(), "place these in a layer of the layers contract"
 
 
 # A package shaped like skillab's layers, one module per layer member, to lint with the real
