@@ -23,7 +23,8 @@ from ..grading.trajectory import ModelTurn, ToolCall
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE, Skill
 from .base import ArmRequest, Usage
-from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary, json_lines, workspace_relative
+from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary
+from .cli_events import json_lines, workspace_relative
 from .skill_view import folder_name
 
 INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"

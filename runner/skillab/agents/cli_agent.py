@@ -21,14 +21,13 @@ runs one. Another way of starting CLIs overrides these two and nothing else.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from ..errors import MissingDependencyError, ProviderAuthError
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
@@ -41,7 +40,8 @@ from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
 from .base import AgentResult, ArmRequest, Usage
-from .skill_view import folder_name, normalize, stage_skill, unstage
+from .cli_events import workspace_relative
+from .skill_view import folder_name, stage_skill, unstage
 
 if TYPE_CHECKING:
     from ..engine.config import RunConfig
@@ -392,28 +392,3 @@ def cli_version(binary: str, env: Mapping[str, str] | None = None) -> str:
         if token[:1].isdigit():
             return token
     return "unknown"
-
-
-def json_lines(stdout: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a JSONL stream; other lines (banners, a line cut by the output cap)
-    are skipped."""
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            yield event
-
-
-def workspace_relative(path: str, workspace: Path) -> str:
-    """A workspace-relative form of ``path`` when it lies inside the workspace, else as given."""
-    if not os.path.isabs(path):
-        return normalize(path)
-    for root in {str(workspace), os.path.realpath(workspace)}:
-        if path == root or path.startswith(root.rstrip("/") + "/"):
-            return normalize(os.path.relpath(path, root))
-    return path

@@ -32,7 +32,8 @@ from ..providers.pricing import cost_usd
 from ..sandbox.proxy import RequestBudget
 from ..secrets import redact
 from .base import ArmRequest, Usage
-from .cli_agent import CliAgent, CliSummary, json_lines
+from .cli_agent import CliAgent, CliSummary
+from .cli_events import json_lines
 
 _STATUS = re.compile(r"\b(4\d\d|5\d\d)\b")
 _SECRET_PATTERNS = ("*KEY*", "*TOKEN*", "*SECRET*")

@@ -22,7 +22,8 @@ from ..grading.trajectory import ModelTurn, ToolCall
 from ..providers.pricing import cost_usd
 from ..secrets import redact
 from .base import ArmRequest, Usage
-from .cli_agent import CliAgent, CliSummary, json_lines
+from .cli_agent import CliAgent, CliSummary
+from .cli_events import json_lines
 
 _STATUS = re.compile(r"\b(?:status|code)\D{0,4}(\d{3})\b", re.IGNORECASE)
 
