@@ -12,28 +12,26 @@ import pytest
 
 from skillab.agents.mock import MockScoreTransport
 from skillab.errors import ProviderError
+from skillab.formats.ruby_bench.dimensions import (
+    DIMENSION_SYSTEM,
+    criteria_verdicts,
+    grade_dimensions,
+    parse_dimension_reply,
+)
+from skillab.formats.skillsbench.verifier import grade_verifier, read_reward
+from skillab.formats.task_suite.graders import grade_contains, grade_pytest
 from skillab.grading.graders import (
     AI_OUTPUT_ENV,
-    DIMENSION_SYSTEM,
     DimensionScore,
     GraderResult,
     GradingInput,
-    criteria_verdicts,
-    grade_contains,
-    grade_dimensions,
-    grade_pytest,
-    grade_rubric,
-    grade_verifier,
-    parse_dimension_reply,
-    parse_score_reply,
-    read_reward,
-    render_changes,
     score_transport,
-    snapshot,
 )
+from skillab.grading.rubric import grade_rubric, parse_score_reply
+from skillab.grading.workspace_diff import render_changes, snapshot
 from skillab.grading.judge import UnreadableReply, fenced_blocks
 from skillab.grading.mock_judge import MockJudgeTransport
-from skillab.suite.formats import seed_files
+from skillab.suite.loading import seed_files
 from skillab.suite.model import (
     ContainsGrader,
     Dimension,

@@ -16,7 +16,7 @@ from skillab.engine.runner import Execution, prepare_suite
 from skillab.errors import SuiteError
 from skillab.suite import load_suite
 from skillab.suite.model import VerifierGrader
-from skillab.suite.skillsbench import prompt_section, rewrite_paths
+from skillab.formats.skillsbench.parser import prompt_section, rewrite_paths
 
 from .fakes.agents import ListingAdapter
 from .fakes.model_server import FakeModelServer, text, tool_call

@@ -18,7 +18,7 @@ from skillab.suite import (
     load_suite,
     register_format,
 )
-from skillab.suite.formats import DEFAULT_REGISTRY
+from skillab.formats import DEFAULT_REGISTRY
 
 SUITE = textwrap.dedent(
     """\
@@ -52,7 +52,7 @@ def plain_loader(fmt: str):
 @pytest.fixture
 def registry() -> FormatRegistry:
     fresh = FormatRegistry()
-    native = lazy_loader("skillab.suite.eval_yaml:load_eval_yaml")
+    native = lazy_loader("skillab.formats.eval_yaml.parser:load_eval_yaml")
     fresh.register("eval.yaml", ("eval.yaml", "eval.yml"), native)
     return fresh
 

@@ -14,7 +14,7 @@ import yaml
 from skillab.agents.mock import MockScoreTransport
 from skillab.cli import main
 from skillab.errors import SuiteError
-from skillab.grading.graders import RUBRIC_SYSTEM
+from skillab.grading.rubric import RUBRIC_SYSTEM
 from skillab.grading.judge import fenced_blocks
 from skillab.suite import load_suite
 from skillab.suite.model import ContainsGrader, PytestGrader, RubricGrader

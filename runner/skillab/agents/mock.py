@@ -35,7 +35,7 @@ from ..grading.judge import fenced_blocks
 from ..grading.mock_judge import grade_text
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..sandbox.workspace import safe_join
-from ..suite.eval_yaml import setup_path_problem
+from ..suite.loading import setup_path_problem
 from .base import AgentResult, ArmName, ArmRequest, Usage
 
 if TYPE_CHECKING:

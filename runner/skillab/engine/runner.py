@@ -18,7 +18,7 @@ from typing import Any
 from ..agents.base import ArmName
 from ..agents.registry import create_adapter, create_judge
 from ..errors import UsageError
-from ..grading.graders import grading_scope
+from ..formats.grading import grading_scope
 from ..records import ArmRecord, CaseRecord
 from ..reports.results import RunMeta, build_document
 from ..sandbox.isolation import detect_isolation

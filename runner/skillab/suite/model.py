@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,10 @@ class SeedFiles:
 class ContainsGrader:
     """Every keyword must occur in the final output (case-insensitive); score = found / total."""
 
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = False
+    reads_work: ClassVar[bool] = False
+
     keywords: tuple[str, ...]
 
 
@@ -55,6 +59,10 @@ class ContainsGrader:
 class PytestGrader:
     """pytest runs ``test_file`` (relative to ``fixtures``' staged root) on the final output,
     whose path it reads from ``AI_OUTPUT_FILE``. The fixtures are staged after the agent."""
+
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = False
+    reads_work: ClassVar[bool] = False
 
     fixtures: SeedFiles
     test_file: str
@@ -64,6 +72,10 @@ class PytestGrader:
 @dataclass(frozen=True)
 class RubricGrader:
     """The judge scores the session against ``rubric`` in [0, 1]; passes at ``pass_threshold``."""
+
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = True
+    reads_work: ClassVar[bool] = False
 
     rubric: str
     pass_threshold: float = 0.7
@@ -84,6 +96,10 @@ class DimensionGrader:
     with-minus-without total the format's own verdict also requires (reported, see README).
     """
 
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = True
+    reads_work: ClassVar[bool] = True
+
     context: str
     dimensions: tuple[Dimension, ...]
     pass_threshold: float = 70.0
@@ -103,6 +119,10 @@ class VerifierGrader:
     the image's WORKDIR) becomes the arm's workspace, ``/tests`` the staged tests and
     ``/logs/verifier`` the directory the reward is read from.
     """
+
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = False
+    reads_work: ClassVar[bool] = False
 
     tests: SeedFiles
     entry: str = "test.sh"
@@ -126,6 +146,10 @@ class ChecklistGrader:
     the items that hold reach ``pass_threshold``. ``reference`` (an expected output, in words)
     is shown to the judge beside each item; ``context`` says what the checklist is for."""
 
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = True
+    reads_work: ClassVar[bool] = True
+
     items: tuple[ChecklistItem, ...]
     pass_threshold: float
     reference: str | None = None
@@ -136,8 +160,9 @@ class ChecklistGrader:
         return sum(item.weight for item in self.items)
 
 
+# The grader specs of the built-in formats; a format's own spec is any frozen dataclass with
+# ``judged`` and ``reads_work`` class attributes that its format registers a grader for.
 GraderSpec = Union[ContainsGrader, PytestGrader, RubricGrader, DimensionGrader, VerifierGrader, ChecklistGrader]
-JUDGED_GRADERS = (RubricGrader, DimensionGrader, ChecklistGrader)
 
 
 @dataclass(frozen=True)
@@ -188,7 +213,7 @@ class Case:
     @property
     def needs_judge(self) -> bool:
         """Whether grading this case asks the judge model anything."""
-        return bool(self.expectations) or any(isinstance(g, JUDGED_GRADERS) for g in self.graders)
+        return bool(self.expectations) or any(g.judged for g in self.graders)
 
     @property
     def trigger_only(self) -> bool:

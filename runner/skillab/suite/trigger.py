@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
-from .formats import IssueList
+from .loading import IssueList
 from .model import Suite
 from .yaml_source import YamlDocument, parse_yaml, read_suite_text
 
@@ -182,7 +182,7 @@ def _deduplicated(queries: list[TriggerQuery]) -> list[TriggerQuery]:
 def sibling_queries(skill_dir: Path, sibling_name: str) -> list[TriggerQuery]:
     """A sibling's own should-trigger queries, labelled as meant for it (crowd mode): from its
     ``eval.yaml`` trigger-only cases and its trigger set files."""
-    from .formats import load_suite
+    from ..formats import load_suite
 
     own: list[TriggerQuery] = []
     native = [skill_dir / n for n in ("eval.yaml", "eval.yml") if (skill_dir / n).is_file()]

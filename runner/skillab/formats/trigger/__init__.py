@@ -1,0 +1,10 @@
+"""A skill whose only suite is a set of trigger queries. The queries of every format are read by
+``suite.trigger`` (trigger evaluation runs beside any suite), so the parser lives there."""
+
+from ..base import SuiteFormat, lazy
+
+FORMAT = SuiteFormat(
+    name="trigger-evals",
+    filenames=("trigger-evals.json", "trigger_evals.json", "evals/trigger-evals.json", "evals/trigger_evals.json"),
+    parse=lazy("skillab.suite.trigger:load_trigger_suite"),
+)
