@@ -18,7 +18,15 @@ from ..scoring.statistics import pooled_statistics
 from . import escape
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
-from .markdown_view import VERDICT_ICON, VERDICT_SEVERITY, SuiteView, flip_lines, fmt_p, fmt_pts, fmt_rate
+from .markdown_view import (
+    VERDICT_ICON,
+    VERDICT_SEVERITY,
+    SuiteView,
+    flip_lines,
+    fmt_p,
+    fmt_pts,
+    fmt_rate,
+)
 from .partial import interruption
 from .portability import is_portability_run
 from .portability import render_markdown as _portability

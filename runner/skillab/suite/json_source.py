@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
-from .yaml_source import MAX_DEPTH, MAX_NUMBER_DIGITS, DuplicateKey, YamlDocument, YamlPath
+from .yaml_source import (
+    MAX_DEPTH,
+    MAX_NUMBER_DIGITS,
+    DuplicateKey,
+    YamlDocument,
+    YamlPath,
+)
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 

@@ -25,7 +25,13 @@ from jsonschema.exceptions import ValidationError
 from ...errors import SuiteError, SuiteIssue
 from ...suite.loading import setup_path_problem
 from ...suite.model import Case, Setup, Suite, ValidatorSpec
-from ...suite.yaml_source import SUITE_MAX_BYTES, YamlDocument, YamlPath, parse_yaml, read_suite_text
+from ...suite.yaml_source import (
+    SUITE_MAX_BYTES,
+    YamlDocument,
+    YamlPath,
+    parse_yaml,
+    read_suite_text,
+)
 
 FORMAT_NAME = "eval.yaml"
 SCHEMA_RESOURCE = "schemas/eval-yaml.schema.json"

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...suite.model import ChecklistGrader
 from ...grading.graders import (
     DimensionScore,
     GraderResult,
     GradingInput,
     ask_judge,
-    unreadable_reply,
     judge_message,
+    unreadable_reply,
 )
 from ...grading.judge import UnreadableReply, parse_verdict
+from ...suite.model import ChecklistGrader
 
 CHECKLIST_SYSTEM = """\
 You are a strict, consistent grader for an evaluation of an AI agent.

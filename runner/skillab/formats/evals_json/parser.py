@@ -40,9 +40,16 @@ from pathlib import Path
 from typing import Any
 
 from ...skill.loader import SKILL_FILE
-from ...suite.loading import IssueList, seed_files
-from ...suite.model import Case, ChecklistGrader, ChecklistItem, SeedFiles, Suite, ValidatorSpec
 from ...suite.json_source import parse_located_json
+from ...suite.loading import IssueList, seed_files
+from ...suite.model import (
+    Case,
+    ChecklistGrader,
+    ChecklistItem,
+    SeedFiles,
+    Suite,
+    ValidatorSpec,
+)
 from ...suite.yaml_source import YamlPath, read_suite_text
 
 FORMAT_NAME = "evals.json"

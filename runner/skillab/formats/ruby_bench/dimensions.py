@@ -11,10 +11,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...suite.model import Dimension, DimensionGrader
-from ...grading.graders import DimensionScore, GraderResult, GradingInput, ask_judge, unreadable_reply, judge_message
+from ...grading.graders import (
+    DimensionScore,
+    GraderResult,
+    GradingInput,
+    ask_judge,
+    judge_message,
+    unreadable_reply,
+)
 from ...grading.judge import UnreadableReply, clean_reason, json_objects
-
+from ...suite.model import Dimension, DimensionGrader
 
 # --- the dimension judge ---------------------------------------------------------------------
 

@@ -37,9 +37,15 @@ from typing import Any
 
 from ...errors import SuiteError, SuiteIssue
 from ...skill.loader import SKILL_FILE
-from ...suite.loading import IssueList, collect_files, find_skill, read_prompt_file, seed_files
-from ...suite.model import Case, Dimension, DimensionGrader, Suite
 from ...suite.json_source import parse_located_json
+from ...suite.loading import (
+    IssueList,
+    collect_files,
+    find_skill,
+    read_prompt_file,
+    seed_files,
+)
+from ...suite.model import Case, Dimension, DimensionGrader, Suite
 from ...suite.yaml_source import YamlDocument, YamlPath, read_suite_text
 
 FORMAT_NAME = "ruby-skill-bench"

@@ -40,11 +40,18 @@ from typing import Any
 
 from ...errors import SuiteError, SuiteIssue
 from ...skill.loader import SKILL_FILE
-from .dockerfile import CUSTOM_IMAGE, ENVIRONMENT, SKILLS, plan_environment
 from ...suite.loading import IssueList, collect_files, read_prompt_file, seed_files
-from .harbor_config import read_settings
 from ...suite.model import Case, ImageRequest, SeedFiles, Setup, Suite, VerifierGrader
-from ...suite.yaml_source import MAX_DEPTH, MAX_NUMBER_DIGITS, YamlDocument, YamlPath, parse_yaml, read_suite_text
+from ...suite.yaml_source import (
+    MAX_DEPTH,
+    MAX_NUMBER_DIGITS,
+    YamlDocument,
+    YamlPath,
+    parse_yaml,
+    read_suite_text,
+)
+from .dockerfile import CUSTOM_IMAGE, ENVIRONMENT, SKILLS, plan_environment
+from .harbor_config import read_settings
 
 FORMAT_NAME = "skillsbench"
 TASK_MD, TASK_TOML, INSTRUCTION = "task.md", "task.toml", "instruction.md"

@@ -16,8 +16,14 @@ import re
 import stat
 from pathlib import Path
 
+from ...grading.graders import (
+    VERIFIER_DIR,
+    GraderResult,
+    GradingInput,
+    no_verdict,
+    output_tail,
+)
 from ...suite.model import VerifierGrader
-from ...grading.graders import VERIFIER_DIR, GraderResult, GradingInput, no_verdict, output_tail
 
 # Output that says the test runner never ran the tests (pytest exits 4 on a usage error; a
 # shell prints "command not found" and exits 127).

@@ -22,14 +22,13 @@ from ...grading.graders import (
     JUDGE_DIR,
     GraderResult,
     GradingInput,
+    clear_entry,
     no_verdict,
     output_tail,
-    clear_entry,
     stage_seed,
 )
 from ...sandbox.python_runtime import python_view
 from ...suite.model import ContainsGrader, PytestGrader
-
 
 
 def grade_contains(spec: ContainsGrader, grading: GradingInput) -> GraderResult:

@@ -28,9 +28,21 @@ from pathlib import Path
 from typing import Any
 
 from ...skill.loader import SKILL_FILE
-from ...suite.loading import setup_path_problem
-from ...suite.loading import IssueList, collect_files, find_skill, seed_files
-from ...suite.model import Case, ContainsGrader, GraderSpec, PytestGrader, RubricGrader, Suite
+from ...suite.loading import (
+    IssueList,
+    collect_files,
+    find_skill,
+    seed_files,
+    setup_path_problem,
+)
+from ...suite.model import (
+    Case,
+    ContainsGrader,
+    GraderSpec,
+    PytestGrader,
+    RubricGrader,
+    Suite,
+)
 from ...suite.yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
 
 FORMAT_NAME = "task_suite.yaml"

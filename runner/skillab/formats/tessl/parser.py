@@ -26,9 +26,9 @@ from typing import Any
 
 from ...errors import SuiteIssue
 from ...skill.loader import SKILL_FILE
+from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, collect_files, read_prompt_file, seed_files
 from ...suite.model import Case, ChecklistGrader, ChecklistItem, Suite
-from ...suite.json_source import parse_located_json
 from ...suite.yaml_source import read_suite_text
 
 FORMAT_NAME = "tessl"
