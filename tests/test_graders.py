@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import re
 from pathlib import Path
 
 import pytest
-
 from skillab.agents.mock import MockScoreTransport
 from skillab.errors import ProviderError
 from skillab.formats.ruby_bench.dimensions import (
@@ -18,8 +16,11 @@ from skillab.formats.ruby_bench.dimensions import (
     grade_dimensions,
     parse_dimension_reply,
 )
+from skillab.formats.ruby_bench.specs import Dimension, DimensionGrader
+from skillab.formats.skillsbench.specs import VerifierGrader
 from skillab.formats.skillsbench.verifier import grade_verifier, read_reward
 from skillab.formats.task_suite.graders import grade_contains, grade_pytest
+from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
 from skillab.grading.graders import (
     AI_OUTPUT_ENV,
     DimensionScore,
@@ -27,19 +28,12 @@ from skillab.grading.graders import (
     GradingInput,
     score_transport,
 )
-from skillab.grading.rubric import grade_rubric, parse_score_reply
-from skillab.grading.workspace_diff import render_changes, snapshot
 from skillab.grading.judge import UnreadableReply, fenced_blocks
 from skillab.grading.mock_judge import MockJudgeTransport
+from skillab.grading.rubric import grade_rubric, parse_score_reply
+from skillab.grading.workspace_diff import render_changes, snapshot
 from skillab.suite.loading import seed_files
-from skillab.suite.model import (
-    ContainsGrader,
-    Dimension,
-    DimensionGrader,
-    PytestGrader,
-    RubricGrader,
-    VerifierGrader,
-)
+from skillab.suite.model import RubricGrader
 
 FIVE = (
     Dimension("correctness", 30),

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-
 from skillab.errors import SuiteError, UsageError
+from skillab.formats import DEFAULT_REGISTRY, Grader, SuiteFormat
+from skillab.grading.graders import GraderResult, GradingInput
 from skillab.suite import (
     FormatRegistry,
     Suite,
@@ -21,8 +22,6 @@ from skillab.suite import (
     load_suite,
     register_format,
 )
-from skillab.formats import DEFAULT_REGISTRY, Grader, SuiteFormat
-from skillab.grading.graders import GraderResult, GradingInput
 
 SUITE = textwrap.dedent(
     """\

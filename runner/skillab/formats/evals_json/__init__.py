@@ -1,7 +1,7 @@
 """The Agent Skills evaluation format (``evals/evals.json`` beside SKILL.md): judged checklists."""
 
-from ...suite.model import ChecklistGrader
 from ..base import Grader, SuiteFormat, lazy
+from .specs import ChecklistGrader
 
 
 def checklist_prompts() -> tuple[str, ...]:

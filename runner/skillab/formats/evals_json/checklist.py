@@ -20,7 +20,7 @@ from ...grading.graders import (
     unreadable_reply,
 )
 from ...grading.judge import UnreadableReply, parse_verdict
-from ...suite.model import ChecklistGrader
+from .specs import ChecklistGrader
 
 CHECKLIST_SYSTEM = """\
 You are a strict, consistent grader for an evaluation of an AI agent.

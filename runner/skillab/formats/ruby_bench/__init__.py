@@ -3,8 +3,8 @@ the reports."""
 
 from pathlib import Path
 
-from ...suite.model import DimensionGrader
 from ..base import Grader, SuiteFormat, lazy
+from .specs import DimensionGrader
 
 
 def _prompts() -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from ...grading.graders import (
     unreadable_reply,
 )
 from ...grading.judge import UnreadableReply, clean_reason, json_objects
-from ...suite.model import Dimension, DimensionGrader
+from .specs import Dimension, DimensionGrader
 
 # --- the dimension judge ---------------------------------------------------------------------
 

@@ -45,8 +45,9 @@ from ...suite.loading import (
     read_prompt_file,
     seed_files,
 )
-from ...suite.model import Case, Dimension, DimensionGrader, Suite
+from ...suite.model import Case, Suite
 from ...suite.yaml_source import YamlDocument, YamlPath, read_suite_text
+from .specs import Dimension, DimensionGrader
 
 FORMAT_NAME = "ruby-skill-bench"
 CRITERIA_FILE = "criteria.json"

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from ...suite.model import VerifierGrader
 from ..base import Grader, SuiteFormat, lazy
+from .specs import VerifierGrader
 
 
 def _layout(directory: Path) -> bool:

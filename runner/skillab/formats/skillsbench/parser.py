@@ -41,7 +41,7 @@ from typing import Any
 from ...errors import SuiteError, SuiteIssue
 from ...skill.loader import SKILL_FILE
 from ...suite.loading import IssueList, collect_files, read_prompt_file, seed_files
-from ...suite.model import Case, ImageRequest, SeedFiles, Setup, Suite, VerifierGrader
+from ...suite.model import Case, ImageRequest, SeedFiles, Setup, Suite
 from ...suite.yaml_source import (
     MAX_DEPTH,
     MAX_NUMBER_DIGITS,
@@ -52,6 +52,7 @@ from ...suite.yaml_source import (
 )
 from .dockerfile import CUSTOM_IMAGE, ENVIRONMENT, SKILLS, plan_environment
 from .harbor_config import read_settings
+from .specs import VerifierGrader
 
 FORMAT_NAME = "skillsbench"
 TASK_MD, TASK_TOML, INSTRUCTION = "task.md", "task.toml", "instruction.md"

@@ -23,7 +23,7 @@ from ...grading.graders import (
     no_verdict,
     output_tail,
 )
-from ...suite.model import VerifierGrader
+from .specs import VerifierGrader
 
 # Output that says the test runner never ran the tests (pytest exits 4 on a usage error; a
 # shell prints "command not found" and exits 127).

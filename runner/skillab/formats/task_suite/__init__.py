@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from ...suite.model import ContainsGrader, PytestGrader, RubricGrader
+from ...suite.model import RubricGrader
 from ..base import Grader, SuiteFormat, lazy
+from .specs import ContainsGrader, PytestGrader
 
 
 def _prompts() -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from ...grading.graders import (
     stage_seed,
 )
 from ...sandbox.python_runtime import python_view
-from ...suite.model import ContainsGrader, PytestGrader
+from .specs import ContainsGrader, PytestGrader
 
 
 def grade_contains(spec: ContainsGrader, grading: GradingInput) -> GraderResult:

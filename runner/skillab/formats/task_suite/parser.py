@@ -35,15 +35,9 @@ from ...suite.loading import (
     seed_files,
     setup_path_problem,
 )
-from ...suite.model import (
-    Case,
-    ContainsGrader,
-    GraderSpec,
-    PytestGrader,
-    RubricGrader,
-    Suite,
-)
+from ...suite.model import Case, GraderSpec, RubricGrader, Suite
 from ...suite.yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
+from .specs import ContainsGrader, PytestGrader
 
 FORMAT_NAME = "task_suite.yaml"
 MAX_SKILL_ID = 128
