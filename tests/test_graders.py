@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from skillab.agents.mock import MockScoreTransport
+
 from skillab.errors import ProviderError
 from skillab.formats.ruby_bench.dimensions import (
     DIMENSION_SYSTEM,
@@ -26,12 +26,11 @@ from skillab.grading.graders import (
     DimensionScore,
     GraderResult,
     GradingInput,
-    score_transport,
 )
-from skillab.grading.judge import UnreadableReply, fenced_blocks
-from skillab.grading.mock_judge import MockJudgeTransport
+from skillab.grading.judge import Judge, UnreadableReply, fenced_blocks
 from skillab.grading.rubric import grade_rubric, parse_score_reply
 from skillab.grading.workspace_diff import render_changes, snapshot
+from skillab.providers.mock import MockModel
 from skillab.suite.loading import seed_files
 from skillab.suite.model import RubricGrader
 
@@ -268,15 +267,19 @@ def test_render_changes_shows_new_and_changed_files_not_the_starting_ones(tmp_pa
 # --- the mock score judge --------------------------------------------------------------------
 
 
-def test_mock_runs_score_through_the_mock_score_transport_only():
-    assert isinstance(score_transport(MockJudgeTransport()), MockScoreTransport)
-    real = Recording(lambda s, u: "")
-    assert score_transport(real) is real
+def test_one_mock_model_answers_the_expectation_judge_and_the_score_judges(workspace):
+    model = MockModel()
+    verdict = Judge(model).grade("Says 'accept'.", prompt="p", transcript="t", final_output="accept it")
+    assert (verdict.passed, verdict.errored) == (True, False)
+    rubric = grade_rubric(RubricGrader("- says 'accept'\n- says 'coverage'"),
+                          grading(workspace, "accept it", model))
+    assert (rubric.score, rubric.errored) == (0.5, False)
+    assert "rubric criteria met" in rubric.reason
 
 
 def test_the_mock_score_judge_grades_the_text_it_is_shown_deterministically(workspace):
     rubric = RubricGrader("- says 'trade-off'\n- says 'accept'\n- says 'coverage'")
-    mock = MockScoreTransport()
+    mock = MockModel()
     half = grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock))
     assert half.score == 0.67 and not half.passed
     assert grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock)).score == 0.67

@@ -286,7 +286,7 @@ SHOUT = SuiteFormat(
     parse=load_shout,
     graders=(Grader(ShoutGrader, grade_shout),),
     layout=lambda directory: (directory / "shout.txt").is_file(),
-    markdown_section=lambda named: "\n".join(f"**Shouted** — {name}" for name, _doc in named),
+    markdown_section=lambda named, inline: "\n".join(f"**Shouted** — {inline(name, 60)}" for name, _doc in named),
     terminal_section=lambda doc: ["  shouted      yes"],
 )
 

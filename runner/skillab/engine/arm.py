@@ -22,7 +22,7 @@ from typing import Any
 from ..agents.base import AgentResult, ArmName, ArmRequest, Usage
 from ..errors import ProviderAuthError
 from ..formats.grading import run_graders
-from ..grading.graders import GraderResult, GradingInput, score_transport, stage_seed
+from ..grading.graders import GraderResult, GradingInput, stage_seed
 from ..grading.workspace_diff import render_changes, snapshot
 from ..grading.blinding import blind_transcript
 from ..grading.trajectory import render_v1
@@ -238,7 +238,7 @@ def _format_graders(
         # Only the rubric judge reads the transcript: blinded like the expectation judge's.
         transcript=blind_transcript(record.transcript, (ctx.skill, job.skill)),
         work=work,
-        transport=score_transport(ctx.judge.transport) if ctx.judge is not None else None,
+        transport=ctx.judge.transport if ctx.judge is not None else None,
     )
     return run_graders(job.case, grading)
 

@@ -23,8 +23,11 @@ Grade = Callable[[Any, Any], Any]
 # Whether a directory holds this format's suite laid out as its benchmark lays it out
 # (no SKILL.md beside it): how Action discovery finds the suite a changed path belongs to.
 Layout = Callable[[Path], bool]
-# A markdown section over (display name, results document) pairs; "" when it has nothing to say.
-MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]]], str]
+# Markdown text the report escapes: (text, limit) -> safe inline text (``reports.escape.inline``).
+Inline = Callable[[object, int], str]
+# A markdown section over (display name, results document) pairs, given the report's escaping
+# for whatever a model or a suite wrote; "" when it has nothing to say.
+MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]], Inline], str]
 # Terminal lines for one results document; [] when it has nothing to say.
 TerminalSection = Callable[[dict[str, Any]], list[str]]
 

@@ -14,7 +14,6 @@ import dataclasses
 import os
 import shutil
 import stat
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -115,12 +114,6 @@ class GradingInput:
     transport: JudgeTransport | None = None
 
 
-def results_passed(results: Sequence[GraderResult]) -> tuple[bool, bool]:
-    """(all passed, any errored) over grader results."""
-    errored = any(r.errored for r in results)
-    return (not errored and all(r.passed for r in results)), errored
-
-
 # --- judge plumbing shared by the rubric and dimension judges --------------------------------
 
 
@@ -130,17 +123,6 @@ def judge_message(intro: str, blocks: dict[str, str], question: str) -> str:
     nonce = fence_nonce(data)
     body = "\n\n".join(fence(name, text, nonce) for name, text in data.items())
     return f"{intro} Block tag for this message: {nonce}\n\n{body}\n\n{question}\n"
-
-
-def score_transport(transport: JudgeTransport) -> JudgeTransport:
-    """The transport score judges use: a mock run's judge answers them with the mock scorer."""
-    from .mock_judge import MockJudgeTransport
-
-    if isinstance(transport, MockJudgeTransport):
-        from ..agents.mock import MockScoreTransport
-
-        return MockScoreTransport()
-    return transport
 
 
 def ask_judge(transport: JudgeTransport | None, system: str, user: str) -> str | GraderResult:

@@ -45,7 +45,7 @@ def why_failed(doc: dict[str, Any], *, verbose: bool = False) -> list[str]:
         name = record["case_name"] + (f" (run {record['run_index'] + 1})" if runs else "")
         lines.append(f"  ✗ {name}: {record['outcome']}")
         if record.get("error"):
-            lines.append(f"      error: {clip(record['error'], 400 if verbose else 200)}")
+            lines.append(f"      error: {_clip(record['error'], 400 if verbose else 200)}")
         for arm in ARMS:
             data = record.get(arm)
             if not data or (arm != "with_skill" and not verbose and not data.get("errored")):
@@ -56,7 +56,7 @@ def why_failed(doc: dict[str, Any], *, verbose: bool = False) -> list[str]:
             lines.append(f"    {ARM_TITLES[arm]}:")
             for finding in findings:
                 label = f"{finding.kind} {finding.label!r}" if finding.kind != "error" else "error"
-                lines.append(f"      {label}: {clip(finding.detail, 600 if verbose else 200)}")
+                lines.append(f"      {label}: {_clip(finding.detail, 600 if verbose else 200)}")
                 for line in tail(finding.output, 20 if verbose else 3):
                     lines.append(f"        | {line}")
             if verbose and data.get("final_output", "").strip():
@@ -112,7 +112,7 @@ def _case_rows(doc: dict[str, Any]) -> list[str]:
             flags.append("CONTAMINATED baseline")
         errors = [r.get("error") or _arm_error(r) for r in records if r["outcome"] == "error"]
         if errors and errors[0]:
-            flags.append(clip(errors[0], 70))
+            flags.append(_clip(errors[0], 70))
         edit = Counter(r.get("original_outcome") for r in records)
         if edit.get("flip_to_fail"):
             regressed = name in ((doc.get("comparison") or {}).get("statistics") or {}).get("regressed_cases", ())
@@ -174,7 +174,7 @@ def _summary(doc: dict[str, Any]) -> list[str]:
     gated = [_dimension(doc, f"{d}_correctness_gated", label=d) for d in DIMENSIONS]
     gated_n = doc.get("cases_correctness_gated", 0)
     lines.append(
-        f"  both-correct " + ("   ".join(d for d in gated if d) or "n/a") + f"   (over {gated_n})"
+        "  both-correct " + ("   ".join(d for d in gated if d) or "n/a") + f"   (over {gated_n})"
     )
     cache = doc.get("cache", {})
     cache_text = (
@@ -354,6 +354,6 @@ def _pts(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.2f} pts"
 
 
-def clip(text: str, limit: int) -> str:
+def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

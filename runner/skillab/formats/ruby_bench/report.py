@@ -6,20 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...reports import escape
-from ...reports.terminal import clip
+from ..base import Inline
 from .dimensions import criteria_verdicts
 
 
-def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    """The criteria of every suite in the report; ``""`` when no suite has any."""
+def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inline: Inline) -> str:
+    """The criteria of every suite in the report; ``""`` when no suite has any. ``inline``
+    escapes what a suite or the judge wrote."""
     parts = []
     for name, doc in named_documents:
         for c in criteria_verdicts(doc.get("cases") or []):
             state = {True: "✅ pass", False: "❌ fail", None: "⚠️ n/a (an arm was not scored)"}[c.passed]
-            where = f"{escape.inline(name, 60)} / " if len(named_documents) > 1 else ""
+            where = f"{inline(name, 60)} / " if len(named_documents) > 1 else ""
             lines = [
-                f"**Criteria** — {where}{escape.inline(c.case_name, 80)}: with {_num(c.with_total)}/100, "
+                f"**Criteria** — {where}{inline(c.case_name, 80)}: with {_num(c.with_total)}/100, "
                 f"without {_num(c.without_total)}/100, Δ {_signed(c.delta)} (passes at with ≥ "
                 f"{c.pass_threshold:g} and Δ ≥ {c.minimum_delta:+g}): {state}",
                 "",
@@ -28,7 +28,7 @@ def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]]) -> s
             ]
             for row in c.rows:
                 lines.append(
-                    f"| {escape.inline(row.name, 60)} | {_num(row.without)}/{row.max_score} | "
+                    f"| {inline(row.name, 60)} | {_num(row.without)}/{row.max_score} | "
                     f"{_num(row.with_skill)}/{row.max_score} | {_signed(row.delta)} |"
                 )
             if c.weak:
@@ -36,8 +36,8 @@ def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]]) -> s
                 for weak in c.weak:
                     arm = "with skill" if weak.arm == "with_skill" else "without skill"
                     lines.append(
-                        f"- {arm} · {escape.inline(weak.name, 60)} {weak.score:g}/{weak.max_score}: "
-                        f"{escape.inline(weak.reason, 300)}"
+                        f"- {arm} · {inline(weak.name, 60)} {weak.score:g}/{weak.max_score}: "
+                        f"{inline(weak.reason, 300)}"
                     )
             parts.append("\n".join(lines))
     return "\n\n".join(parts)
@@ -63,7 +63,7 @@ def terminal_section(doc: dict[str, Any]) -> list[str]:
             )
         for weak in verdict.weak:
             arm = "with skill" if weak.arm == "with_skill" else "without skill"
-            lines.append(f"    weak ({arm}) {weak.name} {weak.score:g}/{weak.max_score}: {clip(weak.reason, 100)}")
+            lines.append(f"    weak ({arm}) {weak.name} {weak.score:g}/{weak.max_score}: {_clip(weak.reason, 100)}")
     return lines
 
 
@@ -85,3 +85,8 @@ def _of(value: float | None, top: int) -> str:
 
 def _plus(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+g}"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -55,7 +55,7 @@ from .harbor_config import read_settings
 from .specs import VerifierGrader
 
 FORMAT_NAME = "skillsbench"
-TASK_MD, TASK_TOML, INSTRUCTION = "task.md", "task.toml", "instruction.md"
+TASK_TOML, INSTRUCTION = "task.toml", "instruction.md"
 VERIFIER_DIRS = ("verifier", "tests")
 VERIFIER_ENTRY = "test.sh"
 _PROMPT_HEADING = re.compile(r"^##\s+prompt\s*$", re.IGNORECASE)
