@@ -1,8 +1,8 @@
-"""Per-command cgroups made ahead of need and handed back or removed behind, off the command's
-critical path.
+"""Per-command cgroups made ahead of need and removed behind, off the command's critical path.
 
-Every command gets a cgroup with no process in it and (almost) no memory charged to it, with the
-limits in force when it starts; none is left behind once the run's cgroups are swept.
+Every command gets a cgroup no process was ever in, with the limits in force when it starts,
+and never one that another arm's command left memory charged to; none is left behind once the
+run's cgroups are swept.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_a_cgroup_with_a_process_still_in_it_is_never_handed_out():
         sleeper.wait()
 
 
-def test_every_command_gets_a_cgroup_with_no_process_in_it(tmp_path):
+def test_every_command_gets_a_cgroup_no_process_was_ever_in(tmp_path):
     first, second = command_cgroup(), command_cgroup()
     assert set(first.dirs).isdisjoint(second.dirs)
     for cgroup in (first, second):

@@ -1,15 +1,12 @@
-"""Per-command cgroups made ahead of need and handed back or removed behind, on one thread.
+"""Per-command cgroups made ahead of need and removed behind, on one background thread.
 
-Making a cgroup (a ``mkdir`` per controller, a limit written to each, and the kernel's memory
-cgroup set-up) and removing it (an ``rmdir`` that fails while the command's last processes are
-still being torn down, so it is retried) cost milliseconds of CPU and wait that a command need
-not pay. The keeper holds a few cgroups ready. A used one goes back to the stock only when the
-kernel says it is empty: no process in it (``cgroup.procs``, ``pids.current``) and at most
-``REUSE_CHARGE`` of memory still charged to it (files a command left on a tmpfs workspace stay
-charged to its cgroup, and would count against the next command's limit); any other is
-removed. A stocked cgroup made under other limits than the current ones is removed rather than
-handed out. What the keeper holds at exit is removed then (``close``), and a run that died
-without exiting is swept by the next one (``limits.sweep_cgroups``).
+Making a cgroup (a ``mkdir`` per controller and a limit written to each) and removing it (an
+``rmdir`` that fails while the command's last processes are still being torn down, so it is
+retried) cost milliseconds a command need not wait for. The keeper holds a few fresh cgroups
+ready and removes used ones later. Each command still gets a cgroup no process was ever in,
+made with the limits in force when it starts: a stocked one made under other limits is removed
+rather than handed out. What the keeper still holds at exit is removed then (``close``), and
+a run that died without exiting is swept by the next one (``limits.sweep_cgroups``).
 """
 
 from __future__ import annotations
@@ -32,10 +29,6 @@ class Cgroup(Protocol):
 
     def try_remove(self) -> bool:
         """Remove the cgroup's directories; False while one is still busy."""
-        ...
-
-    def reusable(self) -> bool | None:
-        """True when another command may have it; None while processes are still in it."""
         ...
 
 
@@ -122,34 +115,19 @@ class Keeper:
                 missing = self._stock - len(self._ready)
                 self._busy += 1
             try:
-                still, again = self._settle(used)
-                made = self._fill(missing - len(again))
+                still = [cgroup for cgroup in used if not _removed(cgroup)]
+                made = self._fill(missing)
             finally:
                 with self._cond:
                     self._busy -= 1
                     self._used.extend(still)
                     if self._closed:
-                        self._used.extend([*again, *made])
+                        self._used.extend(made)
                     else:
-                        self._ready.extend([*again, *made])
+                        self._ready.extend(made)
                     self._cond.notify_all()
             if still:  # their last processes are still being torn down
                 time.sleep(_RETRY_S)
-
-    def _settle(self, used: list[Cgroup]) -> tuple[list[Cgroup], list[Cgroup]]:
-        """(still busy, ready again): an empty cgroup under the current limits goes back to the
-        stock, any other is removed."""
-        still, again = [], []
-        wanted = self._wanted()
-        for cgroup in used:
-            reusable = _reusable(cgroup) if cgroup.limits == wanted else False
-            if reusable is None:
-                still.append(cgroup)
-            elif reusable and len(again) < self._stock:
-                again.append(cgroup)
-            elif not _removed(cgroup):
-                still.append(cgroup)
-        return still, again
 
     def _fill(self, missing: int) -> list[Cgroup]:
         made: list[Cgroup] = []
@@ -160,13 +138,6 @@ class Keeper:
             except OSError:  # the parent refuses more cgroups: commands make their own
                 break
         return made
-
-
-def _reusable(cgroup: Cgroup) -> bool | None:
-    try:
-        return cgroup.reusable()
-    except OSError:
-        return False
 
 
 def _removed(cgroup: Cgroup) -> bool:

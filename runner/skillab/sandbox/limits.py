@@ -4,8 +4,8 @@ A process-count limit only holds as a cgroup's ``pids.max``: ``RLIMIT_NPROC`` co
 process of the uid on the host and bounds nothing for root. So each command gets its own child
 cgroup (v1 ``pids`` and ``memory`` hierarchies, or a v2 cgroup whose parent delegates those
 controllers), joined by the shell that ``exec``s the sandbox, so every descendant is counted; a
-few are made ahead of need, and used ones are handed on once empty or removed, off the
-command's path (``cgroup_keeper``). Where
+few are made ahead of need and used ones removed behind, off the command's path
+(``cgroup_keeper``). Where
 no cgroup can be made, the recorded guarantees say the process count is bounded by
 ``RLIMIT_NPROC`` (not for root) and memory by the address-space rlimit only.
 """
@@ -32,8 +32,6 @@ DEFAULT_MEMORY_MB = 4096
 _FILE_SIZE_BLOCKS = 1 << 20  # 1 GiB, in the 1024-byte blocks of bash's ulimit -f
 _ADDRESS_SPACE_KIB = 8 << 20  # 8 GiB of address space; the cgroup bounds resident memory
 _OPEN_FILES = 1024
-# Memory a used cgroup may still have charged and be handed to the next command.
-REUSE_CHARGE = 1 << 20
 _CPUS = os.cpu_count() or 1
 _OWN_NAME = re.compile(r"^skillab-(\d+)-[0-9a-f]{12}$")
 _KEEPER: Keeper | None = None
@@ -78,22 +76,6 @@ class CommandCgroup:
     def release(self) -> None:
         """The command is over: its cgroups are removed in the background (``cgroup_keeper``)."""
         keeper().release(self)
-
-    def reusable(self) -> bool | None:
-        """Whether the next command may have this cgroup: no process in it, and no more memory
-        still charged to it than ``REUSE_CHARGE`` (files its commands left on a tmpfs stay
-        charged). None while its last processes are being torn down."""
-        for directory in self.dirs:
-            if (directory / "cgroup.procs").read_text().strip():
-                return None
-            if (directory / "pids.current").exists():
-                if int((directory / "pids.current").read_text()) != 0:
-                    return None
-            for usage in ("memory.usage_in_bytes", "memory.current"):
-                if (directory / usage).exists():
-                    if int((directory / usage).read_text()) > REUSE_CHARGE:
-                        return False
-        return True
 
     def try_remove(self) -> bool:
         """Remove the cgroups; False while one's last processes are still being torn down."""
