@@ -9,7 +9,6 @@ creates an import cycle with this module.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import importlib
 import os
@@ -294,6 +293,8 @@ class IssueList:
         for key in value:
             if key in allowed:
                 continue
+            import difflib
+
             close = difflib.get_close_matches(str(key), list(allowed), n=1)
             hint = f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(allowed)
             self.add(f"{what} has unknown key {key!r} — {hint}", (*at, key), field=str(key), case=case)
