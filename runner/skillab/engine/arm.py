@@ -14,8 +14,8 @@ import dataclasses
 import time
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,9 @@ class ArmContext:
     # pass@k's k (``--pass-k``) and the attempts per arm (``--pass-n``, at least k).
     pass_k: int = 1
     pass_n: int = 0
+    # Held while an agent works (``--concurrency`` of them at once); set-up, grading and clean-up
+    # run outside it, so a slot is never idle while an arm's validators run.
+    agents: AbstractContextManager[Any] = field(default_factory=nullcontext)
 
 
 def execute_arm(job: ArmJob, ctx: ArmContext) -> ArmRecord:
@@ -166,10 +169,10 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     )
     # The dimension judge sees the files the agent changed: remember where it started.
     before = snapshot(workspace.root) if _judges_work(job.case) else None
-    started = time.monotonic()
-    with _agent_view(workspace, job, ctx):
+    with _agent_view(workspace, job, ctx), ctx.agents:
+        started = time.monotonic()
         result: AgentResult = ctx.adapter.run(request)
-    elapsed_s = time.monotonic() - started
+        elapsed_s = time.monotonic() - started
 
     record = ArmRecord(
         passed=False,
