@@ -38,7 +38,8 @@ def write_compact_json(handle: TextIO, data: Any, depth: int = 3) -> None:
             handle.write(("" if index == 0 else ", ") + json.dumps(key, ensure_ascii=False) + ": ")
             write_compact_json(handle, value, depth - 1)
         handle.write("}")
-    elif depth > 0 and isinstance(data, (list, tuple)) and data:
+    elif (depth > 0 and isinstance(data, (list, tuple))) or isinstance(data, Iterator):
+        # An iterator (items made as they are written) is written as a list at any depth.
         handle.write("[")
         for index, value in enumerate(data):
             if index:
