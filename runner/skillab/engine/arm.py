@@ -35,6 +35,7 @@ from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
 from ..records import ArmRecord
 from ..sandbox.backend import active
+from ..sandbox.process import stopping
 from ..scoring.pass_at_k import pass_at_k
 from ..sandbox.setup import prepare
 from ..sandbox.workspace import Workspace
@@ -170,6 +171,9 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     # The dimension judge sees the files the agent changed: remember where it started.
     before = snapshot(workspace.root) if _judges_work(job.case) else None
     with _agent_view(workspace, job, ctx), ctx.agents:
+        if stopping():
+            # Interrupted while this arm waited for a slot: no agent starts after a stop.
+            return _errored("the run stopped before this arm's agent started", workspace, ctx)
         started = time.monotonic()
         result: AgentResult = ctx.adapter.run(request)
         elapsed_s = time.monotonic() - started
