@@ -25,6 +25,7 @@ skillab runs every validator in its sandbox (bubblewrap by default: fresh namesp
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -193,13 +194,18 @@ def main() -> int:
                   f"median of {args.latency_repeats}")
             for concurrency in (8, 16):
                 ideal = args.cases * args.runs * 2 * args.latency_ms / 1000 / concurrency
-                walls = [measure(skillab_cmd(skill, ours_out, "--runs", str(args.runs),
-                                             "--mock-latency-ms", str(args.latency_ms),
-                                             "--concurrency", str(concurrency)), ours_out).seconds
-                         for _ in range(args.latency_repeats)]
-                wall = statistics.median(walls)
+                walls, runs = [], []
+                for _ in range(args.latency_repeats):
+                    walls.append(measure(skillab_cmd(skill, ours_out, "--runs", str(args.runs),
+                                                     "--mock-latency-ms", str(args.latency_ms),
+                                                     "--concurrency", str(concurrency)), ours_out).seconds)
+                    runs.append(json.loads(ours_out.read_text())["timings"]["wall_ms"] / 1000)
+                wall, run = statistics.median(walls), statistics.median(runs)
+                # The process's wall is the figure; the run's own (from its document, without
+                # the interpreter's start-up and the final write) shows where the rest goes.
                 print(f"    concurrency {concurrency:2d}: {wall:7.2f} s vs ideal {ideal:6.2f} s "
-                      f"-> {wall / ideal:5.2f}x   target <= 1.10x")
+                      f"-> {wall / ideal:5.2f}x   target <= 1.10x   (the run itself {run:.2f} s, "
+                      f"{run / ideal:.2f}x)")
             print(f"  after (b): {load()}")
     return 0
 
