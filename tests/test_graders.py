@@ -3,45 +3,36 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from skillab.agents.mock import MockScoreTransport
 from skillab.errors import ProviderError
+from skillab.formats.ruby_bench.dimensions import (
+    DIMENSION_SYSTEM,
+    criteria_verdicts,
+    grade_dimensions,
+    parse_dimension_reply,
+)
+from skillab.formats.ruby_bench.specs import Dimension, DimensionGrader
+from skillab.formats.skillsbench.specs import VerifierGrader
+from skillab.formats.skillsbench.verifier import grade_verifier, read_reward
+from skillab.formats.task_suite.graders import grade_contains, grade_pytest
+from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
 from skillab.grading.graders import (
     AI_OUTPUT_ENV,
-    DIMENSION_SYSTEM,
     DimensionScore,
     GraderResult,
     GradingInput,
-    criteria_verdicts,
-    grade_contains,
-    grade_dimensions,
-    grade_pytest,
-    grade_rubric,
-    grade_verifier,
-    parse_dimension_reply,
-    parse_score_reply,
-    read_reward,
-    render_changes,
-    score_transport,
-    snapshot,
 )
-from skillab.grading.judge import UnreadableReply, fenced_blocks
-from skillab.grading.mock_judge import MockJudgeTransport
-from skillab.suite.formats import seed_files
-from skillab.suite.model import (
-    ContainsGrader,
-    Dimension,
-    DimensionGrader,
-    PytestGrader,
-    RubricGrader,
-    VerifierGrader,
-)
+from skillab.grading.judge import Judge, UnreadableReply, fenced_blocks
+from skillab.grading.rubric import grade_rubric, parse_score_reply
+from skillab.grading.workspace_diff import render_changes, snapshot
+from skillab.providers.mock import MockModel
+from skillab.suite.loading import seed_files
+from skillab.suite.model import RubricGrader
 
 FIVE = (
     Dimension("correctness", 30),
@@ -276,15 +267,19 @@ def test_render_changes_shows_new_and_changed_files_not_the_starting_ones(tmp_pa
 # --- the mock score judge --------------------------------------------------------------------
 
 
-def test_mock_runs_score_through_the_mock_score_transport_only():
-    assert isinstance(score_transport(MockJudgeTransport()), MockScoreTransport)
-    real = Recording(lambda s, u: "")
-    assert score_transport(real) is real
+def test_one_mock_model_answers_the_expectation_judge_and_the_score_judges(workspace):
+    model = MockModel()
+    verdict = Judge(model).grade("Says 'accept'.", prompt="p", transcript="t", final_output="accept it")
+    assert (verdict.passed, verdict.errored) == (True, False)
+    rubric = grade_rubric(RubricGrader("- says 'accept'\n- says 'coverage'"),
+                          grading(workspace, "accept it", model))
+    assert (rubric.score, rubric.errored) == (0.5, False)
+    assert "rubric criteria met" in rubric.reason
 
 
 def test_the_mock_score_judge_grades_the_text_it_is_shown_deterministically(workspace):
     rubric = RubricGrader("- says 'trade-off'\n- says 'accept'\n- says 'coverage'")
-    mock = MockScoreTransport()
+    mock = MockModel()
     half = grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock))
     assert half.score == 0.67 and not half.passed
     assert grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock)).score == 0.67

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillab.agents.mock import MockScoreTransport
+from skillab.providers.mock import MockModel
 from skillab.cli import main
 from skillab.errors import SuiteError
-from skillab.grading.graders import DIMENSION_SYSTEM
+from skillab.formats.ruby_bench.dimensions import DIMENSION_SYSTEM
+from skillab.formats.ruby_bench.specs import DimensionGrader
 from skillab.grading.judge import fenced_blocks
 from skillab.suite import load_suite
-from skillab.suite.model import DimensionGrader
-from skillab.suite.ruby_bench import parse_located_json
+from skillab.suite.json_source import parse_located_json
 
 from .fakes.model_server import FakeModelServer, Reply, ToolCallSpec, text
 
@@ -275,7 +275,7 @@ def scripted_model(directory: Path):
     def reply(req):
         if req.api == "openai":
             assert req.system_text == DIMENSION_SYSTEM
-            return text(MockScoreTransport().complete(system=req.system_text, user=req.last_user_text))
+            return text(MockModel().complete(system=req.system_text, user=req.last_user_text))
         arm = answers["with" if skill_rule in req.system_text else "without"]
         if not req.tool_results:
             calls = [ToolCallSpec("write_file", {"path": p, "content": c}) for p, c in arm["files"].items()]

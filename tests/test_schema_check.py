@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillab.suite.eval_yaml import _validator, schema
+from skillab.formats.eval_yaml.parser import _validator, schema
 from skillab.suite.schema_check import is_valid
 
 from .conformance.goldens import golden_cases

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import SuiteError, UsageError
 from ..skill.loader import SKILL_FILE
-from ..suite import find_suite_file, load_suite
-from ..suite.formats import DEFAULT_REGISTRY
+from ..formats import DEFAULT_REGISTRY, find_suite_file, load_suite
 from ..suite.sniff import foreign_directory
 
 # Directories never searched for skills: VCS data, dependency trees, caches, build output.
@@ -76,7 +75,6 @@ class Selection:
     notes: tuple[str, ...] = ()
     # True when the files API could not list every change and every suite runs instead.
     fell_back_to_all: bool = False
-    changed_files: int = field(default=0)
 
 
 def resolve_inside(workspace: Path, value: str, name: str) -> Path:
@@ -96,15 +94,10 @@ def resolve_root(workspace: Path, path: str) -> Path:
 
 
 def is_seed_suite_dir(directory: Path) -> bool:
-    """A seed-format suite in its benchmark's own layout, apart from its skill. The layout, not a
-    file name alone, decides: a stray task.md or criteria.json is not taken for a suite.
-    (task.md + criteria.json is a ruby-skill-bench eval or a Tessl scenario.)"""
-    has = lambda name: (directory / name).is_file()  # noqa: E731
-    return (
-        has("task_suite.yaml")
-        or (has("criteria.json") and has("task.md"))  # a ruby-skill-bench eval
-        or ((has("task.md") or has("task.toml")) and (directory / "environment" / "skills").is_dir())
-    )
+    """A seed-format suite in its benchmark's own layout, apart from its skill. Each format's
+    layout rule decides, not a file name alone: a stray task.md or criteria.json is not taken
+    for a suite."""
+    return any(fmt.layout(directory) for fmt in DEFAULT_REGISTRY.formats() if fmt.layout is not None)
 
 
 def is_suite_dir(directory: Path) -> bool:
@@ -163,11 +156,11 @@ def select_changed(
             f"The pull request changes {len(changes)} or more files, more than the files API "
             "lists, so every suite runs."
         )
-        return Selection(tuple(suites), (note,), fell_back_to_all=True, changed_files=len(changes))
+        return Selection(tuple(suites), (note,), fell_back_to_all=True)
     paths = [p for change in changes for p in change.paths]
     picked = tuple(s for s in suites if any(s.contains(p) for p in paths))
     notes = _removed_notes(suites, changes, workspace, root)
-    return Selection(picked, tuple(notes), changed_files=len(changes))
+    return Selection(picked, tuple(notes))
 
 
 def _removed_notes(
@@ -185,9 +178,9 @@ def _removed_notes(
         if not gone:
             continue
         path = PurePosixPath(gone)
-        # evals/evals.json belongs to the skill directory that holds evals/.
-        in_evals = path.name == "evals.json" and path.parent.name == "evals"
-        rel_dir = (path.parent.parent if in_evals else path.parent).as_posix()
+        # A suite file below its suite's directory (evals/evals.json) belongs to that directory.
+        rel_dir = next((d for fmt in DEFAULT_REGISTRY.formats() if (d := fmt.suite_dir_of(path.as_posix()))),
+                       path.parent.as_posix())
         inside = root_rel == "." or rel_dir == root_rel or rel_dir.startswith(root_rel + "/")
         if not inside or rel_dir in live or rel_dir in seen:
             continue
