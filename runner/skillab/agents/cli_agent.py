@@ -35,7 +35,6 @@ from ..sandbox.backend import ProxyRoute, View
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.process import CommandResult, run_command
 from ..sandbox.programs import install_paths, resolved_binary
-from ..sandbox.proxy import CredentialProxy, RequestBudget
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
@@ -45,6 +44,7 @@ from .skill_view import folder_name, stage_skill, unstage
 
 if TYPE_CHECKING:
     from ..engine.config import RunConfig
+    from ..sandbox.proxy import RequestBudget
 
 DEFAULT_TIMEOUT_S = 1800.0
 # What the CLI inside the sandbox authenticates with; the proxy replaces it with the real key.
@@ -222,6 +222,10 @@ class CliAgent(ABC):
         offered = request.offered if request.skill else ()
         staged = [stage_skill(skill, root, self.skills_dir) for skill in offered]
         launch = None
+        # Imported here: ssl and the HTTP server cost every run several MiB, and only these
+        # agents use them (the engine imports this module for the adapters' skill folders).
+        from ..sandbox.proxy import CredentialProxy
+
         budget = self.request_budget(request)
         try:
             with CredentialProxy(self.upstream(), self.credentials(), budget) as proxy:

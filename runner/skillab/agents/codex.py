@@ -25,15 +25,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..grading.trajectory import ModelTurn, ToolCall
 from ..providers.pricing import cost_usd
-from ..sandbox.proxy import RequestBudget
 from ..secrets import redact
 from .base import ArmRequest, Usage
 from .cli_agent import CliAgent, CliSummary
 from .cli_events import json_lines
+
+if TYPE_CHECKING:
+    from ..sandbox.proxy import RequestBudget
 
 _STATUS = re.compile(r"\b(4\d\d|5\d\d)\b")
 _SECRET_PATTERNS = ("*KEY*", "*TOKEN*", "*SECRET*")
@@ -60,6 +62,8 @@ class CodexAdapter(CliAgent):
         }
 
     def request_budget(self, request: ArmRequest) -> RequestBudget:
+        from ..sandbox.proxy import RequestBudget  # with the proxy, only when an arm runs
+
         # One Responses request per model turn; a retried failure is not a turn.
         return RequestBudget(max(1, request.max_turns), "/responses")
 
