@@ -50,4 +50,4 @@ def _config(tmp_path, **inputs):
 
 
 def test_max_cost_usd_becomes_the_engines_spend_cap(tmp_path):
-    assert _config(tmp_path, adapter="mock", **{"max-cost-usd": "2.5"}).max_cost_usd == 2.5
+    assert _config(tmp_path, adapter="mock", **{"max-cost-usd": "2.5"}).engine.max_cost_usd == 2.5

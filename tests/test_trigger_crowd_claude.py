@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillab.agents.claude_code import ClaudeCodeAdapter
-from skillab.engine.config import RunConfig
+from .configs import run_config
 from skillab.engine.runner import prepare_suite
 from skillab.engine.trigger import run_triggers
 
@@ -88,7 +88,7 @@ def test_candidate_among_siblings_steals_a_query_and_the_listing_overflows(claud
           [{"name": "format", "query": "Format this sql please", "should_trigger": True}])
 
     server.handler = routing_model
-    config = RunConfig(adapter="claude-code", model="claude-haiku-4-5", siblings_dir=skills, concurrency=4)
+    config = run_config(adapter="claude-code", model="claude-haiku-4-5", siblings_dir=skills, concurrency=4)
     prepared = prepare_suite(candidate, config)
     adapter = ClaudeCodeAdapter(claude, api_key=KEY, model="claude-haiku-4-5", base_url=server.url,
                                 max_retries=0, version="test")

@@ -39,7 +39,7 @@ from ..suite.eval_yaml import setup_path_problem
 from .base import AgentResult, ArmName, ArmRequest, Usage
 
 if TYPE_CHECKING:
-    from ..engine.config import RunConfig
+    from ..core.settings import RunConfig
 
 ARM_KEYS: tuple[str, ...] = ("with", "without", "original")
 LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original")
@@ -195,13 +195,14 @@ class MockAdapter:
 
     @classmethod
     def from_config(cls, config: RunConfig) -> "MockAdapter":
-        if config.mock_responses is None:
-            return cls(latency_ms=config.mock_latency_ms)
-        path = Path(config.mock_responses)
+        agent = config.agent
+        if agent.mock_responses is None:
+            return cls(latency_ms=agent.mock_latency_ms)
+        path = Path(agent.mock_responses)
         load_mock_responses(path)  # checked, with the file named in any error
         return cls(
             yaml.safe_load(path.read_text(encoding="utf-8")),
-            latency_ms=config.mock_latency_ms,
+            latency_ms=agent.mock_latency_ms,
             responses_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
         )
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-from ..cli import configs_from_args, gate_failures, suite_config, suite_targets
-from ..engine.config import RunConfig
+from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from ..reports.terminal import render_table
+from ..session import Gates, Session, SuiteRun, suite_config
+from ..session.targets import suite_targets
+from .settings import configs_from_args
 
 
 def say(message: str) -> None:
@@ -46,13 +47,13 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
     from ..suite.trigger import suite_trigger_queries
 
     check_destinations(args)
-    prepared = [prepare_suite(target, suite_config(config, target)) for target in targets]
-    if config.adapter == "mock":
+    prepared = [prepare_suite(target, config.engine) for target in targets]
+    if config.agent.adapter == "mock":
         scripts: dict[Path, set[str]] = {}
         for target, ready in zip(targets, prepared):
-            script = suite_config(config, target).mock_responses
+            script = suite_config(config, target).agent.mock_responses
             if script is not None:
-                suite = load_suite(Path(target), format=config.suite_format)
+                suite = load_suite(Path(target), format=config.engine.suite_format)
                 names = {c.name for c in suite.cases}
                 # Trigger queries are scripted by name or by their text (``loads:``).
                 queries = [*ready.triggers, *suite_trigger_queries(suite, ready.skill.root,
@@ -85,11 +86,15 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
 
 
 def load_results(path: Path) -> list[dict]:
-    """The suite documents of a results file; a usage error when it is not one."""
+    """The suite documents of a results file, with the arms its checkpoint journal kept (a run
+    killed outright may have left only the journal); a usage error when it is not one."""
     from ..reports.results import load_documents
+    from ..session.checkpoint import journal_path, read_journal, with_journal
 
+    journal = journal_path(path)
     try:
-        return load_documents(path)
+        documents = load_documents(path) if path.exists() or not journal.is_file() else []
+        return with_journal(documents, read_journal(journal)) if journal.is_file() else documents
     except FileNotFoundError:
         raise UsageError(f"{path}: no such results document") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -97,7 +102,6 @@ def load_results(path: Path) -> list[dict]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..engine import run_suite
     from ..reports.progress import open_progress
     from ..reports.results import document_set, write_document
 
@@ -123,35 +127,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         # stopped early.
         return docs[0] if len(targets) == 1 and len(configs) == 1 else document_set(docs)
 
-    def save(current: dict | None = None) -> None:
-        docs = documents + ([current] if current is not None else [])
-        if args.compact_results and current is None:
+    def save(_run: SuiteRun, document: dict) -> None:
+        documents.append(document)
+        if args.compact_results:
             from ..reports.compact import write_compact
 
-            write_compact(results(docs), args.output)
+            write_compact(results(documents), args.output)
             return
-        write_document(results(docs), args.output, compact=current is not None)
+        write_document(results(documents), args.output)
 
-    interrupted = False
-    kept: list[Path] = []
     display = open_progress(args.quiet)
+    checkpoint = _checkpoint(args, config)
+    reporters = [r for r in (display, checkpoint, _history(config)) if r is not None]
+    runs = [SuiteRun(target, agent_config, resume_from)
+            for agent_config in configs for target, resume_from in zip(targets, earlier)]
     with display or _nothing():
-        for config, target, resume_from in _agent_runs(configs, targets, earlier):
-            if interrupted:
-                break
-            suite = suite_config(config, target)
-            if config.max_cost_usd is not None:
-                suite = replace(suite, max_cost_usd=max(1e-9, config.max_cost_usd - _spent(documents)))
-            report = run_suite(target, suite, progress=display.message if display else None,
-                               observer=display.tick if display else None,
-                               checkpoint=save, resume_from=resume_from)
-            documents.append(report.document)
-            save()
-            if report.kept_workspaces is not None:
-                kept.append(report.kept_workspaces)
-            if report.interrupted:
-                interrupted = True
-                break
+        session = Session(reporters, on_document=save).run(runs)
+    checkpoint.close(complete=not (session.interrupted or session.stopped))
+    interrupted = session.interrupted
     write_reports(args, documents)
     if args.json:
         print(json.dumps(results(documents), indent=2, ensure_ascii=False))
@@ -162,43 +155,52 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             print("\n" + render_terminal(documents))
     say(f"wrote {args.output} (results document)")
-    for directory in kept:
+    for directory in session.kept_workspaces:
         say(f"kept the arms' workspaces in {directory}/")
-    if config.history_path is not None and not interrupted and Path(config.history_path).is_file():
-        say(f"recorded the run in {config.history_path} (the trend's history)")
-    stopped = [d["stopped"] for d in documents if d.get("stopped")]
-    if stopped:
-        say(f"stopped early: {stopped[0]}; partial results kept (--resume {args.output} continues)")
+    history = config.engine.history_path
+    if history is not None and not interrupted and Path(history).is_file():
+        say(f"recorded the run in {history} (the trend's history)")
+    if session.stopped:
+        say(f"stopped early: {session.stopped}; partial results kept (--resume {args.output} continues)")
         return EXIT_GATE
     if interrupted:
-        planned = sum(len(p.graded) for p in prepared) * config.runs
+        planned = sum(len(p.graded) for p in prepared) * config.engine.runs
         finished = sum(int(d.get("total_cases", 0)) for d in documents)
         say(f"interrupted: {finished} of {planned} cases; partial results kept "
             f"(--resume {args.output} continues)")
         return EXIT_INTERRUPTED
-    if config.shard is not None:
+    if config.engine.shard is not None:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
     return gate_exit(args, documents)
 
 
+def _checkpoint(args: argparse.Namespace, config: RunConfig):
+    from ..secrets import Redactor
+    from ..session.checkpoint import Checkpoint, journal_path
+
+    journal = journal_path(args.output)
+    # Resuming from this very journal: its arms stay in it until the run finishes whole.
+    resuming_here = args.resume is not None and journal_path(args.resume).resolve() == journal.resolve()
+    return Checkpoint(journal, Redactor.from_environ(config.credentials.environ), append=resuming_here)
+
+
+def _history(config: RunConfig):
+    from ..session.history import HistoryReporter
+
+    path = config.engine.history_path
+    return HistoryReporter(path) if path is not None else None
+
+
 def gate_exit(args: argparse.Namespace, documents: list[dict]) -> int:
     """The gates on finished documents: exit 1 with one line per failure, else 0."""
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
-    reasons = [r for doc in documents
-               for r in gate_failures(doc, sorted(fail_on), args.min_delta_pts, gate_on=args.gate_on,
-                                      min_trigger_recall=args.min_trigger_recall,
-                                      max_false_trigger_rate=args.max_false_trigger_rate)]
+    gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
+                  args.min_trigger_recall, args.max_false_trigger_rate)
+    reasons = [r for doc in documents for r in gates.failures(doc)]
     for reason in reasons:
         say(f"gate failed: {reason}")
     return EXIT_GATE if reasons else EXIT_OK
-
-
-def _agent_runs(configs: list[RunConfig], targets: list[Path], earlier: list):
-    """Every (agent, suite) pair in order: all suites under the first agent, then the next."""
-    for config in configs:
-        for target, resume_from in zip(targets, earlier):
-            yield config, target, resume_from
 
 
 class _nothing:
@@ -207,10 +209,6 @@ class _nothing:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-def _spent(documents: list[dict]) -> float:
-    return sum(((d.get("usage") or {}).get("total") or {}).get("cost_usd") or 0.0 for d in documents)
 
 
 def _previous_documents(path: Path, prepared: list) -> list[dict | None]:

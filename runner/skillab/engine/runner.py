@@ -5,9 +5,7 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import threading
-import time
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -17,6 +15,9 @@ from typing import Any
 
 from ..agents.base import ArmName
 from ..agents.registry import create_adapter, create_judge
+from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
+                           SubscriberFailed, ignore)
+from ..core.settings import EngineSettings, RunConfig
 from ..errors import UsageError
 from ..grading.graders import grading_scope
 from ..records import ArmRecord, CaseRecord
@@ -33,34 +34,9 @@ from ..suite.trigger import TriggerQuery, suite_trigger_queries, with_sibling_qu
 from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_key, default_cache_dir, scope_digest
-from .config import RunConfig
 from .consistency import check_consistency
-from .history import record_into
 from .shard import ShardPlan, plan_shards
 from .trigger import Crowd, load_crowd, run_triggers, select_queries
-
-Progress = Callable[[str], None]
-Checkpoint = Callable[[dict], None]
-
-
-@dataclass(frozen=True)
-class Tick:
-    """One (case, run) finished: what a live progress display needs."""
-
-    suite: str
-    done: int
-    planned: int
-    record: CaseRecord
-
-
-Observer = Callable[[Tick], None]
-# A checkpoint rebuilds the whole document; a Ctrl-C writes the final one regardless, so this
-# only bounds what a killed process (SIGKILL, power loss) loses. On a large run the interval
-# grows to CHECKPOINT_COST_FACTOR times the last checkpoint's cost, so checkpoints never take
-# more than about a tenth of the main thread (at a fixed 5 s they are quadratic over a run).
-CHECKPOINT_INTERVAL_S = 5.0
-CHECKPOINT_COST_FACTOR = 10.0
-
 
 @dataclass
 class RunReport:
@@ -97,22 +73,22 @@ class Prepared:
     crowd_warnings: tuple[str, ...] = ()
 
 
-def prepare_suite(target: Path, config: RunConfig) -> Prepared:
-    suite = load_suite(Path(target), format=config.suite_format)
+def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
+    suite = load_suite(Path(target), format=engine.suite_format)
     skill = load_skill(suite.skill_dir or suite.path.parent)
     triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)
-    unknown = sorted(set(config.case_names) - {c.name for c in suite.cases} - {q.name for q in triggers})
+    unknown = sorted(set(engine.case_names) - {c.name for c in suite.cases} - {q.name for q in triggers})
     if unknown:
         raise UsageError(f"{suite.path}: no case named {', '.join(repr(n) for n in unknown)}")
-    suite = with_reward_threshold(suite.select(list(config.case_names), list(config.tags)), config.reward_threshold)
-    if config.sandbox == "image":
+    suite = with_reward_threshold(suite.select(list(engine.case_names), list(engine.tags)), engine.reward_threshold)
+    if engine.sandbox == "image":
         suite = in_own_image(suite)
-    triggers = select_queries(triggers, suite, config.case_names, config.tags)
+    triggers = select_queries(triggers, suite, engine.case_names, engine.tags)
     crowd = Crowd()
     # Siblings matter only to a skill with trigger queries of its own.
-    if config.siblings_dir and triggers:
-        crowd = load_crowd(config.siblings_dir, skill)
-        if not config.case_names and not config.tags:
+    if engine.siblings_dir and triggers:
+        crowd = load_crowd(engine.siblings_dir, skill)
+        if not engine.case_names and not engine.tags:
             triggers = with_sibling_queries(triggers, list(crowd.queries))
     if not suite.cases and not triggers:
         raise UsageError(f"{suite.path}: no case matches the --case/--tag selection")
@@ -144,18 +120,18 @@ def in_own_image(suite: Suite) -> Suite:
 
 def run_warnings(config: RunConfig, judge: Any | None) -> list[str]:
     """What the reader of the results should know about how this run was set up."""
-    if judge is None or not config.model:
+    if judge is None or not config.agent.model.name:
         return []
     from ..providers.judge_transport import judge_independence_warning
 
-    warning = judge_independence_warning(config.model, judge.model)
+    warning = judge_independence_warning(config.agent.model.name, judge.model)
     return [warning] if warning else []
 
 
 def _sandbox(suite: Suite, config: RunConfig, stack: ExitStack) -> Choice:
     """The backend for this suite's commands: ``--sandbox image`` builds the task's image."""
-    if config.sandbox != "image":
-        return use_sandbox(config.sandbox)
+    if config.engine.sandbox != "image":
+        return use_sandbox(config.engine.sandbox)
     from ..sandbox.image import image_sandbox
 
     environment = Path(suite.path).parent / "environment"
@@ -176,34 +152,32 @@ def run_suite(
     target: Path,
     config: RunConfig,
     *,
-    progress: Progress | None = None,
-    checkpoint: Checkpoint | None = None,
-    observer: Observer | None = None,
+    emit: Emit = ignore,
     resume_from: dict[str, Any] | None = None,
 ) -> RunReport:
-    """Run a suite A/B. Bad input raises a SkillabError before any case starts.
+    """Run a suite A/B, telling ``emit`` each step (``core.events``). Bad input raises a
+    SkillabError before any case starts.
 
     ``resume_from`` is an earlier document of this suite: its finished, unerrored arms are
     kept and only the missing or errored ones run.
     """
-    prepared = prepare_suite(target, config)
+    prepared = prepare_suite(target, config.engine)
     with ExitStack() as stack:
-        require_sandbox(_sandbox(prepared.suite, config, stack), config.adapter)
+        require_sandbox(_sandbox(prepared.suite, config, stack), config.agent.adapter)
         allow_commands()
         adapter = create_adapter(config)
-        if progress:
-            part = f", shard {config.shard}" if config.shard else ""
-            progress(f"running {prepared.suite.path}: {len(prepared.graded)} cases x "
-                     f"{config.runs} run(s), adapter {config.adapter}{part}")
+        shard = config.engine.shard
+        emit(RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
+                        config.engine.runs, config.agent.adapter, config.agent.model.name,
+                        prepared.skill.content_hash(), str(shard) if shard else None))
         needs_judge = any(c.needs_judge for c in prepared.graded)
         judge = create_judge(config) if needs_judge else None
         original = None
-        if config.against:
-            original = stack.enter_context(open_original(config.against, prepared.skill.root))
-        execution = Execution(prepared, config, adapter, judge, progress, checkpoint, original,
+        if config.engine.against:
+            original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
+        execution = Execution(prepared, config, adapter, judge, emit, original,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
                                         *run_warnings(config, judge)])
-        execution.observer = observer
         if resume_from is not None:
             execution.resume(resume_from)
         report = execution.run()
@@ -212,19 +186,18 @@ def run_suite(
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
                 "never offered a skill to choose (use agent, claude-code or mock)")
         elif prepared.triggers and not report.interrupted:
-            report.document["triggers"] = run_triggers(prepared, config, adapter, original, progress)
+            report.document["triggers"] = run_triggers(prepared, config, adapter, original, emit)
             report.document["cases_skipped_trigger_only"] = 0
             report.document["interrupted"] = bool(report.document["triggers"]["interrupted"])
-    # A shard is part of a run: the merged document is the one that has a place in the trend.
-    if config.history_path is not None and not report.interrupted and config.shard is None:
-        record_into(report.document, config.history_path)
+    emit(RunFinished(str(prepared.suite.path), report.document, report.interrupted,
+                     sharded=config.engine.shard is not None))
     return report
 
 
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
-    def __init__(self, prepared, config, adapter, judge, progress, checkpoint, original=None,
+    def __init__(self, prepared, config, adapter, judge, emit: Emit | None = None, original=None,
                  warnings: list[str] | None = None):
         self.prepared = prepared
         self.warnings: list[str] = list(warnings or [])
@@ -234,18 +207,17 @@ class Execution:
         self.config = config
         self.adapter = adapter
         self.judge = judge
-        self.progress = progress or (lambda _msg: None)
-        self.checkpoint = checkpoint
+        self.emit = emit or ignore
         self.cache = (
-            BaselineCache(config.cache_dir or default_cache_dir(), config.cache_ttl_days)
-            if config.cache_enabled
+            BaselineCache(config.engine.cache_dir or default_cache_dir(), config.engine.cache_ttl_days)
+            if config.engine.cache_enabled
             else None
         )
         self.plan: ShardPlan | None = None
-        if config.shard is not None:
-            self.plan = plan_shards(prepared.graded, config.runs, config.shard, config.default_max_turns)
+        if config.engine.shard is not None:
+            self.plan = plan_shards(prepared.graded, config.engine.runs, config.engine.shard,
+                                    config.agent.max_turns)
         self.arms: dict[tuple[int, int, ArmName], ArmRecord] = {}
-        self.observer: Observer | None = None
         self.cache_hits = 0
         self.spent_usd = 0.0
         self.arm_spend_usd = 0.0
@@ -253,8 +225,6 @@ class Execution:
         self.kept_workspaces: Path | None = None
         self.consistency: dict | None = None
         self.started = datetime.now(timezone.utc)
-        self._last_checkpoint = 0.0
-        self._checkpoint_interval = CHECKPOINT_INTERVAL_S
         self._lock = threading.Lock()
 
     # -- planning --------------------------------------------------------------------------
@@ -263,7 +233,7 @@ class Execution:
         skill = self.prepared.skill
         mine = set(self.plan.units) if self.plan is not None else None
         jobs = []
-        for run_index in range(self.config.runs):
+        for run_index in range(self.config.engine.runs):
             for case_index, case in enumerate(self.prepared.graded):
                 if mine is not None and (case.name, run_index) not in mine:
                     continue
@@ -278,7 +248,7 @@ class Execution:
     def planned(self) -> int:
         if self.plan is not None:
             return len(self.plan.units)
-        return len(self.prepared.graded) * self.config.runs
+        return len(self.prepared.graded) * self.config.engine.runs
 
     def resume(self, document: dict[str, Any]) -> None:
         """Keep the finished, unerrored arms of an earlier document of the same suite."""
@@ -286,7 +256,7 @@ class Execution:
         for record in document.get("cases", []):
             case_index = index.get(record.get("case_name"))
             run_index = int(record.get("run_index", 0))
-            if case_index is None or run_index >= self.config.runs:
+            if case_index is None or run_index >= self.config.engine.runs:
                 continue
             for arm in ("with_skill", "without_skill", "original"):
                 data = record.get(arm)
@@ -304,13 +274,13 @@ class Execution:
                 "case": job.case.to_spec_dict(),
                 # SKILL.md edits keep the baseline; edits to graders the validators call must not.
                 "bundled": self.prepared.skill.bundled_hash(),
-                "default_max_turns": self.config.default_max_turns,
+                "default_max_turns": self.config.agent.max_turns,
                 # Imported formats' graders and seeds; attempts per arm change the grade too.
                 "grading": grading_scope(job.case),
-                "pass_k": self.config.pass_k,
+                "pass_k": self.config.engine.pass_k,
                 # A baseline that ran unsandboxed (or in another image) is not this run's baseline.
                 "sandbox": _sandbox_scope(),
-                "pass_n": max(self.config.pass_k, self.config.pass_n),
+                "pass_n": max(self.config.engine.pass_k, self.config.engine.pass_n),
             }
         )
         key = baseline_key(
@@ -332,12 +302,12 @@ class Execution:
                 judge=self.judge,
                 skill=self.prepared.skill,
                 workspace_parent=self._workspace_parent(Path(scratch)),
-                max_turns=self.config.default_max_turns,
-                keep_workspaces=self.config.keep_workspaces,
-                pass_k=self.config.pass_k,
-                pass_n=self.config.pass_n,
+                max_turns=self.config.agent.max_turns,
+                keep_workspaces=self.config.engine.keep_workspaces,
+                pass_k=self.config.engine.pass_k,
+                pass_n=self.config.engine.pass_n,
             )
-            pool = ThreadPoolExecutor(max_workers=max(1, self.config.concurrency))
+            pool = ThreadPoolExecutor(max_workers=max(1, self.config.engine.concurrency))
             try:
                 self._drive(pool, ctx, jobs)
             except KeyboardInterrupt:
@@ -354,7 +324,7 @@ class Execution:
             return self._report(interrupted or self.stopped is not None)
 
     def _workspace_parent(self, scratch: Path) -> Path:
-        if not self.config.keep_workspaces:
+        if not self.config.engine.keep_workspaces:
             return scratch
         self.kept_workspaces = Path(tempfile.mkdtemp(prefix="skillab-kept-"))
         return self.kept_workspaces
@@ -372,7 +342,7 @@ class Execution:
         settled = not getattr(self.adapter, "reports_served_model", False)
         served: str | None = None
         lookups = True
-        slots = max(1, self.config.concurrency)
+        slots = max(1, self.config.engine.concurrency)
         while queue or pending or waiting:
             while queue and len(pending) < slots and self.stopped is None:
                 case_index, job, slot = queue.popleft()
@@ -414,10 +384,10 @@ class Execution:
         # The judge's calls are billed too; its transport keeps the running total.
         judged = getattr(getattr(self.judge, "transport", None), "usage", None)
         self.spent_usd = self.arm_spend_usd + ((judged.cost_usd or 0.0) if judged is not None else 0.0)
-        cap = self.config.max_cost_usd
+        cap = self.config.engine.max_cost_usd
         if cap is not None and self.spent_usd >= cap and self.stopped is None:
             self.stopped = f"cost cap ${cap:g} reached (${self.spent_usd:.4f} spent)"
-            self.progress(f"stopping: {self.stopped}; arms already running finish")
+            self._publish(Notice(f"stopping: {self.stopped}; arms already running finish"))
 
     def _check_judge(self) -> None:
         """Re-ask the judge a sample of its verdicts (see ``consistency``)."""
@@ -426,7 +396,7 @@ class Execution:
         skills = [self.prepared.skill] + ([self.original.skill] if self.original is not None else [])
         check = check_consistency(
             self.records(), self.judge, prompts={c.name: c.prompt for c in self.prepared.graded},
-            skills=skills, share=self.config.judge_consistency,
+            skills=skills, share=self.config.judge.consistency,
         )
         self.consistency = check.to_dict() if check is not None else None
 
@@ -434,14 +404,20 @@ class Execution:
         with self._lock:
             self.arms[(case_index, job.run_index, job.arm)] = record
             pair = self._pair(case_index, job.run_index)
+        skill = self.prepared.skill.name
+        self._publish(ArmFinished(str(self.prepared.suite.path), skill, job.case.name, job.run_index,
+                                  job.arm, record))
         if pair is not None:
-            if self.observer is not None:
-                done = len(self.records())
-                self.observer(Tick(self.prepared.skill.name, done, self.planned, pair))
-            else:
-                versus = f"; vs original: {pair.original_outcome}" if pair.original_outcome else ""
-                self.progress(f"{job.case.name} (run {job.run_index + 1}): {pair.outcome}{versus}")
-            self._maybe_checkpoint()
+            self._publish(CaseFinished(skill, len(self.records()), self.planned, pair))
+
+    def _publish(self, event: Event) -> None:
+        try:
+            self.emit(event)
+        except SubscriberFailed as exc:
+            # A full disk costs the checkpoint, never the run: the final document is written anyway.
+            warning = f"{exc}; the run went on"
+            if warning not in self.warnings:
+                self.warnings.append(warning)
 
     def _pair(self, case_index: int, run_index: int) -> CaseRecord | None:
         with_arm = self.arms.get((case_index, run_index, "with_skill"))
@@ -477,28 +453,11 @@ class Execution:
         with self._lock:
             found = []
             for case_index in range(len(self.prepared.graded)):
-                for run_index in range(self.config.runs):
+                for run_index in range(self.config.engine.runs):
                     pair = self._pair(case_index, run_index)
                     if pair is not None:
                         found.append(pair)
             return found
-
-    def _maybe_checkpoint(self) -> None:
-        if self.checkpoint is None:
-            return
-        now = time.monotonic()
-        if now - self._last_checkpoint < self._checkpoint_interval:
-            return
-        try:
-            self.checkpoint(self._document(self.records(), interrupted=True, partial=True))
-        except OSError as exc:
-            # A full disk costs the checkpoint, never the run: the final document is written anyway.
-            warning = f"a checkpoint could not be written ({exc.strerror or exc}); the run went on"
-            if warning not in self.warnings:
-                self.warnings.append(warning)
-        self._last_checkpoint = time.monotonic()
-        cost = self._last_checkpoint - now
-        self._checkpoint_interval = max(CHECKPOINT_INTERVAL_S, CHECKPOINT_COST_FACTOR * cost)
 
     def _report(self, interrupted: bool) -> RunReport:
         if self.cache is not None:
@@ -506,7 +465,7 @@ class Execution:
         records = self.records()
         return RunReport(self._document(records, interrupted=interrupted), records, self.kept_workspaces)
 
-    def _document(self, records: list[CaseRecord], *, interrupted: bool, partial: bool = False) -> dict:
+    def _document(self, records: list[CaseRecord], *, interrupted: bool) -> dict:
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
                        self.judge, detect_isolation(self.adapter))
         return build_document(
@@ -517,13 +476,12 @@ class Execution:
             started_at=self.started,
             finished_at=datetime.now(timezone.utc),
             interrupted=interrupted,
-            partial=partial,
             original=self._original_info,
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
             judge_consistency=self.consistency,
-            shard=self.plan.marker(target_lift_pts=self.config.target_lift_pts)
+            shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
             if self.plan is not None else None,
         )
 

@@ -14,12 +14,13 @@ import os
 import shutil
 import sys
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..engine.config import RunConfig
+from ..core.settings import AgentSettings, Credentials, EngineSettings, JudgeSettings, ModelRole, RunConfig
 from ..errors import (
     EXIT_GATE,
     EXIT_INTERRUPTED,
@@ -173,27 +174,24 @@ class Action:
             raise UsageError(NO_MODEL)
         if adapter == "claude-code" and shutil.which("claude") is None:
             raise UsageError(NO_CLAUDE)
-        extra: dict[str, Any] = {}
-        keys = inputs.provider_keys()
-        if keys:
-            extra["api_keys"] = keys
-        return RunConfig(
-            adapter=adapter,
-            model=model,
-            judge_model=inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None,
-            provider=inputs.provider,
-            base_url=inputs.base_url,
+        engine = EngineSettings(
             runs=inputs.runs,
             concurrency=inputs.concurrency,
             target_lift_pts=inputs.target_lift_pts,
-            judge_same_family=inputs.judge_same_family,
             # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
             history_path=self.ctx.workspace / HISTORY_FILE,
             shard=inputs.shard,
             cache_dir=self.cache_dir(),
             sandbox=inputs.sandbox,
-            extra=extra,
-            max_cost_usd=self.inputs.max_cost_usd,
+            max_cost_usd=inputs.max_cost_usd,
+        )
+        judge = ModelRole(inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None)
+        return RunConfig(
+            engine=engine,
+            agent=AgentSettings(adapter=adapter, model=ModelRole(model, inputs.provider, inputs.base_url)),
+            judge=JudgeSettings(model=judge, same_family=inputs.judge_same_family),
+            # The key inputs join the environment's keys here only, never ``os.environ``.
+            credentials=Credentials.resolve(inputs.provider_keys()),
         )
 
     def cache_dir(self) -> Path | None:
@@ -205,50 +203,57 @@ class Action:
     # -- running suites ------------------------------------------------------------------------
 
     def run_suites(self, config: RunConfig) -> None:
-        from ..cli import suite_config
-        from ..engine import run_suite
+        from ..reports.progress import LineReporter
+        from ..session import Session, SuiteRun
+        from ..session.history import HistoryReporter
 
+        locations = {}
+        runs = []
         for location in self.state.selection.suites:
-            outcome = SuiteOutcome(location)
-            self.state.outcomes.append(outcome)
-            with self.log.group(f"skillab: {location.rel_dir}"):
-                try:
-                    suite = replace(suite_config(config, location.directory),
-                                    against=self.against_for(location, config),
-                                    siblings_dir=self.siblings_for(location))
-                    report = run_suite(
-                        location.directory,
-                        suite,
-                        progress=lambda message: self.log.line("  " + redact(message, self.env)),
-                    )
-                except SuiteError as exc:
-                    self.annotate_suite_error(outcome, exc)
-                    continue
-                except ProviderAuthError as exc:
-                    self.no_credentials(outcome, exc)
-                    return
-                except SkillabError as exc:
-                    outcome.failure = f"{location.rel_dir}: {redact(str(exc), self.env)}"
-                    self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
-                    continue
-                except KeyboardInterrupt:
-                    self.state.interrupted = True
-                    return
-                except Exception as exc:  # a parser or engine bug: this suite errors, others run
-                    outcome.failure = (f"{location.rel_dir}: could not be evaluated "
-                                       f"({type(exc).__name__}: {redact(str(exc), self.env)[:300]})")
-                    self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
-                    self.log.line(redact(traceback.format_exc(), self.env))
-                    continue
-            self.save(outcome, report.document)
-            self.log_provider_errors(outcome)
-            if report.document.get("stopped"):
-                # The spend cap is a gate, not a cancellation: the check fails, the results stand.
-                self.state.failures.append(f"stopped early: {report.document['stopped']}")
-                return
-            if report.interrupted:
-                self.state.interrupted = True
-                return
+            suite = replace(config, engine=replace(config.engine, against=self.against_for(location, config),
+                                                   siblings_dir=self.siblings_for(location)))
+            runs.append(SuiteRun(location.directory, suite))
+            locations[location.directory] = location
+        log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
+        history = HistoryReporter(config.engine.history_path)
+        session = Session([log, history], on_document=lambda run, doc: self.ran(doc),
+                          on_error=lambda run, exc: self.suite_failed(locations[run.target], exc),
+                          around=lambda run: self.suite_group(locations[run.target]))
+        result = session.run(runs)
+        if result.stopped:
+            # The spend cap is a gate, not a cancellation: the check fails, the results stand.
+            self.state.failures.append(f"stopped early: {result.stopped}")
+        self.state.interrupted = self.state.interrupted or result.interrupted
+
+    @contextmanager
+    def suite_group(self, location: SuiteLocation) -> Iterator[None]:
+        """Each suite's run in its own log group, its outcome started before it runs."""
+        self.state.outcomes.append(SuiteOutcome(location))
+        with self.log.group(f"skillab: {location.rel_dir}"):
+            yield
+
+    def ran(self, document: dict[str, Any]) -> None:
+        outcome = self.state.outcomes[-1]
+        self.save(outcome, document)
+        self.log_provider_errors(outcome)
+
+    def suite_failed(self, location: SuiteLocation, exc: Exception) -> bool:
+        """One suite could not run: annotate why; go on with the others unless no key is set."""
+        outcome = self.state.outcomes[-1]
+        if isinstance(exc, SuiteError):
+            self.annotate_suite_error(outcome, exc)
+        elif isinstance(exc, ProviderAuthError):
+            self.no_credentials(outcome, exc)
+            return False
+        elif isinstance(exc, SkillabError):
+            outcome.failure = f"{location.rel_dir}: {redact(str(exc), self.env)}"
+            self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
+        else:  # a parser or engine bug: this suite errors, others run
+            outcome.failure = (f"{location.rel_dir}: could not be evaluated "
+                               f"({type(exc).__name__}: {redact(str(exc), self.env)[:300]})")
+            self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
+            self.log.line(redact(traceback.format_exc(), self.env))
+        return True
 
     def siblings_for(self, location: SuiteLocation) -> Path | None:
         """The skills offered beside this one in trigger trials (input ``siblings``)."""
@@ -387,9 +392,12 @@ class Action:
         return EXIT_OK
 
     def gate(self) -> None:
-        from ..cli import gate_failures
+        from ..session import Gates
 
         state = self.state
+        inputs = self.inputs
+        gates = Gates(tuple(inputs.fail_on_verdict), inputs.min_delta_pts, inputs.gate_on,
+                      inputs.min_trigger_recall, inputs.max_false_trigger_rate)
         for outcome in state.outcomes:
             if outcome.failure:
                 state.failures.append(outcome.failure)
@@ -404,12 +412,7 @@ class Action:
                     f"{outcome.location.rel_dir}: measured nothing "
                     f"({errored} of {doc.get('total_cases', 0)} cases errored)"
                 )
-            state.failures.extend(
-                gate_failures(doc, self.inputs.fail_on_verdict, self.inputs.min_delta_pts,
-                              gate_on=self.inputs.gate_on,
-                              min_trigger_recall=self.inputs.min_trigger_recall,
-                              max_false_trigger_rate=self.inputs.max_false_trigger_rate)
-            )
+            state.failures.extend(gates.failures(doc))
         if state.outcomes and not state.documents and not state.failures:
             state.failures.append("no suite produced results")
 
