@@ -190,7 +190,8 @@ def test_from_config_records_the_cli_version_and_needs_the_key(cli, monkeypatch,
     with pytest.raises(ProviderAuthError, match=cli.adapter.key_env):
         cli.adapter.from_config(config)
     monkeypatch.setenv(cli.adapter.key_env, cli.key)
-    identity = cli.adapter.from_config(config).identity()
+    # Credentials are read from the environment once, when the settings are made.
+    identity = cli.adapter.from_config(run_config(adapter=cli.name, model="some-model")).identity()
     assert identity["adapter"] == cli.name and identity["cli_version"][0].isdigit()
     assert identity["skills_dir"] == cli.adapter.skills_dir and cli.key not in json.dumps(identity)
 

@@ -304,7 +304,7 @@ def test_fixtures_beside_the_skill_never_reach_an_agent_but_reach_the_judge(tmp_
     path = write_suite(tmp_path / "demo", task_with(judge={"type": "pytest", "test_file": "fixtures/test_json.py"}))
     (path.parent / "notes.md").write_text("bundled with the skill\n")
     config = run_config(adapter="listing", cache_enabled=False)
-    prepared = prepare_suite(path.parent, config)
+    prepared = prepare_suite(path.parent, config.engine)
     # Not a bundled file, so neither staged into workspaces nor copied by discover/claude-code.
     assert "notes.md" in prepared.skill.bundled
     assert not any(rel.startswith("fixtures/") for rel in prepared.skill.bundled)

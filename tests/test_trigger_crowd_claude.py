@@ -89,10 +89,10 @@ def test_candidate_among_siblings_steals_a_query_and_the_listing_overflows(claud
 
     server.handler = routing_model
     config = run_config(adapter="claude-code", model="claude-haiku-4-5", siblings_dir=skills, concurrency=4)
-    prepared = prepare_suite(candidate, config)
+    prepared = prepare_suite(candidate, config.engine)
     adapter = ClaudeCodeAdapter(claude, api_key=KEY, model="claude-haiku-4-5", base_url=server.url,
                                 max_retries=0, version="test")
-    block = run_triggers(prepared, config, adapter, None, None)
+    block = run_triggers(prepared, config, adapter, None)
 
     rates = {q["name"]: q["rate"] for q in block["queries"]}
     assert rates == {"entry": 1.0, "haiku": 0.0, "release-notes/announce": 1.0, "zzz-sql/format": 0.0}
