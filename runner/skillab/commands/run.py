@@ -224,40 +224,8 @@ def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
 
 def write_reports(args: argparse.Namespace, documents: list[dict]) -> None:
     """The optional report files, each announced."""
-    if getattr(args, "trajectories", None):
-        write_trajectories(documents, args.trajectories)
-        say(f"wrote {args.trajectories}/ (one transcript per arm)")
-    if args.junit:
-        from ..reports.junit import write_junit
+    from ..session.outputs import Outputs, write_outputs
 
-        write_junit(documents, args.junit)
-        say(f"wrote {args.junit} (JUnit XML)")
-    if args.markdown:
-        from ..reports.markdown import render_markdown
-
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(render_markdown(documents), encoding="utf-8")
-        say(f"wrote {args.markdown} (markdown report)")
-    if args.html:
-        from ..reports.html import write_html
-
-        write_html(documents, args.html)
-        say(f"wrote {args.html} (HTML report)")
-
-
-def write_trajectories(documents: list[dict], directory: Path) -> None:
-    """One canonical v1 transcript per arm, ``<skill>/<case>.run<k>.<arm>.txt``, and per trigger
-    trial, ``<skill>/trigger.<query>.run<k>.<arm>.txt``."""
-    from ..reports.results import safe_file_name
-
-    for doc in documents:
-        base = directory / safe_file_name(doc["suite"]["skill"])
-        base.mkdir(parents=True, exist_ok=True)
-        for record in doc["cases"]:
-            for arm in ("with_skill", "without_skill", "original"):
-                if record.get(arm):
-                    name = f"{safe_file_name(record['case_name'])}.run{record['run_index'] + 1}.{arm}.txt"
-                    (base / name).write_text(record[arm]["transcript"] + "\n", encoding="utf-8")
-        for trial in (doc.get("triggers") or {}).get("trial_records", []):
-            name = f"trigger.{safe_file_name(trial['query'])}.run{trial['run_index'] + 1}.{trial['arm']}.txt"
-            (base / name).write_text(trial["transcript"] + "\n", encoding="utf-8")
+    outputs = Outputs(junit=args.junit, markdown=args.markdown, html=args.html,
+                      trajectories=getattr(args, "trajectories", None))
+    write_outputs(documents, outputs, announce=say)

@@ -21,34 +21,19 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.settings import AgentSettings, Credentials, EngineSettings, JudgeSettings, ModelRole, RunConfig
-from ..errors import (
-    EXIT_GATE,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    ProviderAuthError,
-    SkillabError,
-    SuiteError,
-    UsageError,
-)
-from ..reports.results import document_set, load_documents, safe_file_name, write_document
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, SkillabError, UsageError
+from ..reports.results import load_documents, safe_file_name, write_document
 from ..secrets import redact
 from .client import GitHubClient, GitHubError
 from .comment import publish_report
-from .discovery import (
-    ChangedFile,
-    Selection,
-    SuiteLocation,
-    find_suites,
-    resolve_inside,
-    resolve_root,
-    select_all,
-    select_changed,
-)
+from .discovery import (ChangedFile, Selection, SuiteLocation, find_suites, resolve_inside, resolve_root,
+                        select_all, select_changed)
 from .event import ActionContext
 from .inputs import ActionInputs, read_inputs
 from .original import choose_original
 from .outcome import ActionRun, SuiteOutcome
 from .runtime import ignore_stop_signals
+from .suite_failures import SuiteFailures
 from .trust import verify_checkout
 from .workflow_commands import Log, write_step_files
 
@@ -207,23 +192,23 @@ class Action:
         from ..session import Session, SuiteRun
         from ..session.history import HistoryReporter
 
-        locations = {}
-        runs = []
-        for location in self.state.selection.suites:
-            suite = replace(config, engine=replace(config.engine, against=self.against_for(location, config),
-                                                   siblings_dir=self.siblings_for(location)))
-            runs.append(SuiteRun(location.directory, suite))
-            locations[location.directory] = location
+        locations = {location.directory: location for location in self.state.selection.suites}
         log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
         history = HistoryReporter(config.engine.history_path)
         session = Session([log, history], on_document=lambda run, doc: self.ran(doc),
-                          on_error=lambda run, exc: self.suite_failed(locations[run.target], exc),
-                          around=lambda run: self.suite_group(locations[run.target]))
-        result = session.run(runs)
+                          on_error=lambda run, exc: self.suite_failed(exc),
+                          around=lambda run: self.suite_group(locations[run.target]),
+                          configure=lambda run, suite: self.suite_settings(locations[run.target], suite))
+        result = session.run(SuiteRun(directory, config) for directory in locations)
         if result.stopped:
             # The spend cap is a gate, not a cancellation: the check fails, the results stand.
             self.state.failures.append(f"stopped early: {result.stopped}")
         self.state.interrupted = self.state.interrupted or result.interrupted
+
+    def suite_settings(self, location: SuiteLocation, config: RunConfig) -> RunConfig:
+        engine = replace(config.engine, against=self.against_for(location, config),
+                         siblings_dir=self.siblings_for(location))
+        return replace(config, engine=engine)
 
     @contextmanager
     def suite_group(self, location: SuiteLocation) -> Iterator[None]:
@@ -235,25 +220,17 @@ class Action:
     def ran(self, document: dict[str, Any]) -> None:
         outcome = self.state.outcomes[-1]
         self.save(outcome, document)
-        self.log_provider_errors(outcome)
+        self.failures().log_errored_arms(outcome)
 
-    def suite_failed(self, location: SuiteLocation, exc: Exception) -> bool:
+    def suite_failed(self, exc: Exception) -> bool:
         """One suite could not run: annotate why; go on with the others unless no key is set."""
-        outcome = self.state.outcomes[-1]
-        if isinstance(exc, SuiteError):
-            self.annotate_suite_error(outcome, exc)
-        elif isinstance(exc, ProviderAuthError):
-            self.no_credentials(outcome, exc)
-            return False
-        elif isinstance(exc, SkillabError):
-            outcome.failure = f"{location.rel_dir}: {redact(str(exc), self.env)}"
-            self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
-        else:  # a parser or engine bug: this suite errors, others run
-            outcome.failure = (f"{location.rel_dir}: could not be evaluated "
-                               f"({type(exc).__name__}: {redact(str(exc), self.env)[:300]})")
-            self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
-            self.log.line(redact(traceback.format_exc(), self.env))
-        return True
+        go_on, note = self.failures().record(self.state.outcomes[-1], exc)
+        if note is not None:
+            self.state.notes.append(note)
+        return go_on
+
+    def failures(self) -> SuiteFailures:
+        return SuiteFailures(self.log, self.env, self.ctx.event, self.repo_path)
 
     def siblings_for(self, location: SuiteLocation) -> Path | None:
         """The skills offered beside this one in trigger trials (input ``siblings``)."""
@@ -290,28 +267,6 @@ class Action:
             self.state.notes.append(redact(choice.note, self.env))
         return choice.ref
 
-    def annotate_suite_error(self, outcome: SuiteOutcome, exc: SuiteError) -> None:
-        # Issues name their file relative to the repository, as annotations and readers need.
-        issues = [replace(issue, path=Path(self.repo_path(issue.path))) for issue in exc.issues]
-        for issue in issues:
-            self.log.error(redact(str(issue), self.env), file=str(issue.path), line=issue.line)
-        first = issues[0]
-        where = f"{first.path}:{first.line}" if first.line else str(first.path)
-        outcome.failure = f"{where}: the suite is invalid ({len(issues)} issue(s))"
-        self.state.notes.append(redact(str(first), self.env))
-
-    def no_credentials(self, outcome: SuiteOutcome, exc: ProviderAuthError) -> None:
-        message = redact(str(exc), self.env)
-        pr = self.ctx.event.pull_request
-        if pr is not None and pr.is_fork:
-            message += (
-                " — secrets are not passed to workflows triggered from forks, so this pull "
-                "request cannot be evaluated here; a maintainer can run the workflow manually"
-            )
-        self.log.notice(f"skillab did not run: {message}")
-        outcome.failure = f"no provider credentials: {message}"
-        self.state.notes.append(f"No suite ran: {message}")
-
     def save(self, outcome: SuiteOutcome, document: dict[str, Any]) -> None:
         """Write the suite's results, then read them back: the report uses what is on disk."""
         path = self.out_dir / safe_file_name(outcome.location.rel_dir.replace("/", "__"),
@@ -324,21 +279,6 @@ class Action:
         except (OSError, ValueError, KeyError, IndexError) as exc:
             outcome.failure = f"{outcome.location.rel_dir}: results could not be written or read back ({exc})"
             self.log.error(outcome.failure)
-
-    def log_provider_errors(self, outcome: SuiteOutcome) -> None:
-        doc = outcome.document or {}
-        errors = []
-        for record in doc.get("cases") or []:
-            for arm in ("with_skill", "without_skill", "original"):
-                data = record.get(arm) or {}
-                if data.get("errored") and data.get("error"):
-                    errors.append(f"{record.get('case_name')} [{arm}]: {data['error']}")
-            if record.get("error"):
-                errors.append(f"{record.get('case_name')}: {record['error']}")
-        if errors:
-            with self.log.group(f"{outcome.location.rel_dir}: {len(errors)} errored arm(s)"):
-                for line in errors:
-                    self.log.line(redact(line, self.env))
 
     def nothing_to_run(self) -> None:
         if self.inputs.mode == "all" or not self.ctx.event.is_pull_request:
@@ -397,7 +337,7 @@ class Action:
         state = self.state
         inputs = self.inputs
         gates = Gates(tuple(inputs.fail_on_verdict), inputs.min_delta_pts, inputs.gate_on,
-                      inputs.min_trigger_recall, inputs.max_false_trigger_rate)
+                      inputs.min_trigger_recall, inputs.max_false_trigger_rate, require_measured=True)
         for outcome in state.outcomes:
             if outcome.failure:
                 state.failures.append(outcome.failure)
@@ -406,41 +346,28 @@ class Action:
             # A shard holds part of a suite: the merge job gates the whole.
             if doc is None or self.inputs.shard is not None:
                 continue
-            if int(doc.get("cases_aggregated", 0)) == 0 and not _triggers_measured(doc):
-                errored = int(doc.get("errors", 0))
-                state.failures.append(
-                    f"{outcome.location.rel_dir}: measured nothing "
-                    f"({errored} of {doc.get('total_cases', 0)} cases errored)"
-                )
-            state.failures.extend(gates.failures(doc))
+            state.failures.extend(gates.failures(doc, outcome.location.rel_dir))
         if state.outcomes and not state.documents and not state.failures:
             state.failures.append("no suite produced results")
 
     def write_files(self, documents: list[dict[str, Any]], report: str) -> dict[str, str]:
-        """results.json (every suite), junit.xml, report.md and the self-contained report.html,
-        as workspace-relative paths."""
-        from ..reports.html import write_html
-        from ..reports.junit import write_junit
+        """report.md, and with results results.json (every suite), junit.xml and the
+        self-contained report.html, as workspace-relative paths."""
+        from ..session.outputs import Outputs, write_outputs
 
-        paths: dict[str, str] = {}
+        names = {"report": "report.md"} | ({"results": "results.json", "junit": "junit.xml",
+                                            "html": "report.html"} if documents else {})
+        files = {key: self.out_dir / name for key, name in names.items()}
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            report_file = self.out_dir / "report.md"
-            report_file.write_text(report, encoding="utf-8")
-            paths["report"] = self.repo_path(report_file)
-            if documents:
-                results_file = self.out_dir / "results.json"
-                write_document(document_set(documents), results_file)
-                write_junit(documents, self.out_dir / "junit.xml")
-                paths["results"] = self.repo_path(results_file)
-                html_file = self.out_dir / "report.html"
-                write_html(documents, html_file)
-                paths["html"] = self.repo_path(html_file)
+            write_outputs(documents, Outputs(files.get("results"), files.get("junit"), files["report"],
+                                             files.get("html")), markdown=report)
         except OSError as exc:
             self.state.failures.append(f"cannot write results into {RESULTS_DIR}/ ({exc.strerror}) "
                                        f"as uid {os.geteuid()}")
             self.log.error(self.state.failures[-1])
-        return paths
+            return {}
+        return {key: self.repo_path(path) for key, path in files.items() if key != "junit"}
 
     def comment(self, report: str) -> list[str]:
         """Create or update the PR comment; returns notes for the job summary when it cannot."""
@@ -465,9 +392,3 @@ class Action:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-
-
-def _triggers_measured(doc: dict[str, Any]) -> bool:
-    """A suite of trigger queries only measured something when a trial ran without error."""
-    block = doc.get("triggers") or {}
-    return int(block.get("trials", 0)) > int(block.get("errors", 0))

@@ -68,6 +68,7 @@ def read_journal(path: Path) -> list[dict[str, Any]]:
     arms as cases), as ``--resume`` reads a results document. A line cut short by a kill is
     skipped."""
     suites: dict[str, dict[str, Any]] = {}
+    cases: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         try:
             entry = json.loads(line)
@@ -75,14 +76,17 @@ def read_journal(path: Path) -> list[dict[str, Any]]:
             continue
         if "format" in entry:
             suite = entry["suite"]
-            doc = suites.setdefault(suite["path"], {"cases": []})
-            doc["suite"] = {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"]}
-            doc["adapter"] = {"name": suite["adapter"]}
-            doc["models"] = {"agent": suite["model"]}
+            suites[suite["path"]] = {
+                "suite": {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"]},
+                "adapter": {"name": suite["adapter"]},
+                "models": {"agent": suite["model"]},
+            }
+            cases.setdefault(suite["path"], {})
         elif entry.get("suite") in suites:
-            suites[entry["suite"]]["cases"].append(
-                {"case_name": entry["case_name"], "run_index": entry["run_index"], entry["arm"]: entry["record"]})
-    return list(suites.values())
+            key = (entry["case_name"], entry["run_index"])
+            case = cases[entry["suite"]].setdefault(key, {"case_name": key[0], "run_index": key[1]})
+            case[entry["arm"]] = entry["record"]
+    return [{**doc, "cases": list(cases[path].values())} for path, doc in suites.items()]
 
 
 def with_journal(documents: list[dict[str, Any]], journal: list[dict[str, Any]]) -> list[dict[str, Any]]:

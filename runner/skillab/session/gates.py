@@ -17,12 +17,24 @@ class Gates:
     gate_on: str = "point"
     min_trigger_recall: float | None = None
     max_false_trigger_rate: float | None = None
+    # Fail a suite that measured nothing at all (every case errored, no trigger trial ran).
+    require_measured: bool = False
 
-    def failures(self, doc: dict[str, Any]) -> list[str]:
-        """One line per gate the document fails."""
-        return gate_failures(doc, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
-                             min_trigger_recall=self.min_trigger_recall,
-                             max_false_trigger_rate=self.max_false_trigger_rate)
+    def failures(self, doc: dict[str, Any], name: str | None = None) -> list[str]:
+        """One line per gate the document fails (``name``: the suite, for the measured gate)."""
+        reasons = []
+        if self.require_measured and int(doc.get("cases_aggregated", 0)) == 0 and not _triggers_measured(doc):
+            reasons.append(f"{name or doc['suite']['skill']}: measured nothing "
+                           f"({int(doc.get('errors', 0))} of {doc.get('total_cases', 0)} cases errored)")
+        return reasons + gate_failures(doc, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
+                                       min_trigger_recall=self.min_trigger_recall,
+                                       max_false_trigger_rate=self.max_false_trigger_rate)
+
+
+def _triggers_measured(doc: dict[str, Any]) -> bool:
+    """A suite of trigger queries only measured something when a trial ran without error."""
+    block = doc.get("triggers") or {}
+    return int(block.get("trials", 0)) > int(block.get("errors", 0))
 
 
 def gate_failures(doc: dict, fail_on: Sequence[str], min_delta: float | None,

@@ -41,6 +41,8 @@ OnError = Callable[[SuiteRun, Exception], bool]
 OnDocument = Callable[[SuiteRun, dict[str, Any]], None]
 # Wraps each suite's run and the handling of its failure (the Action's log group).
 Around = Callable[[SuiteRun], AbstractContextManager]
+# The suite's own settings, worked out as it starts (may fail like the run: see OnError).
+Configure = Callable[[SuiteRun, RunConfig], RunConfig]
 
 
 def suite_config(config: RunConfig, target: Path) -> RunConfig:
@@ -61,21 +63,24 @@ class Session:
     """Runs suites with the engine, telling every reporter each event."""
 
     def __init__(self, reporters: Iterable[Subscriber] = (), *, on_document: OnDocument | None = None,
-                 on_error: OnError | None = None, around: Around | None = None):
+                 on_error: OnError | None = None, around: Around | None = None,
+                 configure: Configure | None = None):
         self.emit = Broadcast(reporters)
         self.on_document = on_document
         self.on_error = on_error
         self.around = around or (lambda _run: nullcontext())
+        self.configure = configure or (lambda _run, config: config)
 
     def run(self, runs: Iterable[SuiteRun]) -> SessionResult:
         from ..engine import run_suite
 
         result = SessionResult()
         for item in runs:
-            config = self._within_cap(suite_config(item.config, item.target), result.documents)
             report, go_on = None, True
             with self.around(item):
                 try:
+                    config = self.configure(item, suite_config(item.config, item.target))
+                    config = self._within_cap(config, result.documents)
                     report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from)
                 except KeyboardInterrupt:
                     result.interrupted = True
