@@ -12,7 +12,8 @@ import pytest
 
 from skillab.cli import main
 from .configs import run_config
-from skillab.engine.runner import Execution, prepare_suite
+from skillab.engine.prepare import prepare_suite
+from skillab.engine.runner import Execution
 from skillab.errors import SuiteError
 from skillab.suite import load_suite
 from skillab.suite.model import VerifierGrader

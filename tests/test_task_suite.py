@@ -299,7 +299,8 @@ def test_a_suite_copied_elsewhere_keeps_working(tmp_path, capsys):
 
 def test_fixtures_beside_the_skill_never_reach_an_agent_but_reach_the_judge(tmp_path):
     from .configs import run_config
-    from skillab.engine.runner import Execution, prepare_suite
+    from skillab.engine.prepare import prepare_suite
+    from skillab.engine.runner import Execution
 
     path = write_suite(tmp_path / "demo", task_with(judge={"type": "pytest", "test_file": "fixtures/test_json.py"}))
     (path.parent / "notes.md").write_text("bundled with the skill\n")

@@ -11,7 +11,7 @@ import pytest
 
 from skillab.agents.claude_code import ClaudeCodeAdapter
 from .configs import run_config
-from skillab.engine.runner import prepare_suite
+from skillab.engine.prepare import prepare_suite
 from skillab.engine.trigger import run_triggers
 
 from .fakes.model_server import text, tool_call

@@ -8,7 +8,7 @@ from ..lazy import lazy_exports
 
 _EXPORTS = {
     "RunReport": ".runner",
-    "prepare_suite": ".runner",
+    "prepare_suite": ".prepare",
     "run_suite": ".runner",
 }
 __all__ = list(_EXPORTS)

@@ -17,7 +17,8 @@ from typing import Any
 from ..agents.base import Usage
 from ..providers.pricing import cost_usd, price_of
 from ..core.settings import RunConfig
-from .runner import Execution, Prepared
+from .prepare import Prepared
+from .runner import Execution
 
 # The rough guess, used only without an earlier measured run: every model call is sent the
 # prompt, the skill and this much framing, and answers this many tokens.

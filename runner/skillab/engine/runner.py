@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 import threading
 from collections import deque
@@ -17,26 +16,22 @@ from ..agents.base import ArmName
 from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
-from ..core.settings import EngineSettings, RunConfig
-from ..errors import UsageError
+from ..core.settings import RunConfig
 from ..grading.graders import grading_scope
 from ..records import ArmRecord, CaseRecord
 from ..reports.results import RunMeta, build_document
 from ..sandbox.isolation import detect_isolation
-from ..sandbox.backend import Choice, active, require_sandbox, use_sandbox
+from ..sandbox.backend import require_sandbox
 from ..sandbox.process import allow_commands, kill_running_commands
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
-from ..skill.loader import Skill, load_skill
-from ..suite import load_suite
-from ..suite.model import Case, Suite, VerifierGrader
-from ..suite.trigger import TriggerQuery, suite_trigger_queries, with_sibling_queries
 from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_key, default_cache_dir, scope_digest
 from .consistency import check_consistency
+from .prepare import prepare_suite, run_warnings, sandbox_scope, suite_sandbox
 from .shard import ShardPlan, plan_shards
-from .trigger import Crowd, load_crowd, run_triggers, select_queries
+from .trigger import run_triggers
 
 @dataclass
 class RunReport:
@@ -58,96 +53,6 @@ class RunReport:
         return bool(self.document.get("interrupted"))
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """A suite resolved and ready to run: everything that can fail on bad input, done first."""
-
-    suite: Suite
-    skill: Skill
-    graded: tuple[Case, ...]
-    trigger_only: tuple[Case, ...]
-    # Every trigger query (trigger-only cases and trigger sets), posed in trigger trials.
-    triggers: tuple[TriggerQuery, ...] = ()
-    siblings: tuple[Skill, ...] = ()
-    # What was wrong with the siblings (skipped, not fatal: they are not under test).
-    crowd_warnings: tuple[str, ...] = ()
-
-
-def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
-    suite = load_suite(Path(target), format=engine.suite_format)
-    skill = load_skill(suite.skill_dir or suite.path.parent)
-    triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)
-    unknown = sorted(set(engine.case_names) - {c.name for c in suite.cases} - {q.name for q in triggers})
-    if unknown:
-        raise UsageError(f"{suite.path}: no case named {', '.join(repr(n) for n in unknown)}")
-    suite = with_reward_threshold(suite.select(list(engine.case_names), list(engine.tags)), engine.reward_threshold)
-    if engine.sandbox == "image":
-        suite = in_own_image(suite)
-    triggers = select_queries(triggers, suite, engine.case_names, engine.tags)
-    crowd = Crowd()
-    # Siblings matter only to a skill with trigger queries of its own.
-    if engine.siblings_dir and triggers:
-        crowd = load_crowd(engine.siblings_dir, skill)
-        if not engine.case_names and not engine.tags:
-            triggers = with_sibling_queries(triggers, list(crowd.queries))
-    if not suite.cases and not triggers:
-        raise UsageError(f"{suite.path}: no case matches the --case/--tag selection")
-    graded = tuple(c for c in suite.cases if not c.trigger_only)
-    trigger_only = tuple(c for c in suite.cases if c.trigger_only)
-    return Prepared(suite, skill, graded, trigger_only, tuple(triggers), crowd.siblings, crowd.warnings)
-
-
-def with_reward_threshold(suite: Suite, threshold: float) -> Suite:
-    """The suite with every verifier passing at the run's reward threshold."""
-    def case(c: Case) -> Case:
-        graders = tuple(dataclasses.replace(g, reward_threshold=threshold) if isinstance(g, VerifierGrader) else g
-                        for g in c.graders)
-        return dataclasses.replace(c, graders=graders)
-
-    return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
-
-
-def in_own_image(suite: Suite) -> Suite:
-    """The suite as ``--sandbox image`` runs it: a case that brings a Dockerfile runs on the image
-    built from it, so only what that image cannot cure (the network, a GPU) keeps it unsupported."""
-    def case(c: Case) -> Case:
-        if c.image is None or c.image.dockerfile is None:
-            return c
-        return dataclasses.replace(c, unsupported=c.unsupported_in_image)
-
-    return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
-
-
-def run_warnings(config: RunConfig, judge: Any | None) -> list[str]:
-    """What the reader of the results should know about how this run was set up."""
-    if judge is None or not config.agent.model.name:
-        return []
-    from ..providers.judge_transport import judge_independence_warning
-
-    warning = judge_independence_warning(config.agent.model.name, judge.model)
-    return [warning] if warning else []
-
-
-def _sandbox(suite: Suite, config: RunConfig, stack: ExitStack) -> Choice:
-    """The backend for this suite's commands: ``--sandbox image`` builds the task's image."""
-    if config.engine.sandbox != "image":
-        return use_sandbox(config.engine.sandbox)
-    from ..sandbox.image import image_sandbox
-
-    environment = Path(suite.path).parent / "environment"
-    if not (environment / "Dockerfile").is_file():
-        raise UsageError(f"--sandbox image: {suite.path} brings no image "
-                         f"({environment}/Dockerfile does not exist)")
-    stack.callback(use_sandbox, None)
-    return stack.enter_context(image_sandbox(environment))
-
-
-def _sandbox_scope() -> str:
-    backend = active().backend
-    image = getattr(backend, "image", None)
-    return f"{backend.name}:{image.digest}" if image is not None else backend.name
-
-
 def run_suite(
     target: Path,
     config: RunConfig,
@@ -163,7 +68,7 @@ def run_suite(
     """
     prepared = prepare_suite(target, config.engine)
     with ExitStack() as stack:
-        require_sandbox(_sandbox(prepared.suite, config, stack), config.agent.adapter)
+        require_sandbox(suite_sandbox(prepared.suite, config, stack), config.agent.adapter)
         allow_commands()
         adapter = create_adapter(config)
         shard = config.engine.shard
@@ -279,7 +184,7 @@ class Execution:
                 "grading": grading_scope(job.case),
                 "pass_k": self.config.engine.pass_k,
                 # A baseline that ran unsandboxed (or in another image) is not this run's baseline.
-                "sandbox": _sandbox_scope(),
+                "sandbox": sandbox_scope(),
                 "pass_n": max(self.config.engine.pass_k, self.config.engine.pass_n),
             }
         )

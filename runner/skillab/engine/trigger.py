@@ -29,7 +29,7 @@ from ..suite.trigger import TriggerQuery
 if TYPE_CHECKING:
     from ..core.settings import RunConfig
     from .against import OriginalSkill
-    from .runner import Prepared
+    from .prepare import Prepared
 
 # "baseline": a query meant for a sibling, posed to the siblings alone, to tell what the
 # candidate's arrival changed.
