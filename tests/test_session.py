@@ -119,3 +119,20 @@ def test_a_session_stops_at_a_failure_it_is_told_to_stop_at(tmp_path):
     config = run_config(adapter="mock", cache_enabled=False)
     result = Session(on_error=stop).run([SuiteRun(missing, config), SuiteRun(good, config)])
     assert failed == [missing] and result.documents == []
+
+
+def test_one_suite_under_two_agents_is_two_experiments_in_the_journal(tmp_path):
+    journal = tmp_path / "r.checkpoint.jsonl"
+    lines = []
+    for adapter in ("mock", "agent"):
+        lines.append({"format": "skillab.checkpoint/1", "suite": {"path": "s/eval.yaml", "skill": "s",
+                      "skill_hash": "h", "adapter": adapter, "model": None}})
+        lines.append({"suite": "s/eval.yaml", "adapter": adapter, "case_name": "a", "run_index": 0,
+                      "arm": "with_skill", "record": {"by": adapter}})
+    journal.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"suite": "s/eval.y')
+    docs = read_journal(journal)
+    assert [(d["adapter"]["name"], d["cases"][0]["with_skill"]["by"]) for d in docs] == [
+        ("mock", "mock"), ("agent", "agent")]
+    earlier = {**docs[0], "cases": [{"case_name": "a", "run_index": 0, "with_skill": {"errored": True}}]}
+    (merged, _) = with_journal([earlier], docs)
+    assert merged["cases"][0]["with_skill"] == {"by": "mock"}  # the errored arm gives way

@@ -69,14 +69,19 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     """The earlier document of each suite (``--resume``), checked to be the same experiment."""
     if args.resume is None:
         return [None] * len(prepared)
-    earlier = {Path(d["suite"]["path"]).resolve(): d for d in load_results(args.resume)}
+    adapter = args.adapter[0] if args.adapter else "agent"
+    earlier: dict[Path, dict] = {}
+    for doc in load_results(args.resume):
+        path = Path(doc["suite"]["path"]).resolve()
+        # A suite run under several agents: the one this run resumes, if it is there.
+        if path not in earlier or doc["adapter"]["name"] == adapter:
+            earlier[path] = doc
     found = []
     for p in prepared:
         doc = earlier.get(Path(p.suite.path).resolve())
         if doc is not None and doc["suite"].get("skill_hash") != p.skill.content_hash():
             raise UsageError(f"--resume {args.resume}: the skill {p.skill.name} changed since that "
                              "run; resuming would mix two versions (run it afresh)")
-        adapter = args.adapter[0] if args.adapter else "agent"
         if doc is not None and (doc["adapter"]["name"] != adapter
                                 or doc["models"].get("agent") != args.model):
             raise UsageError(f"--resume {args.resume}: that run used adapter {doc['adapter']['name']} "
@@ -143,6 +148,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             for agent_config in configs for target, resume_from in zip(targets, earlier)]
     with display or _nothing():
         session = Session(reporters, on_document=save).run(runs)
+    if session.interrupted and not documents:
+        raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
     checkpoint.close(complete=not (session.interrupted or session.stopped))
     interrupted = session.interrupted
     write_reports(args, documents)

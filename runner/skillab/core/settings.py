@@ -136,6 +136,7 @@ class EngineSettings:
     # ``--against``: the original skill (git ref or directory) run as a third arm.
     against: str | None = None
     suite_format: str | None = None
+    # The run history each whole suite run joins (the session's history reporter writes it).
     history_path: Path | None = None
     # Crowd mode: other skills offered beside the candidate in trigger trials.
     siblings_dir: Path | None = None

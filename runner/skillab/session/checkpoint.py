@@ -67,8 +67,9 @@ def read_journal(path: Path) -> list[dict[str, Any]]:
     """The journal as one partial document per suite (suite, adapter, models and the finished
     arms as cases), as ``--resume`` reads a results document. A line cut short by a kill is
     skipped."""
-    suites: dict[str, dict[str, Any]] = {}
-    cases: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}
+    # One suite may run under several agents (``--adapter A,B``): each is its own experiment.
+    suites: dict[tuple[str, str], dict[str, Any]] = {}
+    cases: dict[tuple[str, str], dict[tuple[str, int], dict[str, Any]]] = {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         try:
             entry = json.loads(line)
@@ -76,26 +77,31 @@ def read_journal(path: Path) -> list[dict[str, Any]]:
             continue
         if "format" in entry:
             suite = entry["suite"]
-            suites[suite["path"]] = {
+            which = (suite["path"], suite["adapter"])
+            suites[which] = {
                 "suite": {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"]},
                 "adapter": {"name": suite["adapter"]},
                 "models": {"agent": suite["model"]},
             }
-            cases.setdefault(suite["path"], {})
-        elif entry.get("suite") in suites:
+            cases.setdefault(which, {})
+        elif (entry.get("suite"), entry.get("adapter")) in suites:
             key = (entry["case_name"], entry["run_index"])
-            case = cases[entry["suite"]].setdefault(key, {"case_name": key[0], "run_index": key[1]})
+            which = (entry["suite"], entry["adapter"])
+            case = cases[which].setdefault(key, {"case_name": key[0], "run_index": key[1]})
             case[entry["arm"]] = entry["record"]
-    return [{**doc, "cases": list(cases[path].values())} for path, doc in suites.items()]
+    return [{**doc, "cases": list(cases[which].values())} for which, doc in suites.items()]
 
 
 def with_journal(documents: list[dict[str, Any]], journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The documents, each given the journal's arms that it lacks or holds only as errored;
     a suite only the journal knows is added as its partial document."""
-    by_path = {Path(d["suite"]["path"]).resolve(): d for d in documents}
+    def experiment(doc: dict[str, Any]) -> tuple[Path, str]:
+        return Path(doc["suite"]["path"]).resolve(), doc["adapter"]["name"]
+
+    by_experiment = {experiment(d): d for d in documents}
     merged = list(documents)
     for partial in journal:
-        doc = by_path.get(Path(partial["suite"]["path"]).resolve())
+        doc = by_experiment.get(experiment(partial))
         if doc is None:
             merged.append(partial)
             continue
