@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from ..grading.trajectory import Trajectory
 from ..skill.loader import Skill
@@ -111,20 +111,3 @@ class AgentResult:
     @property
     def tool_call_count(self) -> int:
         return len(self.trajectory.tool_calls)
-
-
-class Adapter(Protocol):
-    """An agent runtime. Implementations are chosen by name in ``agents.registry``."""
-
-    name: str
-
-    def identity(self) -> dict[str, Any]:
-        """Everything that changes the without-skill baseline (model, loading mode, max turns).
-
-        Scopes the baseline cache: two adapters with equal identities may share baselines.
-        """
-        ...
-
-    def run(self, request: ArmRequest) -> AgentResult:
-        """Work the arm in ``request.workspace``. Provider failures return ``error``, not raise."""
-        ...

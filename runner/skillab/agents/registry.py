@@ -16,7 +16,7 @@ ADAPTERS: dict[str, str] = {
     "codex": "skillab.agents.codex:CodexAdapter",
     "gemini-cli": "skillab.agents.gemini_cli:GeminiCliAdapter",
 }
-MOCK_JUDGE = "skillab.grading.mock_judge:MockJudgeTransport"
+MOCK_JUDGE = "skillab.providers.mock:MockModel"
 MODEL_JUDGE = "skillab.providers.judge_transport:ProviderJudgeTransport"
 
 

@@ -12,7 +12,7 @@ from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
-from ..session.targets import suite_targets
+from .targets import suite_targets
 from .settings import configs_from_args
 
 
@@ -41,8 +41,8 @@ def check_destinations(args: argparse.Namespace) -> None:
 
 def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) -> list:
     """Everything that can fail on bad input, for every suite, before the first case runs."""
-    from ..agents.mock import check_case_names
     from ..engine.prepare import prepare_suite
+    from ..providers.mock_script import check_case_names
     from ..suite import load_suite
     from ..suite.trigger import suite_trigger_queries
 

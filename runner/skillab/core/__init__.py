@@ -1,1 +1,1 @@
-"""Shared types and contracts: the layer every other part of skillab builds on, importing nothing of it."""
+"""The shared types and contracts every layer builds on; it imports nothing else of skillab."""

@@ -28,6 +28,7 @@ from .base import BASE_URL_ENV, KEY_ENV, PROVIDERS, ModelClient, ProviderName
 from .retry import DEFAULT_PROVIDER_CONCURRENCY, RetryPolicy
 
 KEYLESS_PLACEHOLDER = "skillab-keyless"
+DEFAULT_TUNING = ProviderTuning()
 
 _OPENAI_NAMES = re.compile(r"^(?:gpt|chatgpt|o1|o3|o4)(?:\b|[-_.])", re.IGNORECASE)
 _ANTHROPIC_NAMES = re.compile(r"^claude", re.IGNORECASE)
@@ -81,7 +82,7 @@ def infer_provider(
     return found
 
 
-def agent_settings(agent: ModelRole, tuning: ProviderTuning = ProviderTuning()) -> ProviderSettings:
+def agent_settings(agent: ModelRole, tuning: ProviderTuning = DEFAULT_TUNING) -> ProviderSettings:
     """The agent model's provider settings, from ``--model``, ``--provider`` and ``--base-url``."""
     if not agent.name:
         raise UsageError("this adapter needs a model: pass --model (or set SKILLAB_MODEL)")
@@ -108,7 +109,7 @@ def judge_model_for(agent_role: ModelRole, judge: JudgeSettings) -> str | None:
 
 
 def judge_settings(agent: ModelRole, judge: JudgeSettings,
-                   tuning: ProviderTuning = ProviderTuning()) -> ProviderSettings:
+                   tuning: ProviderTuning = DEFAULT_TUNING) -> ProviderSettings:
     """The judge model's settings (``judge_model_for`` picks the model).
 
     The judge goes where the agent goes (``--provider``, ``--base-url``) unless its name belongs
