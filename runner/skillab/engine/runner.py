@@ -17,7 +17,7 @@ from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
 from ..core.settings import RunConfig
-from ..grading.graders import grading_scope
+from ..formats.grading import grading_scope
 from ..records import ArmRecord, CaseRecord
 from ..reports.results import RunMeta, build_document
 from ..sandbox.isolation import detect_isolation

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..atomic import write_json
-from ..grading.graders import grading_scope
+from ..formats.grading import grading_scope
 from ..records import CaseRecord
 from ..sandbox.isolation import Isolation
 from ..secrets import Redactor
