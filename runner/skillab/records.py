@@ -1,7 +1,8 @@
 """What a run produces: per-check, per-arm and per-(case, run) records.
 
 These are the boundary types between the engine, scoring and reports; each serializes itself
-once, into the spec's ``test-case-result`` shape plus skillab's extras.
+once, into the spec's ``test-case-result`` shape plus skillab's extras. A large run holds
+thousands of them, so they keep their fields in slots rather than a dict apiece.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ OUTCOMES: tuple[Outcome, ...] = ("flip_to_pass", "pass_kept", "fail_kept", "flip
 Verdict = Literal["pass", "fail", "mixed", "error"]
 
 
-@dataclass
+@dataclass(slots=True)
 class ValidatorResult:
     """One validator's verdict. ``errored``: no verdict (timeout, spawn failure, odd exit code)."""
 
@@ -44,7 +45,7 @@ class ValidatorResult:
         return data
 
 
-@dataclass
+@dataclass(slots=True)
 class ExpectationResult:
     """The judge's verdict on one expectation. ``errored``: the judge could not be asked."""
 
@@ -66,7 +67,7 @@ class ExpectationResult:
         return data
 
 
-@dataclass
+@dataclass(slots=True)
 class ArmRecord:
     """One arm of one (case, run): what the agent did and how it was graded."""
 
@@ -139,7 +140,7 @@ class ArmRecord:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class CaseRecord:
     """One (case, run) A/B record: the unit the spec aggregates over."""
 

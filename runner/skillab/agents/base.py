@@ -42,7 +42,7 @@ class ArmRequest:
         return tuple(sorted(skills, key=lambda s: s.name))
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """Token usage and, when the model's price is known, its USD cost (never guessed)."""
 

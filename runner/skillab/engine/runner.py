@@ -5,7 +5,8 @@ from __future__ import annotations
 import tempfile
 import threading
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
+from queue import Empty, SimpleQueue
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -18,6 +19,7 @@ from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFi
                            SubscriberFailed, ignore)
 from ..core.settings import RunConfig
 from ..formats.grading import grading_scope
+from ..heap import limit_arenas
 from ..records import ArmRecord, CaseRecord
 from ..reports.results import RunMeta, build_document
 from ..sandbox.isolation import detect_isolation
@@ -32,6 +34,20 @@ from .consistency import check_consistency
 from .prepare import prepare_suite, run_warnings, sandbox_scope, suite_sandbox
 from .shard import ShardPlan, plan_shards
 from .trigger import run_triggers
+
+# How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
+POLL_S = 0.5
+
+
+def arms_in_flight(concurrency: int) -> int:
+    """Arms started at once for ``concurrency`` agents working at once.
+
+    An arm's workspace set-up, validators and clean-up run outside its agent's slot (see
+    ``ArmContext.agents``), so as many arms again are started to do them while every slot keeps
+    an agent working. ``--concurrency 1`` stays one arm at a time, start to finish.
+    """
+    return 1 if concurrency <= 1 else 2 * concurrency
+
 
 @dataclass
 class RunReport:
@@ -131,6 +147,8 @@ class Execution:
         self.consistency: dict | None = None
         self.started = datetime.now(timezone.utc)
         self._lock = threading.Lock()
+        # (case, run) pairs with every arm finished: a progress tick counts without a scan.
+        self._pairs_done = 0
 
     # -- planning --------------------------------------------------------------------------
 
@@ -168,6 +186,7 @@ class Execution:
                 if data and not data.get("errored") and (arm != "original" or self.original):
                     self.arms[(case_index, run_index, arm)] = ArmRecord.from_dict(data)
                     self.cache_hits += bool(data.get("cached"))
+        self._pairs_done = len(self.records())
 
     def _cache_slot(self, job: ArmJob) -> tuple[str, str] | None:
         if self.cache is None or job.arm != "without_skill":
@@ -211,8 +230,10 @@ class Execution:
                 keep_workspaces=self.config.engine.keep_workspaces,
                 pass_k=self.config.engine.pass_k,
                 pass_n=self.config.engine.pass_n,
+                agents=threading.BoundedSemaphore(max(1, self.config.engine.concurrency)),
             )
-            pool = ThreadPoolExecutor(max_workers=max(1, self.config.engine.concurrency))
+            limit_arenas()
+            pool = ThreadPoolExecutor(max_workers=arms_in_flight(self.config.engine.concurrency))
             try:
                 self._drive(pool, ctx, jobs)
             except KeyboardInterrupt:
@@ -235,7 +256,10 @@ class Execution:
         return self.kept_workspaces
 
     def _drive(self, pool: ThreadPoolExecutor, ctx: ArmContext, jobs: list[tuple[int, ArmJob]]) -> None:
-        """Submit arms as slots free up, so a cost cap stops new work within one arm per slot.
+        """Submit arms as slots free up, so a cost cap stops new work within two arms per slot.
+
+        Finished arms arrive on a completion queue, so the loop costs the same per arm however
+        long the run (waiting on the set of pending futures costs a pass over it per wake-up).
 
         A baseline is reused only if the model served now is the one that produced it, so with
         an adapter that reports its served model, cached lookups wait for the first fresh arm to
@@ -244,10 +268,11 @@ class Execution:
         queue = deque((case_index, job, self._cache_slot(job)) for case_index, job in jobs)
         waiting: list[tuple[int, ArmJob, tuple[str, str] | None]] = []
         pending: dict[Future, tuple[int, ArmJob, tuple[str, str] | None]] = {}
+        finished: SimpleQueue[Future] = SimpleQueue()
         settled = not getattr(self.adapter, "reports_served_model", False)
         served: str | None = None
         lookups = True
-        slots = max(1, self.config.engine.concurrency)
+        slots = arms_in_flight(self.config.engine.concurrency)
         while queue or pending or waiting:
             while queue and len(pending) < slots and self.stopped is None:
                 case_index, job, slot = queue.popleft()
@@ -259,7 +284,9 @@ class Execution:
                     self.cache_hits += 1
                     self._finish(case_index, job, hit)
                     continue
-                pending[pool.submit(execute_arm, job, ctx)] = (case_index, job, slot)
+                future = pool.submit(execute_arm, job, ctx)
+                pending[future] = (case_index, job, slot)
+                future.add_done_callback(finished.put)
             if not pending:
                 if not waiting or self.stopped is not None:
                     break
@@ -268,20 +295,22 @@ class Execution:
                 queue.extendleft(reversed(waiting))
                 waiting = []
                 continue
-            done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for future in done:
-                case_index, job, slot = pending.pop(future)
-                record = future.result()
-                if slot:
-                    self.cache.put(*slot, record)
-                self._spend(record)
-                self._finish(case_index, job, record)
-                if not settled and not record.errored:
-                    # A provider that names no model leaves nothing to check: run them.
-                    served = record.extra.get("served_model")
-                    settled, lookups = True, bool(served)
-                    queue.extendleft(reversed(waiting))
-                    waiting = []
+            try:
+                future = finished.get(timeout=POLL_S)
+            except Empty:
+                continue
+            case_index, job, slot = pending.pop(future)
+            record = future.result()
+            if slot:
+                self.cache.put(*slot, record)
+            self._spend(record)
+            self._finish(case_index, job, record)
+            if not settled and not record.errored:
+                # A provider that names no model leaves nothing to check: run them.
+                served = record.extra.get("served_model")
+                settled, lookups = True, bool(served)
+                queue.extendleft(reversed(waiting))
+                waiting = []
 
     def _spend(self, record: ArmRecord) -> None:
         if not record.cached and record.usage.cost_usd is not None:
@@ -309,11 +338,14 @@ class Execution:
         with self._lock:
             self.arms[(case_index, job.run_index, job.arm)] = record
             pair = self._pair(case_index, job.run_index)
+            if pair is not None:
+                self._pairs_done += 1
+                done = self._pairs_done
         skill = self.prepared.skill.name
         self._publish(ArmFinished(str(self.prepared.suite.path), skill, job.case.name, job.run_index,
                                   job.arm, record))
         if pair is not None:
-            self._publish(CaseFinished(skill, len(self.records()), self.planned, pair))
+            self._publish(CaseFinished(skill, done, self.planned, pair))
 
     def _publish(self, event: Event) -> None:
         try:
