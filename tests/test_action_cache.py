@@ -45,8 +45,8 @@ def _config(tmp_path, **inputs):
     env = {spec.env_name: spec.default for spec in INPUTS}
     env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
     env.update({"GITHUB_EVENT_NAME": "schedule", "GITHUB_WORKSPACE": str(workspace)})
-    return Action(env, Log(io.StringIO())).config()
+    return Action(env, Log(io.StringIO())).configs()[0]
 
 
 def test_max_cost_usd_becomes_the_engines_spend_cap(tmp_path):
-    assert _config(tmp_path, adapter="mock", **{"max-cost-usd": "2.5"}).max_cost_usd == 2.5
+    assert _config(tmp_path, adapter="mock", **{"max-cost-usd": "2.5"}).engine.max_cost_usd == 2.5

@@ -18,7 +18,7 @@ import pytest
 
 from skillab.agents.base import ArmRequest
 from skillab.agents.claude_code import INSTALL_HINT, ClaudeCodeAdapter, parse_stream
-from skillab.engine.config import RunConfig
+from .configs import run_config
 from skillab.errors import MissingDependencyError, ProviderAuthError
 from skillab.sandbox.workspace import Workspace
 from skillab.skill.loader import load_skill
@@ -198,7 +198,7 @@ def test_missing_binary_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     with pytest.raises(MissingDependencyError) as caught:
-        ClaudeCodeAdapter.from_config(RunConfig(adapter="claude-code", model="claude-haiku-4-5"))
+        ClaudeCodeAdapter.from_config(run_config(adapter="claude-code", model="claude-haiku-4-5"))
     assert INSTALL_HINT in str(caught.value)
 
 
@@ -209,10 +209,10 @@ def test_from_config_needs_the_key_and_records_the_cli_version(claude, monkeypat
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ProviderAuthError, match="ANTHROPIC_API_KEY"):
-        ClaudeCodeAdapter.from_config(RunConfig(adapter="claude-code", model="claude-haiku-4-5"))
+        ClaudeCodeAdapter.from_config(run_config(adapter="claude-code", model="claude-haiku-4-5"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     built = ClaudeCodeAdapter.from_config(
-        RunConfig(adapter="claude-code", model="claude-haiku-4-5")
+        run_config(adapter="claude-code", model="claude-haiku-4-5")
     )
     identity = built.identity()
     assert identity["adapter"] == "claude-code" and identity["model"] == "claude-haiku-4-5"

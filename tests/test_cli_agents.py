@@ -18,7 +18,7 @@ from skillab.agents.base import ArmRequest
 from skillab.agents.cli_agent import CliAgent
 from skillab.agents.codex import CodexAdapter, parse_codex_events
 from skillab.agents.gemini_cli import GeminiCliAdapter, parse_gemini_events
-from skillab.engine.config import RunConfig
+from .configs import run_config
 from skillab.errors import MissingDependencyError, ProviderAuthError
 from skillab.skill.loader import load_skill
 from skillab.suite.model import Case
@@ -186,11 +186,12 @@ def test_from_config_records_the_cli_version_and_needs_the_key(cli, monkeypatch,
     (bin_dir / cli.adapter.cli).symlink_to(cli.binary())
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
     monkeypatch.delenv(cli.adapter.key_env, raising=False)
-    config = RunConfig(adapter=cli.name, model="some-model")
+    config = run_config(adapter=cli.name, model="some-model")
     with pytest.raises(ProviderAuthError, match=cli.adapter.key_env):
         cli.adapter.from_config(config)
     monkeypatch.setenv(cli.adapter.key_env, cli.key)
-    identity = cli.adapter.from_config(config).identity()
+    # Credentials are read from the environment once, when the settings are made.
+    identity = cli.adapter.from_config(run_config(adapter=cli.name, model="some-model")).identity()
     assert identity["adapter"] == cli.name and identity["cli_version"][0].isdigit()
     assert identity["skills_dir"] == cli.adapter.skills_dir and cli.key not in json.dumps(identity)
 
@@ -200,7 +201,7 @@ def test_missing_binary_says_how_to_install(adapter_class, monkeypatch, tmp_path
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv(adapter_class.key_env, "k")
     with pytest.raises(MissingDependencyError, match=adapter_class.package):
-        adapter_class.from_config(RunConfig(adapter=adapter_class.name, model="m"))
+        adapter_class.from_config(run_config(adapter=adapter_class.name, model="m"))
 
 
 def test_codex_events_become_turns_tools_usage_and_errors(tmp_path):

@@ -6,8 +6,11 @@ import threading
 from pathlib import Path
 
 from skillab.agents.mock import MockAdapter
-from skillab.engine.config import RunConfig
-from skillab.engine.runner import Execution, arms_in_flight, prepare_suite
+from skillab.core.events import CaseFinished
+from skillab.engine.prepare import prepare_suite
+from skillab.engine.runner import Execution, arms_in_flight
+
+from .configs import run_config
 
 
 class CountingAdapter(MockAdapter):
@@ -43,12 +46,12 @@ def _suite(root: Path, cases: int) -> Path:
 
 
 def test_never_more_agents_than_the_concurrency_and_every_tick_counted_once(tmp_path):
-    config = RunConfig(adapter="mock", cache_enabled=False, concurrency=3, runs=2)
-    prepared = prepare_suite(_suite(tmp_path, 6), config)
+    config = run_config(adapter="mock", cache_enabled=False, concurrency=3, runs=2)
+    prepared = prepare_suite(_suite(tmp_path, 6), config.engine)
     adapter = CountingAdapter()
-    execution = Execution(prepared, config, adapter, None, None, None)
     ticks: list[int] = []
-    execution.observer = lambda tick: ticks.append(tick.done)
+    execution = Execution(prepared, config, adapter, None,
+                          lambda event: ticks.append(event.done) if isinstance(event, CaseFinished) else None)
     report = execution.run()
     assert adapter.calls == 6 * 2 * 2
     assert 1 < adapter.most <= 3

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,11 +17,11 @@ def test_sigint_keeps_finished_cases_and_marks_the_document(tmp_path: Path):
     skill = make_skill(tmp_path, [grep_case(n) for n in names],
                        responses={n: answers("SKILLED", "plain") for n in names})
     out = tmp_path / "results.json"
-    # The first checkpoint lands as soon as the first case finishes.
+    # The checkpoint journal: a header, then one line per finished arm (both arms: one case).
     code, _, stderr = signal_when(
         [sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock", "--no-cache",
          "--mock-latency-ms", "150", "--concurrency", "1", "--output", str(out), "--quiet"],
-        out.exists, what="no checkpoint was written")
+        lambda: journal_lines(tmp_path / "results.checkpoint.jsonl") >= 3, what="no checkpoint was written")
     assert code == 130, stderr
     assert "Traceback" not in stderr
     doc = json.loads(out.read_text())
@@ -32,24 +34,58 @@ def test_sigint_keeps_finished_cases_and_marks_the_document(tmp_path: Path):
     assert doc["statistics"] is not None  # the final document, not a checkpoint
 
 
+def journal_lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def test_a_killed_run_resumes_from_its_checkpoint_journal(tmp_path: Path):
+    """SIGKILL leaves no results document, only the journal: --resume runs only what it lacks."""
+    names = [f"c{i:02d}" for i in range(8)]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: answers("SKILLED", "plain") for n in names})
+    out, journal = tmp_path / "results.json", tmp_path / "results.checkpoint.jsonl"
+    common = [sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock", "--no-cache",
+              "--no-history", "--concurrency", "1", "--output", str(out), "--quiet"]
+    code, _, _ = signal_when([*common, "--mock-latency-ms", "150"], lambda: journal_lines(journal) >= 7,
+                             what="no checkpoint was written", sig=signal.SIGKILL)
+    assert code == -signal.SIGKILL and not out.exists()
+    kept = [json.loads(line) for line in journal.read_text().splitlines()[1:] if line.endswith("}")]
+    resumed = subprocess.run([*common, "--resume", str(out), "--json"], capture_output=True, text=True,
+                             timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    doc = json.loads(out.read_text())
+    assert [c["case_name"] for c in doc["cases"]] == names and doc["interrupted"] is False
+    assert all(c["outcome"] == "flip_to_pass" for c in doc["cases"])
+    # Arms from the journal were kept, not run again: their records are the journal's.
+    first = next(c for c in doc["cases"] if c["case_name"] == kept[0]["case_name"])
+    assert first[kept[0]["arm"]]["duration_ms"] == kept[0]["record"]["duration_ms"]
+    assert not journal.exists()  # the run finished whole: nothing left to resume
+
+
 def test_a_full_disk_at_a_checkpoint_warns_and_the_run_goes_on(tmp_path: Path):
     import errno
 
-    from skillab.engine.config import RunConfig
+    from skillab.core.events import ArmFinished, Broadcast
     from skillab.engine.runner import run_suite
+
+    from .configs import run_config
 
     names = ["a", "b", "c"]
     skill = make_skill(tmp_path, [grep_case(n) for n in names],
                        responses={n: answers("SKILLED", "plain") for n in names})
     attempts = []
 
-    def full_disk(document: dict) -> None:
-        attempts.append(document)
-        raise OSError(errno.ENOSPC, "No space left on device")
+    class FullDisk:
+        name = "checkpoint"
 
-    config = RunConfig(adapter="mock", cache_enabled=False, concurrency=1,
+        def on_event(self, event) -> None:
+            if isinstance(event, ArmFinished):
+                attempts.append(event)
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+    config = run_config(adapter="mock", cache_enabled=False, concurrency=1,
                        mock_responses=skill / "mock-responses.yaml")
-    report = run_suite(skill, config, checkpoint=full_disk)
+    report = run_suite(skill, config, emit=Broadcast([FullDisk()]))
     assert attempts, "no checkpoint was attempted"
     assert not report.interrupted
     assert [c["outcome"] for c in report.document["cases"]] == ["flip_to_pass"] * 3

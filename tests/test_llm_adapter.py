@@ -8,7 +8,7 @@ import pytest
 
 from skillab.agents.base import ArmRequest
 from skillab.agents.llm import LlmAdapter
-from skillab.engine.config import RunConfig
+from .configs import run_config
 from skillab.errors import ProviderAuthError, UsageError
 from skillab.providers import RetryPolicy
 from skillab.providers.openai_compat import OpenAICompatClient
@@ -79,10 +79,10 @@ def test_from_config_checks_the_key_and_the_loading_mode(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ProviderAuthError, match="OPENAI_API_KEY"):
-        LlmAdapter.from_config(RunConfig(adapter="llm", model="gpt-4o"))
+        LlmAdapter.from_config(run_config(adapter="llm", model="gpt-4o"))
     with pytest.raises(UsageError, match="--adapter agent"):
-        LlmAdapter.from_config(RunConfig(adapter="llm", model="gpt-4o", skill_loading="discover"))
+        LlmAdapter.from_config(run_config(adapter="llm", model="gpt-4o", skill_loading="discover"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "k" * 20)
-    identity = LlmAdapter.from_config(RunConfig(adapter="llm", model="gpt-4o")).identity()
+    identity = LlmAdapter.from_config(run_config(adapter="llm", model="gpt-4o")).identity()
     assert identity["adapter"] == "llm" and identity["model"] == "gpt-4o"
     assert "sk-test" not in repr(identity)

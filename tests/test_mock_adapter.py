@@ -8,7 +8,7 @@ import pytest
 
 from skillab.agents.base import ArmRequest
 from skillab.agents.mock import MockAdapter, MockAnswer, default_answer, load_mock_responses
-from skillab.engine.config import RunConfig
+from .configs import run_config
 from skillab.errors import EXIT_USAGE, SandboxError, SkillabError
 from skillab.grading.trajectory import render_v1
 from skillab.skill.loader import Skill
@@ -180,7 +180,7 @@ def test_a_missing_file_is_a_user_error(tmp_path):
 
 def test_from_config_reads_the_file_and_latency(tmp_path):
     path = write(tmp_path, "greet:\n  with: Ahoy from file\n")
-    adapter = MockAdapter.from_config(RunConfig(mock_responses=path, mock_latency_ms=5))
+    adapter = MockAdapter.from_config(run_config(mock_responses=path, mock_latency_ms=5))
     result = adapter.run(request(tmp_path / "ws", "with_skill"))
     assert result.final_output == "Ahoy from file"
     assert result.trajectory.turns[0].latency_ms == 5
@@ -188,11 +188,11 @@ def test_from_config_reads_the_file_and_latency(tmp_path):
 
 def test_identity_changes_when_the_file_changes(tmp_path):
     path = write(tmp_path, "greet:\n  without: Hello\n")
-    before = MockAdapter.from_config(RunConfig(mock_responses=path)).identity()
+    before = MockAdapter.from_config(run_config(mock_responses=path)).identity()
     assert before["adapter"] == "mock"
-    assert before == MockAdapter.from_config(RunConfig(mock_responses=path)).identity()
+    assert before == MockAdapter.from_config(run_config(mock_responses=path)).identity()
     write(tmp_path, "greet:\n  without: Hello there\n")
-    assert MockAdapter.from_config(RunConfig(mock_responses=path)).identity() != before
+    assert MockAdapter.from_config(run_config(mock_responses=path)).identity() != before
 
 
 def test_identity_without_a_file_follows_the_script():

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from skillab.engine.config import RunConfig
+from .configs import judge_model_of, run_config
+from skillab.core.settings import Credentials
 from skillab.errors import ProviderAuthError
 from skillab.grading.judge import SYSTEM_PROMPT, Judge, fenced_blocks
 from skillab.grading.trajectory import ModelTurn, ToolCall, Trajectory, render_v1
@@ -134,34 +136,34 @@ def test_transport_adds_up_judge_usage(server):
 
 def test_from_config_uses_the_judge_model_and_needs_its_key(server, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    config = RunConfig(adapter="agent", model="gpt-4o", judge_model="claude-opus-4-5")
+    config = run_config(adapter="agent", model="gpt-4o", judge_model="claude-opus-4-5")
     with pytest.raises(ProviderAuthError, match="ANTHROPIC_API_KEY"):
         ProviderJudgeTransport.from_config(config)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-judge-" + "k" * 20)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    judge_transport = ProviderJudgeTransport.from_config(config)
+    # Credentials are read from the environment once, when the settings are made.
+    judge_transport = ProviderJudgeTransport.from_config(replace(config, credentials=Credentials()))
     assert (judge_transport.provider, judge_transport.model) == ("anthropic", "claude-opus-4-5")
     server.push(text('{"passed": false, "reason": "No total."}'))
     assert (
         judge_transport.complete(system="s", user="u") == '{"passed": false, "reason": "No total."}'
     )
     same = ProviderJudgeTransport.from_config(
-        RunConfig(adapter="agent", model="claude-haiku-4-5", judge_same_family=True)
+        run_config(adapter="agent", model="claude-haiku-4-5", judge_same_family=True)
     )
     assert same.model == "claude-haiku-4-5"  # the agent's own model only when asked for
 
 
 def test_the_judge_defaults_to_another_family_and_same_family_needs_the_flag(monkeypatch):
     from skillab.errors import UsageError
-    from skillab.providers.registry import judge_model_for
 
-    assert judge_model_for(RunConfig(adapter="agent", model="claude-haiku-4-5")) == "gpt-4.1-mini"
-    assert judge_model_for(RunConfig(adapter="agent", model="gpt-4o")) == "claude-haiku-4-5"
+    assert judge_model_of(run_config(adapter="agent", model="claude-haiku-4-5")) == "gpt-4.1-mini"
+    assert judge_model_of(run_config(adapter="agent", model="gpt-4o")) == "claude-haiku-4-5"
     with pytest.raises(UsageError, match="--judge-same-family"):
-        judge_model_for(RunConfig(adapter="agent", model="claude-haiku-4-5", judge_model="claude-opus-4-5"))
+        judge_model_of(run_config(adapter="agent", model="claude-haiku-4-5", judge_model="claude-opus-4-5"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ProviderAuthError, match="another family than the agent's"):
-        ProviderJudgeTransport.from_config(RunConfig(adapter="agent", model="claude-haiku-4-5"))
+        ProviderJudgeTransport.from_config(run_config(adapter="agent", model="claude-haiku-4-5"))
 
 
 @pytest.mark.parametrize(

@@ -39,8 +39,10 @@ def test_an_interrupted_run_says_so_everywhere_and_resumes_to_the_full_document(
     common = ["run", str(skill), "--adapter", "mock", "--no-cache", "--no-history",
               "--mock-latency-ms", "100", "--concurrency", "1"]
     reports = ["--markdown", "r.md", "--junit", "j.xml", "--html", "r.html"]
+    journal = tmp_path / "partial.checkpoint.jsonl"  # a header, then a line per finished arm
     code, stdout, stderr = signal_when([SKILLAB, *common, "--output", "partial.json", *reports],
-                                       (tmp_path / "partial.json").exists, cwd=tmp_path)
+                                       lambda: journal.exists() and len(journal.read_text().splitlines()) >= 3,
+                                       cwd=tmp_path)
     assert code == 130, stderr
     doc = json.loads((tmp_path / "partial.json").read_text())
     finished = doc["total_cases"]

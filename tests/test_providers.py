@@ -9,7 +9,7 @@ from email.utils import formatdate
 import pytest
 
 from skillab.agents.base import Usage
-from skillab.engine.config import RunConfig
+from .configs import run_config, agent_settings_of, judge_settings_of
 from skillab.errors import ProviderAuthError, ProviderError, UsageError
 from skillab.providers import (
     Message,
@@ -17,11 +17,9 @@ from skillab.providers import (
     ToolOutcome,
     ToolSpec,
     ToolUse,
-    agent_settings,
     cost_usd,
     create_client,
     infer_provider,
-    judge_settings,
     price_of,
 )
 from skillab.providers.anthropic import AnthropicClient
@@ -366,18 +364,18 @@ def test_unknown_model_name_asks_for_a_provider():
 
 
 def test_missing_key_is_an_auth_error_naming_the_variable_before_any_request(server):
-    settings = agent_settings(RunConfig(adapter="agent", model="claude-haiku-4-5"))
+    settings = agent_settings_of(run_config(adapter="agent", model="claude-haiku-4-5"))
     with pytest.raises(ProviderAuthError, match="ANTHROPIC_API_KEY"):
         create_client(settings, environ={"ANTHROPIC_BASE_URL": server.url})
-    settings = agent_settings(RunConfig(adapter="agent", model="gpt-4o"))
+    settings = agent_settings_of(run_config(adapter="agent", model="gpt-4o"))
     with pytest.raises(ProviderAuthError, match="OPENAI_API_KEY"):
         create_client(settings, environ={})
     assert server.count == 0
 
 
 def test_local_openai_compatible_server_runs_keyless(server):
-    settings = agent_settings(
-        RunConfig(adapter="agent", model="llama3.2", base_url=server.openai_url)
+    settings = agent_settings_of(
+        run_config(adapter="agent", model="llama3.2", base_url=server.openai_url)
     )
     client = create_client(settings, environ={})
     server.push(text("hello from llama"))
@@ -386,7 +384,7 @@ def test_local_openai_compatible_server_runs_keyless(server):
 
 
 def test_anthropic_base_url_comes_from_the_environment(server):
-    settings = agent_settings(RunConfig(adapter="agent", model="claude-haiku-4-5"))
+    settings = agent_settings_of(run_config(adapter="agent", model="claude-haiku-4-5"))
     client = create_client(
         settings, environ={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url}
     )
@@ -396,51 +394,49 @@ def test_anthropic_base_url_comes_from_the_environment(server):
 
 
 def test_judge_settings_follow_the_agent_unless_the_name_says_otherwise():
-    local = RunConfig(adapter="agent", model="llama3.2", base_url="http://127.0.0.1:11434/v1",
+    local = run_config(adapter="agent", model="llama3.2", base_url="http://127.0.0.1:11434/v1",
                       judge_same_family=True)
-    assert judge_settings(local).base_url == "http://127.0.0.1:11434/v1"
-    assert judge_settings(local).model == "llama3.2"
+    assert judge_settings_of(local).base_url == "http://127.0.0.1:11434/v1"
+    assert judge_settings_of(local).model == "llama3.2"
     # Without the flag the judge is of another family, at its own provider.
-    cross = judge_settings(RunConfig(adapter="agent", model="llama3.2", base_url="http://127.0.0.1:11434/v1"))
+    cross = judge_settings_of(run_config(adapter="agent", model="llama3.2", base_url="http://127.0.0.1:11434/v1"))
     assert (cross.model, cross.provider, cross.base_url) == ("claude-haiku-4-5", "anthropic", None)
-    mixed = RunConfig(adapter="agent", model="gpt-4o", judge_model="claude-opus-4-5")
-    assert (judge_settings(mixed).provider, judge_settings(mixed).base_url) == ("anthropic", None)
-    router = RunConfig(
+    mixed = run_config(adapter="agent", model="gpt-4o", judge_model="claude-opus-4-5")
+    assert (judge_settings_of(mixed).provider, judge_settings_of(mixed).base_url) == ("anthropic", None)
+    router = run_config(
         adapter="agent",
         model="openai/gpt-4o",
         judge_model="anthropic/claude-sonnet-4.5",
         base_url="https://router/v1",
     )
-    assert (judge_settings(router).provider, judge_settings(router).base_url) == (
+    assert (judge_settings_of(router).provider, judge_settings_of(router).base_url) == (
         "openai",
         "https://router/v1",
     )
-    proxy = RunConfig(
+    proxy = run_config(
         adapter="agent",
         model="claude-haiku-4-5",
         judge_model="claude-opus-4-5",
         base_url="http://litellm/v1",
         judge_same_family=True,
     )
-    assert (judge_settings(proxy).provider, judge_settings(proxy).base_url) == (
+    assert (judge_settings_of(proxy).provider, judge_settings_of(proxy).base_url) == (
         "openai",
         "http://litellm/v1",
     )
 
 
-def test_tuning_knobs_come_from_config_extra():
-    config = RunConfig(
+def test_tuning_knobs_come_from_the_provider_tuning():
+    config = run_config(
         adapter="agent",
         model="claude-haiku-4-5",
-        extra={
-            "max_attempts": 2,
-            "retry_base_delay_s": 0.5,
-            "request_timeout_s": 9,
-            "provider_concurrency": 3,
-            "stream": True,
-        },
+        max_attempts=2,
+        retry_base_delay_s=0.5,
+        request_timeout_s=9,
+        provider_concurrency=3,
+        stream=True,
     )
-    settings = agent_settings(config)
+    settings = agent_settings_of(config)
     assert settings.policy.max_attempts == 2 and settings.policy.base_delay_s == 0.5
     assert (settings.timeout_s, settings.concurrency, settings.stream) == (9.0, 3, True)
 

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from skillab.engine.config import RunConfig
+from .configs import run_config, agent_settings_of, judge_settings_of
 from skillab.errors import ProviderAuthError, ProviderError
 from skillab.providers import (
     Message,
     RetryPolicy,
     ToolOutcome,
     ToolSpec,
-    agent_settings,
     cost_usd,
     create_client,
     infer_provider,
-    judge_settings,
 )
 from skillab.providers.gemini import GeminiClient
 from skillab.providers.openai_responses import OpenAIResponsesClient
@@ -131,13 +129,13 @@ def test_rejected_key_stops(server, make):
 
 def test_gemini_models_are_chosen_by_name_and_read_their_own_key(server, monkeypatch):
     assert infer_provider("gemini-2.5-pro") == "gemini"
-    judged = RunConfig(adapter="agent", model="claude-haiku-4-5", judge_model="gemini-2.5-pro")
-    assert judge_settings(judged).provider == "gemini"
-    config = RunConfig(adapter="agent", model="gemini-2.5-flash")
+    judged = run_config(adapter="agent", model="claude-haiku-4-5", judge_model="gemini-2.5-pro")
+    assert judge_settings_of(judged).provider == "gemini"
+    config = run_config(adapter="agent", model="gemini-2.5-flash")
     monkeypatch.setenv("GEMINI_API_KEY", GEMINI_KEY)
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
     server.push(text("hello"))
-    client = create_client(agent_settings(config))
+    client = create_client(agent_settings_of(config))
     assert client.create([Message.user("q")], system="S").text == "hello"
-    responses = agent_settings(RunConfig(adapter="agent", model="gpt-5", provider="openai-responses"))
+    responses = agent_settings_of(run_config(adapter="agent", model="gpt-5", provider="openai-responses"))
     assert responses.key_env == "OPENAI_API_KEY"

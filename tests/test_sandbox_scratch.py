@@ -68,7 +68,7 @@ def test_an_interrupted_run_leaves_no_workspace_behind(tmp_path):
         code, _, stderr = signal_when(
             [sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock", "--no-cache",
              "--mock-latency-ms", "150", "--concurrency", "2", "--output", str(out), "--quiet"],
-            lambda: parent.exists() and any(parent.iterdir()) and out.exists(),
+            lambda: parent.exists() and any(parent.iterdir()) and (tmp_path / "results.checkpoint.jsonl").exists(),
             sig=signal.SIGTERM, what="the run never made its scratch directory")
     finally:
         if env_before is None:

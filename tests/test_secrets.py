@@ -63,7 +63,7 @@ def test_the_key_reaches_only_the_auth_header_and_never_a_result(tmp_path, monke
 
     from skillab.agents.agent import AgentAdapter
     from skillab.agents.base import ArmRequest
-    from skillab.engine.config import RunConfig
+    from .configs import run_config
     from skillab.sandbox.workspace import Workspace
     from skillab.suite.model import Case
 
@@ -74,7 +74,7 @@ def test_the_key_reaches_only_the_auth_header_and_never_a_result(tmp_path, monke
     workspace = Workspace.create(tmp_path, "arm")
     with FakeModelServer() as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        adapter = AgentAdapter.from_config(RunConfig(adapter="agent", model="claude-haiku-4-5"))
+        adapter = AgentAdapter.from_config(run_config(adapter="agent", model="claude-haiku-4-5"))
 
         def arm(prompt):
             return adapter.run(

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from skillab.cli import main
-from skillab.engine.config import RunConfig
-from skillab.engine.runner import Execution, prepare_suite
+from .configs import run_config
+from skillab.engine.prepare import prepare_suite
+from skillab.engine.runner import Execution
 from skillab.errors import SuiteError
 from skillab.formats.skillsbench.parser import prompt_section, rewrite_paths
 from skillab.formats.skillsbench.specs import VerifierGrader
@@ -396,8 +397,8 @@ def test_task_toml_syntax_errors_and_a_missing_instruction(tmp_path):
 
 def test_the_skill_directory_is_absent_from_the_without_skill_arm(tmp_path):
     adapter = ListingAdapter()
-    config = RunConfig(adapter="listing", cache_enabled=False, keep_workspaces=True)
-    prepared = prepare_suite(INI, config)
+    config = run_config(adapter="listing", cache_enabled=False, keep_workspaces=True)
+    prepared = prepare_suite(INI, config.engine)
     report = Execution(prepared, config, adapter, None, None, None).run()
     (record,) = report.records
     skill_files = {"scripts/ini_to_json.py", "SKILL.md"}
@@ -462,11 +463,11 @@ def test_only_what_the_tasks_own_image_cures_is_lifted_by_sandbox_image(tmp_path
     assert case.image.dockerfile == cured / "environment" / "Dockerfile" and case.unsupported_in_image is None
     assert main(["validate", str(cured)]) == 0
     assert "note: case cured runs with --sandbox image" in capsys.readouterr().out
-    (lifted,) = prepare_suite(cured, RunConfig(adapter="mock", sandbox="image")).graded
+    (lifted,) = prepare_suite(cured, run_config(adapter="mock", sandbox="image").engine).graded
     assert lifted.unsupported is None
     # A GPU is not something a built image provides: the case stays unsupported under the backend.
     gpu = make_task(tmp_path / "gpu", task_md(FRONTMATTER.replace("  cpus: 1\n", "  gpus: 1\n")), dockerfile=dockerfile)
-    (case,) = prepare_suite(gpu, RunConfig(adapter="mock", sandbox="image")).graded
+    (case,) = prepare_suite(gpu, run_config(adapter="mock", sandbox="image").engine).graded
     assert case.unsupported.startswith("needs a GPU") and "custom image" not in case.unsupported
 
 

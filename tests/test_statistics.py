@@ -9,7 +9,7 @@ import random
 import pytest
 from scipy.stats import binomtest, fisher_exact, t as student_t
 
-from skillab.cli import gate_failures
+from skillab.session import gate_failures
 from skillab.records import ArmRecord, CaseRecord
 from skillab.scoring import classify_outcome, paired_statistics
 from skillab.scoring.inference import CasePair, sign_flip_lower_p, sign_flip_p, t_quantile

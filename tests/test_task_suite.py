@@ -299,13 +299,14 @@ def test_a_suite_copied_elsewhere_keeps_working(tmp_path, capsys):
 
 
 def test_fixtures_beside_the_skill_never_reach_an_agent_but_reach_the_judge(tmp_path):
-    from skillab.engine.config import RunConfig
-    from skillab.engine.runner import Execution, prepare_suite
+    from .configs import run_config
+    from skillab.engine.prepare import prepare_suite
+    from skillab.engine.runner import Execution
 
     path = write_suite(tmp_path / "demo", task_with(judge={"type": "pytest", "test_file": "fixtures/test_json.py"}))
     (path.parent / "notes.md").write_text("bundled with the skill\n")
-    config = RunConfig(adapter="listing", cache_enabled=False)
-    prepared = prepare_suite(path.parent, config)
+    config = run_config(adapter="listing", cache_enabled=False)
+    prepared = prepare_suite(path.parent, config.engine)
     # Not a bundled file, so neither staged into workspaces nor copied by discover/claude-code.
     assert "notes.md" in prepared.skill.bundled
     assert not any(rel.startswith("fixtures/") for rel in prepared.skill.bundled)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillab.agents.claude_code import ClaudeCodeAdapter
-from skillab.engine.config import RunConfig
-from skillab.engine.runner import prepare_suite
+from .configs import run_config
+from skillab.engine.prepare import prepare_suite
 from skillab.engine.trigger import run_triggers
 
 from .fakes.model_server import text, tool_call
@@ -88,11 +88,11 @@ def test_candidate_among_siblings_steals_a_query_and_the_listing_overflows(claud
           [{"name": "format", "query": "Format this sql please", "should_trigger": True}])
 
     server.handler = routing_model
-    config = RunConfig(adapter="claude-code", model="claude-haiku-4-5", siblings_dir=skills, concurrency=4)
-    prepared = prepare_suite(candidate, config)
+    config = run_config(adapter="claude-code", model="claude-haiku-4-5", siblings_dir=skills, concurrency=4)
+    prepared = prepare_suite(candidate, config.engine)
     adapter = ClaudeCodeAdapter(claude, api_key=KEY, model="claude-haiku-4-5", base_url=server.url,
                                 max_retries=0, version="test")
-    block = run_triggers(prepared, config, adapter, None, None)
+    block = run_triggers(prepared, config, adapter, None)
 
     rates = {q["name"]: q["rate"] for q in block["queries"]}
     assert rates == {"entry": 1.0, "haiku": 0.0, "release-notes/announce": 1.0, "zzz-sql/format": 0.0}

@@ -7,14 +7,13 @@ import importlib
 import math
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .engine.config import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS, RunConfig
-from .engine.shard import Shard
-from .errors import EXIT_INTERRUPTED, SkillabError, UsageError
+from .commands.settings import adapter_names
+from .core.settings import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
+from .errors import EXIT_INTERRUPTED, SkillabError
 
 VERDICTS = ("pass", "fail", "mixed", "error")
 # Each subcommand's implementation; `action` reads its inputs from the environment instead.
@@ -29,14 +28,6 @@ COMMANDS = {
     "export": ".commands.harbor:cmd_export",
     "import": ".commands.harbor:cmd_import",
 }
-MOCK_RESPONSES_FILE = "mock-responses.yaml"
-GETTING_STARTED = (
-    "skillab run needs a model to evaluate the skill with. Either:\n"
-    "  skillab run PATH --model claude-sonnet-4-5      (set ANTHROPIC_API_KEY; or an OpenAI model "
-    "with OPENAI_API_KEY)\n"
-    "  skillab run PATH --adapter mock                 (offline: scripted answers, honest grading)\n"
-    "The model can also come from the SKILLAB_MODEL environment variable."
-)
 
 
 RUN_EPILOG = """\
@@ -196,7 +187,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="suites (a skill directory with SKILL.md and eval.yaml, or a suite "
                            "file), or folders: every suite below them")
     agent = p_run.add_argument_group("agent and models")
-    agent.add_argument("--adapter", type=_adapters, metavar="A[,B...]",
+    agent.add_argument("--adapter", type=adapter_names, metavar="A[,B...]",
                        help="how the agent is invoked: mock (scripted answers, no model), llm (one "
                             "call, no tools), agent (skillab's tool loop), claude-code, codex, "
                             "gemini-cli (the agent CLIs); several, comma-separated, run the suites "
@@ -395,137 +386,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("skillab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-
-
-def suite_targets(paths: Sequence[Path], suite_format: str | None) -> list[Path]:
-    """Each path, with a directory that is not itself a suite replaced by every suite below it,
-    found as the Action's ``path:`` finds them. A directory with none stays, so loading it says
-    why."""
-    from .github.discovery import find_suites, is_suite_dir
-
-    targets: list[Path] = []
-    for path in paths:
-        if suite_format or not path.is_dir() or is_suite_dir(path):
-            targets.append(path)
-            continue
-        found = [location.directory for location in find_suites(path, path)]
-        targets.extend(found or [path])
-    return targets
-
-
-def _adapters(text: str) -> tuple[str, ...]:
-    from .agents.registry import ADAPTERS
-
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in ADAPTERS]
-    if not names or unknown or len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: choose one or more of {', '.join(ADAPTERS)}, comma-separated, each once"
-        )
-    return names
-
-
-def configs_from_args(args: argparse.Namespace) -> list[RunConfig]:
-    """One configuration per adapter of ``--adapter A,B,...``; ``--model`` gives one model for
-    all of them or one per adapter, in the same order."""
-    adapters = args.adapter or ("agent",)
-    models = [m.strip() for m in (args.model or "").split(",")] if args.model else []
-    if len(adapters) > 1 and len(models) not in (0, 1, len(adapters)):
-        raise UsageError(
-            f"--adapter names {len(adapters)} agents but --model names {len(models)} models: "
-            "give one model for all, or one per agent in the same order"
-        )
-    configs = []
-    for index, adapter in enumerate(adapters):
-        model = models[index] if len(models) == len(adapters) else (models[0] if models else None)
-        configs.append(config_from_args(args, adapter=adapter, model=model or None))
-    return configs
-
-
-def config_from_args(
-    args: argparse.Namespace, *, adapter: str | None = None, model: str | None = None
-) -> RunConfig:
-    if args.pass_n is not None and args.pass_n < args.pass_k:
-        raise UsageError(f"--pass-n {args.pass_n} is below --pass-k {args.pass_k}: pass@k needs at "
-                         "least k attempts per arm")
-    if adapter is None:
-        adapter = args.adapter[0] if args.adapter else ("agent" if args.model else None)
-        model = args.model
-    if adapter is None or (adapter != "mock" and not model):
-        raise UsageError(GETTING_STARTED)
-    return RunConfig(
-        max_cost_usd=args.max_cost_usd,
-        adapter=adapter,
-        model=model,
-        judge_model=args.judge_model,
-        provider=args.provider,
-        base_url=args.base_url,
-        skill_loading=args.skill_loading,
-        runs=args.runs,
-        pass_k=args.pass_k,
-        pass_n=args.pass_n or 0,
-        judge_same_family=args.judge_same_family,
-        judge_consistency=args.judge_consistency,
-        concurrency=args.concurrency,
-        cache_enabled=not args.no_cache,
-        cache_dir=args.cache_dir,
-        cache_ttl_days=args.cache_ttl_days,
-        case_names=tuple(args.case),
-        tags=tuple(args.tag),
-        keep_workspaces=args.keep_workspaces,
-        mock_responses=args.mock_responses,
-        mock_latency_ms=args.mock_latency_ms,
-        against=args.against,
-        suite_format=args.suite_format,
-        default_max_turns=args.max_turns,
-        history_path=None if args.no_history else (args.history or DEFAULT_HISTORY_PATH),
-        reward_threshold=args.reward_threshold,
-        shard=Shard.parse(args.shard) if args.shard else None,
-        sandbox=args.sandbox,
-        target_lift_pts=args.target_lift_pts,
-        siblings_dir=args.siblings,
-    )
-
-
-def suite_config(config: RunConfig, target: Path) -> RunConfig:
-    """Per-suite settings: a mock run picks up the skill's own mock-responses.yaml."""
-    if config.adapter != "mock" or config.mock_responses is not None:
-        return config
-    directory = target if target.is_dir() else target.parent
-    scripted = directory / MOCK_RESPONSES_FILE
-    return replace(config, mock_responses=scripted) if scripted.is_file() else config
-
-
-def gate_failures(doc: dict, fail_on: Sequence[str], min_delta: float | None,
-                  *, gate_on: str = "point", min_trigger_recall: float | None = None,
-                  max_false_trigger_rate: float | None = None) -> list[str]:
-    """One line per gate the document fails.
-
-    ``gate_on="lower-bound"`` compares the lower end of the lift's 95% interval, so the gate
-    passes only when the data show the lift is at least ``min_delta`` beyond noise.
-    """
-    from .reports.trigger_gates import only_triggers, trigger_gate_failures
-
-    skill = doc["suite"]["skill"]
-    reasons = trigger_gate_failures(doc, min_trigger_recall, max_false_trigger_rate)
-    if only_triggers(doc):
-        return reasons  # no graded case: the verdict and the lift gates have nothing to judge
-    if doc["verdict"] in fail_on:
-        reasons.append(f"{skill}: verdict is {doc['verdict']}")
-    if min_delta is not None and gate_on == "lower-bound":
-        ci = (doc.get("statistics") or {}).get("ci95") if doc["pass_rate"]["delta_pts"] is not None else None
-        if ci is None:
-            reasons.append(f"{skill}: no interval for the lift was measured (minimum {min_delta:+.2f} pts)")
-        elif ci[0] < min_delta:
-            reasons.append(f"{skill}: the lift's 95% lower bound {ci[0]:+.2f} pts is below the minimum "
-                           f"{min_delta:+.2f}")
-    elif min_delta is not None:
-        delta = doc["pass_rate"]["delta_pts"]
-        if delta is None:
-            reasons.append(f"{skill}: no pass-rate delta was measured (minimum {min_delta:+.2f} pts)")
-        elif delta < min_delta:
-            reasons.append(f"{skill}: delta {delta:+.2f} pts is below the minimum {min_delta:+.2f}")
-    return reasons
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from .skill_view import (
 from .tools import DEFAULT_SHELL_TIMEOUT_S, TOOL_SPECS, TOOLSET_VERSION, Toolbox
 
 if TYPE_CHECKING:
-    from ..engine.config import RunConfig
+    from ..core.settings import RunConfig
 
 DEFAULT_MAX_TOKENS = 8192
 
@@ -77,13 +77,14 @@ class AgentAdapter:
 
     @classmethod
     def from_config(cls, config: "RunConfig") -> "AgentAdapter":
-        from ..providers.registry import agent_settings, create_client, provider_environ, resolve_base_url
+        from ..providers.registry import agent_settings, create_client, resolve_base_url
 
-        settings, environ = agent_settings(config), provider_environ(config)
+        settings = agent_settings(config.agent.model, config.tuning)
+        environ = config.credentials.environ
         return cls(
             create_client(settings, environ),
-            skill_loading=config.skill_loading,  # type: ignore[arg-type]
-            default_max_turns=config.default_max_turns,
+            skill_loading=config.agent.skill_loading,  # type: ignore[arg-type]
+            default_max_turns=config.agent.max_turns,
             endpoint=resolve_base_url(settings, environ),
         )
 

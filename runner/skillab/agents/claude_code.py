@@ -60,7 +60,6 @@ class ClaudeCodeAdapter(CliAgent):
     default_endpoint = DEFAULT_ENDPOINT
     skills_dir = SKILLS_DIR
     base_env = _QUIET_ENV
-    timeout_option = "claude_timeout_s"
 
     def identity(self) -> dict[str, Any]:
         return {

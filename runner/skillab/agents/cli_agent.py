@@ -43,7 +43,7 @@ from .cli_events import workspace_relative
 from .skill_view import folder_name, stage_skill, unstage
 
 if TYPE_CHECKING:
-    from ..engine.config import RunConfig
+    from ..core.settings import RunConfig
     from ..sandbox.proxy import RequestBudget
 
 DEFAULT_TIMEOUT_S = 1800.0
@@ -116,8 +116,6 @@ class CliAgent(ABC):
     path_keys: ClassVar[tuple[str, ...]] = ("file_path", "path", "absolute_path", "dir_path")
     # Environment every invocation of the CLI needs, ``--version`` included.
     base_env: ClassVar[dict[str, str]] = {}
-    # The ``RunConfig.extra`` entry that overrides the per-arm timeout.
-    timeout_option: ClassVar[str] = "cli_timeout_s"
 
     def __init__(
         self,
@@ -149,21 +147,19 @@ class CliAgent(ABC):
 
     @classmethod
     def from_config(cls, config: "RunConfig") -> "CliAgent":
-        from ..providers.registry import provider_environ
-
         binary = cls.find_binary()
-        environ = provider_environ(config)
+        environ = config.credentials.environ
         api_key = cls.read_key(environ)
-        extra = config.extra or {}
+        agent = config.agent
         return cls(
             binary,
             api_key=api_key,
-            model=config.model,
-            base_url=config.base_url or environ.get(cls.base_url_env) or None,
+            model=agent.model.name,
+            base_url=agent.model.base_url or environ.get(cls.base_url_env) or None,
             version=cli_version(binary, cls.base_env),
-            default_max_turns=config.default_max_turns,
-            timeout_s=float(extra.get(cls.timeout_option, DEFAULT_TIMEOUT_S)),
-            max_retries=max(0, int(extra.get("max_attempts", 5)) - 1),
+            default_max_turns=agent.max_turns,
+            timeout_s=DEFAULT_TIMEOUT_S if agent.timeout_s is None else agent.timeout_s,
+            max_retries=max(0, config.tuning.max_attempts - 1),
         )
 
     @classmethod

@@ -18,7 +18,7 @@ from .base import AgentResult, ArmRequest
 from .skill_view import INLINE_TEMPLATE, inline_section
 
 if TYPE_CHECKING:
-    from ..engine.config import RunConfig
+    from ..core.settings import RunConfig
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -45,13 +45,14 @@ class LlmAdapter:
 
     @classmethod
     def from_config(cls, config: "RunConfig") -> "LlmAdapter":
-        from ..providers.registry import agent_settings, create_client, provider_environ, resolve_base_url
+        from ..providers.registry import agent_settings, create_client, resolve_base_url
 
-        if config.skill_loading != "inline":
+        if config.agent.skill_loading != "inline":
             raise UsageError(
                 "--skill-loading discover needs an agent that can read files: use --adapter agent"
             )
-        settings, environ = agent_settings(config), provider_environ(config)
+        settings = agent_settings(config.agent.model, config.tuning)
+        environ = config.credentials.environ
         return cls(create_client(settings, environ), endpoint=resolve_base_url(settings, environ))
 
     def identity(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ..sandbox.workspace import safe_join
 from .base import AgentResult, ArmRequest, Usage
 
 if TYPE_CHECKING:
-    from ..engine.config import RunConfig
+    from ..core.settings import RunConfig
 
 # The names tests and the mock-responses tooling know the mock adapter by.
 __all__ = ["MockAdapter", "MockAnswer", "default_answer", "load_mock_responses"]
@@ -52,9 +52,10 @@ class MockAdapter:
 
     @classmethod
     def from_config(cls, config: RunConfig) -> "MockAdapter":
-        adapter = cls(latency_ms=config.mock_latency_ms)
-        if config.mock_responses is not None:
-            adapter.model = MockModel.from_file(Path(config.mock_responses))
+        agent = config.agent
+        adapter = cls(latency_ms=agent.mock_latency_ms)
+        if agent.mock_responses is not None:
+            adapter.model = MockModel.from_file(Path(agent.mock_responses))
         return adapter
 
     def identity(self) -> dict[str, Any]:

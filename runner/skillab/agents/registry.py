@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ..engine.config import RunConfig
+from ..core.settings import RunConfig
 from ..errors import UsageError
 
 ADAPTERS: dict[str, str] = {
@@ -26,12 +26,12 @@ def _load(target: str) -> Any:
 
 
 def create_adapter(config: RunConfig) -> Any:
-    """The adapter named by ``config.adapter``, built from the whole run configuration."""
+    """The adapter named by ``config.agent.adapter``, built from the agent's settings."""
     try:
-        target = ADAPTERS[config.adapter]
+        target = ADAPTERS[config.agent.adapter]
     except KeyError:
         raise UsageError(
-            f"unknown adapter '{config.adapter}' (choose from {', '.join(ADAPTERS)})"
+            f"unknown adapter '{config.agent.adapter}' (choose from {', '.join(ADAPTERS)})"
         ) from None
     return _load(target).from_config(config)
 
@@ -40,6 +40,6 @@ def create_judge(config: RunConfig) -> Any:
     """The expectation judge: the mock judge for mock runs without a judge model, else a model."""
     from ..grading.judge import Judge
 
-    if config.adapter == "mock" and not config.judge_model:
+    if config.agent.adapter == "mock" and not config.judge.model.name:
         return Judge(_load(MOCK_JUDGE)())
     return Judge(_load(MODEL_JUDGE).from_config(config))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..engine.config import RunConfig
+from ..core.settings import AgentSettings, JudgeSettings, ModelRole, RunConfig
 from ..errors import EXIT_OK
 
 
@@ -14,8 +14,11 @@ def cmd_calibrate_judge(args: argparse.Namespace) -> int:
     from ..grading.calibration import DEFAULT_SET, calibrate, load_set, render
 
     items = load_set(args.calibration_set or DEFAULT_SET)
-    config = RunConfig(adapter="mock" if not args.judge_model else "llm", judge_model=args.judge_model,
-                       provider=args.provider, base_url=args.base_url, judge_same_family=True)
+    config = RunConfig(
+        agent=AgentSettings(adapter="mock" if not args.judge_model else "llm",
+                            model=ModelRole(provider=args.provider, base_url=args.base_url)),
+        judge=JudgeSettings(model=ModelRole(args.judge_model), same_family=True),
+    )
     judge = create_judge(config)
     results = calibrate(judge, items)
     if args.json:

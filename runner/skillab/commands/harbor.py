@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..engine.config import DEFAULT_MAX_TURNS, RunConfig
+from ..core.settings import DEFAULT_MAX_TURNS, EngineSettings
 from ..errors import EXIT_OK
 from .merge import publish
 
@@ -16,7 +16,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     several = len(args.paths) > 1
     for target in args.paths:
-        prepared = prepare_suite(target, RunConfig(suite_format=args.suite_format))
+        prepared = prepare_suite(target, EngineSettings(suite_format=args.suite_format))
         directory = args.harbor / prepared.skill.name if several else args.harbor
         report = export_suite(prepared.suite, prepared.skill, directory, DEFAULT_MAX_TURNS)
         print(f"{prepared.suite.path}: {len(report.tasks)} Harbor tasks in {directory}")

@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-from ..cli import configs_from_args, gate_failures, suite_config, suite_targets
-from ..engine.config import RunConfig
+from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from ..reports.terminal import render_table
+from ..session import Gates, Session, SuiteRun, suite_config
+from .targets import suite_targets
+from .settings import configs_from_args
 
 
 def say(message: str) -> None:
@@ -40,19 +41,19 @@ def check_destinations(args: argparse.Namespace) -> None:
 
 def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) -> list:
     """Everything that can fail on bad input, for every suite, before the first case runs."""
+    from ..engine.prepare import prepare_suite
     from ..providers.mock_script import check_case_names
-    from ..engine.runner import prepare_suite
     from ..suite import load_suite
     from ..suite.trigger import suite_trigger_queries
 
     check_destinations(args)
-    prepared = [prepare_suite(target, suite_config(config, target)) for target in targets]
-    if config.adapter == "mock":
+    prepared = [prepare_suite(target, config.engine) for target in targets]
+    if config.agent.adapter == "mock":
         scripts: dict[Path, set[str]] = {}
         for target, ready in zip(targets, prepared):
-            script = suite_config(config, target).mock_responses
+            script = suite_config(config, target).agent.mock_responses
             if script is not None:
-                suite = load_suite(Path(target), format=config.suite_format)
+                suite = load_suite(Path(target), format=config.engine.suite_format)
                 names = {c.name for c in suite.cases}
                 # Trigger queries are scripted by name or by their text (``loads:``).
                 queries = [*ready.triggers, *suite_trigger_queries(suite, ready.skill.root,
@@ -68,14 +69,19 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     """The earlier document of each suite (``--resume``), checked to be the same experiment."""
     if args.resume is None:
         return [None] * len(prepared)
-    earlier = {Path(d["suite"]["path"]).resolve(): d for d in load_results(args.resume)}
+    adapter = args.adapter[0] if args.adapter else "agent"
+    earlier: dict[Path, dict] = {}
+    for doc in load_results(args.resume):
+        path = Path(doc["suite"]["path"]).resolve()
+        # A suite run under several agents: the one this run resumes, if it is there.
+        if path not in earlier or doc["adapter"]["name"] == adapter:
+            earlier[path] = doc
     found = []
     for p in prepared:
         doc = earlier.get(Path(p.suite.path).resolve())
         if doc is not None and doc["suite"].get("skill_hash") != p.skill.content_hash():
             raise UsageError(f"--resume {args.resume}: the skill {p.skill.name} changed since that "
                              "run; resuming would mix two versions (run it afresh)")
-        adapter = args.adapter[0] if args.adapter else "agent"
         if doc is not None and (doc["adapter"]["name"] != adapter
                                 or doc["models"].get("agent") != args.model):
             raise UsageError(f"--resume {args.resume}: that run used adapter {doc['adapter']['name']} "
@@ -85,11 +91,15 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
 
 
 def load_results(path: Path) -> list[dict]:
-    """The suite documents of a results file; a usage error when it is not one."""
+    """The suite documents of a results file, with the arms its checkpoint journal kept (a run
+    killed outright may have left only the journal); a usage error when it is not one."""
     from ..reports.results import load_documents
+    from ..session.checkpoint import journal_path, read_journal, with_journal
 
+    journal = journal_path(path)
     try:
-        return load_documents(path)
+        documents = load_documents(path) if path.exists() or not journal.is_file() else []
+        return with_journal(documents, read_journal(journal)) if journal.is_file() else documents
     except FileNotFoundError:
         raise UsageError(f"{path}: no such results document") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -97,7 +107,6 @@ def load_results(path: Path) -> list[dict]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..engine import run_suite
     from ..reports.progress import open_progress
     from ..reports.results import document_set, write_document
 
@@ -123,35 +132,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         # stopped early.
         return docs[0] if len(targets) == 1 and len(configs) == 1 else document_set(docs)
 
-    def save(current: dict | None = None) -> None:
-        docs = documents + ([current] if current is not None else [])
-        if args.compact_results and current is None:
+    def save(_run: SuiteRun, document: dict) -> None:
+        documents.append(document)
+        if args.compact_results:
             from ..reports.compact import write_compact
 
-            write_compact(results(docs), args.output)
+            write_compact(results(documents), args.output)
             return
-        write_document(results(docs), args.output, compact=current is not None)
+        write_document(results(documents), args.output)
 
-    interrupted = False
-    kept: list[Path] = []
     display = open_progress(args.quiet)
+    checkpoint = _checkpoint(args, config)
+    reporters = [r for r in (display, checkpoint, _history(config)) if r is not None]
+    runs = [SuiteRun(target, agent_config, resume_from)
+            for agent_config in configs for target, resume_from in zip(targets, earlier)]
     with display or _nothing():
-        for config, target, resume_from in _agent_runs(configs, targets, earlier):
-            if interrupted:
-                break
-            suite = suite_config(config, target)
-            if config.max_cost_usd is not None:
-                suite = replace(suite, max_cost_usd=max(1e-9, config.max_cost_usd - _spent(documents)))
-            report = run_suite(target, suite, progress=display.message if display else None,
-                               observer=display.tick if display else None,
-                               checkpoint=save, resume_from=resume_from)
-            documents.append(report.document)
-            save()
-            if report.kept_workspaces is not None:
-                kept.append(report.kept_workspaces)
-            if report.interrupted:
-                interrupted = True
-                break
+        session = Session(reporters, on_document=save).run(runs)
+    if session.interrupted and not documents:
+        raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
+    checkpoint.close(complete=not (session.interrupted or session.stopped))
+    interrupted = session.interrupted
     write_reports(args, documents)
     if args.json:
         print(json.dumps(results(documents), indent=2, ensure_ascii=False))
@@ -162,43 +162,52 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             print("\n" + render_terminal(documents))
     say(f"wrote {args.output} (results document)")
-    for directory in kept:
+    for directory in session.kept_workspaces:
         say(f"kept the arms' workspaces in {directory}/")
-    if config.history_path is not None and not interrupted and Path(config.history_path).is_file():
-        say(f"recorded the run in {config.history_path} (the trend's history)")
-    stopped = [d["stopped"] for d in documents if d.get("stopped")]
-    if stopped:
-        say(f"stopped early: {stopped[0]}; partial results kept (--resume {args.output} continues)")
+    history = config.engine.history_path
+    if history is not None and not interrupted and Path(history).is_file():
+        say(f"recorded the run in {history} (the trend's history)")
+    if session.stopped:
+        say(f"stopped early: {session.stopped}; partial results kept (--resume {args.output} continues)")
         return EXIT_GATE
     if interrupted:
-        planned = sum(len(p.graded) for p in prepared) * config.runs
+        planned = sum(len(p.graded) for p in prepared) * config.engine.runs
         finished = sum(int(d.get("total_cases", 0)) for d in documents)
         say(f"interrupted: {finished} of {planned} cases; partial results kept "
             f"(--resume {args.output} continues)")
         return EXIT_INTERRUPTED
-    if config.shard is not None:
+    if config.engine.shard is not None:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
     return gate_exit(args, documents)
 
 
+def _checkpoint(args: argparse.Namespace, config: RunConfig):
+    from ..secrets import Redactor
+    from ..session.checkpoint import Checkpoint, journal_path
+
+    journal = journal_path(args.output)
+    # Resuming from this very journal: its arms stay in it until the run finishes whole.
+    resuming_here = args.resume is not None and journal_path(args.resume).resolve() == journal.resolve()
+    return Checkpoint(journal, Redactor.from_environ(config.credentials.environ), append=resuming_here)
+
+
+def _history(config: RunConfig):
+    from ..session.history import HistoryReporter
+
+    path = config.engine.history_path
+    return HistoryReporter(path) if path is not None else None
+
+
 def gate_exit(args: argparse.Namespace, documents: list[dict]) -> int:
     """The gates on finished documents: exit 1 with one line per failure, else 0."""
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
-    reasons = [r for doc in documents
-               for r in gate_failures(doc, sorted(fail_on), args.min_delta_pts, gate_on=args.gate_on,
-                                      min_trigger_recall=args.min_trigger_recall,
-                                      max_false_trigger_rate=args.max_false_trigger_rate)]
+    gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
+                  args.min_trigger_recall, args.max_false_trigger_rate)
+    reasons = [r for doc in documents for r in gates.failures(doc)]
     for reason in reasons:
         say(f"gate failed: {reason}")
     return EXIT_GATE if reasons else EXIT_OK
-
-
-def _agent_runs(configs: list[RunConfig], targets: list[Path], earlier: list):
-    """Every (agent, suite) pair in order: all suites under the first agent, then the next."""
-    for config in configs:
-        for target, resume_from in zip(targets, earlier):
-            yield config, target, resume_from
 
 
 class _nothing:
@@ -207,10 +216,6 @@ class _nothing:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-def _spent(documents: list[dict]) -> float:
-    return sum(((d.get("usage") or {}).get("total") or {}).get("cost_usd") or 0.0 for d in documents)
 
 
 def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
@@ -226,40 +231,8 @@ def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
 
 def write_reports(args: argparse.Namespace, documents: list[dict]) -> None:
     """The optional report files, each announced."""
-    if getattr(args, "trajectories", None):
-        write_trajectories(documents, args.trajectories)
-        say(f"wrote {args.trajectories}/ (one transcript per arm)")
-    if args.junit:
-        from ..reports.junit import write_junit
+    from ..session.outputs import Outputs, write_outputs
 
-        write_junit(documents, args.junit)
-        say(f"wrote {args.junit} (JUnit XML)")
-    if args.markdown:
-        from ..reports.markdown import render_markdown
-
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(render_markdown(documents), encoding="utf-8")
-        say(f"wrote {args.markdown} (markdown report)")
-    if args.html:
-        from ..reports.html import write_html
-
-        write_html(documents, args.html)
-        say(f"wrote {args.html} (HTML report)")
-
-
-def write_trajectories(documents: list[dict], directory: Path) -> None:
-    """One canonical v1 transcript per arm, ``<skill>/<case>.run<k>.<arm>.txt``, and per trigger
-    trial, ``<skill>/trigger.<query>.run<k>.<arm>.txt``."""
-    from ..reports.results import safe_file_name
-
-    for doc in documents:
-        base = directory / safe_file_name(doc["suite"]["skill"])
-        base.mkdir(parents=True, exist_ok=True)
-        for record in doc["cases"]:
-            for arm in ("with_skill", "without_skill", "original"):
-                if record.get(arm):
-                    name = f"{safe_file_name(record['case_name'])}.run{record['run_index'] + 1}.{arm}.txt"
-                    (base / name).write_text(record[arm]["transcript"] + "\n", encoding="utf-8")
-        for trial in (doc.get("triggers") or {}).get("trial_records", []):
-            name = f"trigger.{safe_file_name(trial['query'])}.run{trial['run_index'] + 1}.{trial['arm']}.txt"
-            (base / name).write_text(trial["transcript"] + "\n", encoding="utf-8")
+    outputs = Outputs(junit=args.junit, markdown=args.markdown, html=args.html,
+                      trajectories=getattr(args, "trajectories", None))
+    write_outputs(documents, outputs, announce=say)

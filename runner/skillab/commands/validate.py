@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli import suite_targets
+from .targets import suite_targets
 from ..errors import EXIT_OK, EXIT_USAGE, SkillabError, SuiteError
 
 

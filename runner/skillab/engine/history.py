@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..scoring.inference import ALPHA, sign_flip_p
-from .config import DEFAULT_HISTORY_PATH  # noqa: F401  (its home for readers of history)
+from ..core.settings import DEFAULT_HISTORY_PATH  # noqa: F401  (its home for readers of history)
 
 HISTORY_FORMAT = "skillab.history/2"
 # Entries written before the comparability fields existed: read, never comparable to a new run.

@@ -16,8 +16,9 @@ from typing import Any
 
 from ..agents.base import Usage
 from ..providers.pricing import cost_usd, price_of
-from .config import RunConfig
-from .runner import Execution, Prepared
+from ..core.settings import RunConfig
+from .prepare import Prepared
+from .runner import Execution
 
 # The rough guess, used only without an earlier measured run: every model call is sent the
 # prompt, the skill and this much framing, and answers this many tokens.
@@ -51,16 +52,16 @@ class SuitePlan:
 def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] | None,
                resume_from: dict[str, Any] | None = None) -> SuitePlan:
     """``resume_from``: the arms that document finished are kept, not planned."""
-    arms_per_record = 3 if config.against else 2
+    arms_per_record = 3 if config.engine.against else 2
     kept = _kept_arms(prepared, config, resume_from)
     hits = _expected_hits(prepared, config, resume_from)
-    arms = len(prepared.graded) * config.runs * arms_per_record - kept - (hits or 0)
-    offline = config.adapter in OFFLINE_ADAPTERS
-    attempts = config.pass_k
-    turns = 1 if config.adapter == "llm" else config.default_max_turns
+    arms = len(prepared.graded) * config.engine.runs * arms_per_record - kept - (hits or 0)
+    offline = config.agent.adapter in OFFLINE_ADAPTERS
+    attempts = config.engine.pass_k
+    turns = 1 if config.agent.adapter == "llm" else config.agent.max_turns
     agent_calls = (0, 0) if offline else (arms, arms * attempts * turns)
-    judged = sum(len(c.expectations) for c in prepared.graded) * config.runs
-    judge_calls = 0 if offline and not config.judge_model else judged * arms_per_record * attempts
+    judged = sum(len(c.expectations) for c in prepared.graded) * config.engine.runs
+    judge_calls = 0 if offline and not config.judge.model.name else judged * arms_per_record * attempts
     measured = _measured(previous, prepared, config)
     if offline:
         tokens, cost, basis = 0, None, "mock adapter: no model is called, nothing is billed"
@@ -77,15 +78,16 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
         basis = (f"rough: {FRAMING_TOKENS} framing + prompt + skill tokens in, {ANSWER_TOKENS} out per "
                  "call, one call per arm (no earlier run of this suite to measure from)")
     if cost is None and not offline:
-        basis += f"; no price listed for {config.model}: tokens only"
-    return SuitePlan(str(prepared.suite.path), len(prepared.graded), config.runs, arms_per_record,
+        basis += f"; no price listed for {config.agent.model.name}: tokens only"
+    return SuitePlan(str(prepared.suite.path), len(prepared.graded), config.engine.runs, arms_per_record,
                      arms, hits, agent_calls, judge_calls, tokens, cost, basis, kept)
 
 
 def _kept_arms(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any] | None) -> int:
     if resume_from is None:
         return 0
-    execution = Execution(prepared, replace(config, cache_enabled=False), None, None, None, None)
+    uncached = replace(config, engine=replace(config.engine, cache_enabled=False))
+    execution = Execution(prepared, uncached, None, None)
     execution.resume(resume_from)
     return len(execution.arms)
 
@@ -93,7 +95,7 @@ def _kept_arms(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any
 def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any] | None
                    ) -> int | None:
     """Baselines the cache would serve: looked up exactly as the run would, without running."""
-    if not config.cache_enabled:
+    if not config.engine.cache_enabled:
         return 0
     from ..agents.registry import create_adapter, create_judge
     from ..errors import SkillabError
@@ -103,7 +105,7 @@ def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str,
         judge = create_judge(config) if any(c.needs_judge for c in prepared.graded) else None
     except SkillabError:
         return None  # e.g. no API key yet: the plan still prints, the hits are unknown
-    execution = Execution(prepared, config, adapter, judge, None, None)
+    execution = Execution(prepared, config, adapter, judge)
     if resume_from is not None:
         execution.resume(resume_from)
     hits = 0
@@ -116,9 +118,9 @@ def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str,
 
 def _measured(previous: dict[str, Any] | None, prepared: Prepared, config: RunConfig
               ) -> dict[tuple[str, str], list[Usage]] | None:
-    if not previous or previous.get("adapter", {}).get("name") != config.adapter:
+    if not previous or previous.get("adapter", {}).get("name") != config.agent.adapter:
         return None
-    if (previous.get("models") or {}).get("agent") != config.model:
+    if (previous.get("models") or {}).get("agent") != config.agent.model.name:
         return None
     usage: dict[tuple[str, str], list[Usage]] = defaultdict(list)
     for record in previous.get("cases", []):
@@ -132,7 +134,7 @@ def _measured(previous: dict[str, Any] | None, prepared: Prepared, config: RunCo
 
 def _from_measured(measured: dict[tuple[str, str], list[Usage]], prepared: Prepared,
                    config: RunConfig, hits: int | None) -> tuple[int, float | None]:
-    arms = ["with_skill", "without_skill"] + (["original"] if config.against else [])
+    arms = ["with_skill", "without_skill"] + (["original"] if config.engine.against else [])
     all_seen = [u for uses in measured.values() for u in uses]
     fallback = _mean(all_seen)
     tokens, cost = 0.0, 0.0
@@ -141,12 +143,12 @@ def _from_measured(measured: dict[tuple[str, str], list[Usage]], prepared: Prepa
         for arm in arms:
             seen = measured.get((case.name, arm))
             mean = _mean(seen) if seen else fallback
-            share = config.runs
+            share = config.engine.runs
             if arm == "without_skill" and hits:
                 share -= hits / len(prepared.graded)
             tokens += mean.total_tokens * share
             arm_cost = mean.cost_usd if mean.cost_usd is not None else (
-                cost_usd(config.model, mean) if config.model else None)
+                cost_usd(config.agent.model.name, mean) if config.agent.model.name else None)
             if arm_cost is None:
                 priced = False
             else:
@@ -184,23 +186,24 @@ def _rough(prepared: Prepared, config: RunConfig, arms: int, judge_calls: int
     skill_tokens = math.ceil(len(prepared.skill.body) / CHARS_PER_TOKEN)
     prompt_tokens = sum(math.ceil(len(c.prompt) / CHARS_PER_TOKEN) for c in prepared.graded)
     per_case_prompt = prompt_tokens / max(1, len(prepared.graded))
-    arms_with_skill = arms / (3 if config.against else 2) * (2 if config.against else 1)
+    arms_with_skill = arms / (3 if config.engine.against else 2) * (2 if config.engine.against else 1)
     calls = arms + judge_calls
     inputs = calls * (FRAMING_TOKENS + per_case_prompt) + arms_with_skill * skill_tokens
     usage = Usage(int(inputs), calls * ANSWER_TOKENS)
-    judge_model = config.judge_model or config.model
-    cost = cost_usd(config.model, usage) if config.model and judge_model == config.model else None
-    if config.model and judge_model != config.model and price_of(config.model) and price_of(judge_model):
+    model = config.agent.model.name
+    judge_model = config.judge.model.name or model
+    cost = cost_usd(model, usage) if model and judge_model == model else None
+    if model and judge_model != model and price_of(model) and price_of(judge_model):
         agent = Usage(int(arms * (FRAMING_TOKENS + per_case_prompt) + arms_with_skill * skill_tokens),
                       arms * ANSWER_TOKENS)
         judge = Usage(int(judge_calls * (FRAMING_TOKENS + per_case_prompt)), judge_calls * ANSWER_TOKENS)
-        cost = (cost_usd(config.model, agent) or 0) + (cost_usd(judge_model, judge) or 0)
+        cost = (cost_usd(model, agent) or 0) + (cost_usd(judge_model, judge) or 0)
     return usage.total_tokens, cost
 
 
 def render_plan(plans: list[SuitePlan], config: RunConfig) -> str:
-    lines = [f"skillab dry run · adapter {config.adapter}"
-             + (f" · model {config.model}" if config.model else "")]
+    lines = [f"skillab dry run · adapter {config.agent.adapter}"
+             + (f" · model {config.agent.model.name}" if config.agent.model.name else "")]
     for p in plans:
         calls = ("none" if p.agent_calls == (0, 0) else
                  f"{p.agent_calls[0]:,}" if p.agent_calls[0] == p.agent_calls[1]

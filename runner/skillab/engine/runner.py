@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 import threading
-import time
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from queue import Empty, SimpleQueue
 from contextlib import ExitStack
@@ -18,51 +15,27 @@ from typing import Any
 
 from ..agents.base import ArmName
 from ..agents.registry import create_adapter, create_judge
-from ..errors import UsageError
+from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
+                           SubscriberFailed, ignore)
+from ..core.settings import RunConfig
 from ..formats.grading import grading_scope
 from ..heap import limit_arenas
 from ..records import ArmRecord, CaseRecord
 from ..reports.results import RunMeta, build_document
 from ..sandbox.isolation import detect_isolation
-from ..sandbox.backend import Choice, active, require_sandbox, use_sandbox
+from ..sandbox.backend import require_sandbox
 from ..sandbox.process import allow_commands, kill_running_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
-from ..skill.loader import Skill, load_skill
-from ..suite import load_suite
-from ..suite.model import Case, Suite
-from ..suite.trigger import TriggerQuery, suite_trigger_queries, with_sibling_queries
 from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_key, default_cache_dir, scope_digest
-from .config import RunConfig
 from .consistency import check_consistency
-from .history import record_into
+from .prepare import prepare_suite, run_warnings, sandbox_scope, suite_sandbox
 from .shard import ShardPlan, plan_shards
-from .trigger import Crowd, load_crowd, run_triggers, select_queries
+from .trigger import run_triggers
 
-Progress = Callable[[str], None]
-Checkpoint = Callable[[dict], None]
-
-
-@dataclass(frozen=True)
-class Tick:
-    """One (case, run) finished: what a live progress display needs."""
-
-    suite: str
-    done: int
-    planned: int
-    record: CaseRecord
-
-
-Observer = Callable[[Tick], None]
-# A checkpoint rebuilds the whole document; a Ctrl-C writes the final one regardless, so this
-# only bounds what a killed process (SIGKILL, power loss) loses. On a large run the interval
-# grows to CHECKPOINT_COST_FACTOR times the last checkpoint's cost, so checkpoints never take
-# more than about a tenth of the main thread (at a fixed 5 s they are quadratic over a run).
-CHECKPOINT_INTERVAL_S = 5.0
-CHECKPOINT_COST_FACTOR = 10.0
 # How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
 POLL_S = 0.5
 
@@ -97,132 +70,36 @@ class RunReport:
         return bool(self.document.get("interrupted"))
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """A suite resolved and ready to run: everything that can fail on bad input, done first."""
-
-    suite: Suite
-    skill: Skill
-    graded: tuple[Case, ...]
-    trigger_only: tuple[Case, ...]
-    # Every trigger query (trigger-only cases and trigger sets), posed in trigger trials.
-    triggers: tuple[TriggerQuery, ...] = ()
-    siblings: tuple[Skill, ...] = ()
-    # What was wrong with the siblings (skipped, not fatal: they are not under test).
-    crowd_warnings: tuple[str, ...] = ()
-
-
-def prepare_suite(target: Path, config: RunConfig) -> Prepared:
-    suite = load_suite(Path(target), format=config.suite_format)
-    skill = load_skill(suite.skill_dir or suite.path.parent)
-    triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)
-    unknown = sorted(set(config.case_names) - {c.name for c in suite.cases} - {q.name for q in triggers})
-    if unknown:
-        raise UsageError(f"{suite.path}: no case named {', '.join(repr(n) for n in unknown)}")
-    suite = with_reward_threshold(suite.select(list(config.case_names), list(config.tags)), config.reward_threshold)
-    if config.sandbox == "image":
-        suite = in_own_image(suite)
-    triggers = select_queries(triggers, suite, config.case_names, config.tags)
-    crowd = Crowd()
-    # Siblings matter only to a skill with trigger queries of its own.
-    if config.siblings_dir and triggers:
-        crowd = load_crowd(config.siblings_dir, skill)
-        if not config.case_names and not config.tags:
-            triggers = with_sibling_queries(triggers, list(crowd.queries))
-    if not suite.cases and not triggers:
-        raise UsageError(f"{suite.path}: no case matches the --case/--tag selection")
-    graded = tuple(c for c in suite.cases if not c.trigger_only)
-    trigger_only = tuple(c for c in suite.cases if c.trigger_only)
-    return Prepared(suite, skill, graded, trigger_only, tuple(triggers), crowd.siblings, crowd.warnings)
-
-
-def with_reward_threshold(suite: Suite, threshold: float) -> Suite:
-    """The suite with every grader that reads a reward (a verifier) passing at the run's threshold."""
-    def case(c: Case) -> Case:
-        graders = tuple(dataclasses.replace(g, reward_threshold=threshold) if _reads_reward(g) else g
-                        for g in c.graders)
-        return dataclasses.replace(c, graders=graders)
-
-    return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
-
-
-def _reads_reward(spec: Any) -> bool:
-    return any(f.name == "reward_threshold" for f in dataclasses.fields(spec))
-
-
-def in_own_image(suite: Suite) -> Suite:
-    """The suite as ``--sandbox image`` runs it: a case that brings a Dockerfile runs on the image
-    built from it, so only what that image cannot cure (the network, a GPU) keeps it unsupported."""
-    def case(c: Case) -> Case:
-        if c.image is None or c.image.dockerfile is None:
-            return c
-        return dataclasses.replace(c, unsupported=c.unsupported_in_image)
-
-    return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
-
-
-def run_warnings(config: RunConfig, judge: Any | None) -> list[str]:
-    """What the reader of the results should know about how this run was set up."""
-    if judge is None or not config.model:
-        return []
-    from ..providers.judge_transport import judge_independence_warning
-
-    warning = judge_independence_warning(config.model, judge.model)
-    return [warning] if warning else []
-
-
-def _sandbox(suite: Suite, config: RunConfig, stack: ExitStack) -> Choice:
-    """The backend for this suite's commands: ``--sandbox image`` builds the task's image."""
-    if config.sandbox != "image":
-        return use_sandbox(config.sandbox)
-    from ..sandbox.image import image_sandbox
-
-    environment = Path(suite.path).parent / "environment"
-    if not (environment / "Dockerfile").is_file():
-        raise UsageError(f"--sandbox image: {suite.path} brings no image "
-                         f"({environment}/Dockerfile does not exist)")
-    stack.callback(use_sandbox, None)
-    return stack.enter_context(image_sandbox(environment))
-
-
-def _sandbox_scope() -> str:
-    backend = active().backend
-    image = getattr(backend, "image", None)
-    return f"{backend.name}:{image.digest}" if image is not None else backend.name
-
-
 def run_suite(
     target: Path,
     config: RunConfig,
     *,
-    progress: Progress | None = None,
-    checkpoint: Checkpoint | None = None,
-    observer: Observer | None = None,
+    emit: Emit = ignore,
     resume_from: dict[str, Any] | None = None,
 ) -> RunReport:
-    """Run a suite A/B. Bad input raises a SkillabError before any case starts.
+    """Run a suite A/B, telling ``emit`` each step (``core.events``). Bad input raises a
+    SkillabError before any case starts.
 
     ``resume_from`` is an earlier document of this suite: its finished, unerrored arms are
     kept and only the missing or errored ones run.
     """
-    prepared = prepare_suite(target, config)
+    prepared = prepare_suite(target, config.engine)
     with ExitStack() as stack:
-        require_sandbox(_sandbox(prepared.suite, config, stack), config.adapter)
+        require_sandbox(suite_sandbox(prepared.suite, config, stack), config.agent.adapter)
         allow_commands()
         adapter = create_adapter(config)
-        if progress:
-            part = f", shard {config.shard}" if config.shard else ""
-            progress(f"running {prepared.suite.path}: {len(prepared.graded)} cases x "
-                     f"{config.runs} run(s), adapter {config.adapter}{part}")
+        shard = config.engine.shard
+        emit(RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
+                        config.engine.runs, config.agent.adapter, config.agent.model.name,
+                        prepared.skill.content_hash(), str(shard) if shard else None))
         needs_judge = any(c.needs_judge for c in prepared.graded)
         judge = create_judge(config) if needs_judge else None
         original = None
-        if config.against:
-            original = stack.enter_context(open_original(config.against, prepared.skill.root))
-        execution = Execution(prepared, config, adapter, judge, progress, checkpoint, original,
+        if config.engine.against:
+            original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
+        execution = Execution(prepared, config, adapter, judge, emit, original,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
                                         *run_warnings(config, judge)])
-        execution.observer = observer
         if resume_from is not None:
             execution.resume(resume_from)
         report = execution.run()
@@ -231,19 +108,18 @@ def run_suite(
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
                 "never offered a skill to choose (use agent, claude-code or mock)")
         elif prepared.triggers and not report.interrupted:
-            report.document["triggers"] = run_triggers(prepared, config, adapter, original, progress)
+            report.document["triggers"] = run_triggers(prepared, config, adapter, original, emit)
             report.document["cases_skipped_trigger_only"] = 0
             report.document["interrupted"] = bool(report.document["triggers"]["interrupted"])
-    # A shard is part of a run: the merged document is the one that has a place in the trend.
-    if config.history_path is not None and not report.interrupted and config.shard is None:
-        record_into(report.document, config.history_path)
+    emit(RunFinished(str(prepared.suite.path), report.document, report.interrupted,
+                     sharded=config.engine.shard is not None))
     return report
 
 
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
-    def __init__(self, prepared, config, adapter, judge, progress, checkpoint, original=None,
+    def __init__(self, prepared, config, adapter, judge, emit: Emit | None = None, original=None,
                  warnings: list[str] | None = None):
         self.prepared = prepared
         self.warnings: list[str] = list(warnings or [])
@@ -253,18 +129,17 @@ class Execution:
         self.config = config
         self.adapter = adapter
         self.judge = judge
-        self.progress = progress or (lambda _msg: None)
-        self.checkpoint = checkpoint
+        self.emit = emit or ignore
         self.cache = (
-            BaselineCache(config.cache_dir or default_cache_dir(), config.cache_ttl_days)
-            if config.cache_enabled
+            BaselineCache(config.engine.cache_dir or default_cache_dir(), config.engine.cache_ttl_days)
+            if config.engine.cache_enabled
             else None
         )
         self.plan: ShardPlan | None = None
-        if config.shard is not None:
-            self.plan = plan_shards(prepared.graded, config.runs, config.shard, config.default_max_turns)
+        if config.engine.shard is not None:
+            self.plan = plan_shards(prepared.graded, config.engine.runs, config.engine.shard,
+                                    config.agent.max_turns)
         self.arms: dict[tuple[int, int, ArmName], ArmRecord] = {}
-        self.observer: Observer | None = None
         self.cache_hits = 0
         self.spent_usd = 0.0
         self.arm_spend_usd = 0.0
@@ -272,8 +147,6 @@ class Execution:
         self.kept_workspaces: Path | None = None
         self.consistency: dict | None = None
         self.started = datetime.now(timezone.utc)
-        self._last_checkpoint = 0.0
-        self._checkpoint_interval = CHECKPOINT_INTERVAL_S
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
         self._pairs_done = 0
@@ -284,7 +157,7 @@ class Execution:
         skill = self.prepared.skill
         mine = set(self.plan.units) if self.plan is not None else None
         jobs = []
-        for run_index in range(self.config.runs):
+        for run_index in range(self.config.engine.runs):
             for case_index, case in enumerate(self.prepared.graded):
                 if mine is not None and (case.name, run_index) not in mine:
                     continue
@@ -299,7 +172,7 @@ class Execution:
     def planned(self) -> int:
         if self.plan is not None:
             return len(self.plan.units)
-        return len(self.prepared.graded) * self.config.runs
+        return len(self.prepared.graded) * self.config.engine.runs
 
     def resume(self, document: dict[str, Any]) -> None:
         """Keep the finished, unerrored arms of an earlier document of the same suite."""
@@ -307,7 +180,7 @@ class Execution:
         for record in document.get("cases", []):
             case_index = index.get(record.get("case_name"))
             run_index = int(record.get("run_index", 0))
-            if case_index is None or run_index >= self.config.runs:
+            if case_index is None or run_index >= self.config.engine.runs:
                 continue
             for arm in ("with_skill", "without_skill", "original"):
                 data = record.get(arm)
@@ -326,13 +199,13 @@ class Execution:
                 "case": job.case.to_spec_dict(),
                 # SKILL.md edits keep the baseline; edits to graders the validators call must not.
                 "bundled": self.prepared.skill.bundled_hash(),
-                "default_max_turns": self.config.default_max_turns,
+                "default_max_turns": self.config.agent.max_turns,
                 # Imported formats' graders and seeds; attempts per arm change the grade too.
                 "grading": grading_scope(job.case),
-                "pass_k": self.config.pass_k,
+                "pass_k": self.config.engine.pass_k,
                 # A baseline that ran unsandboxed (or in another image) is not this run's baseline.
-                "sandbox": _sandbox_scope(),
-                "pass_n": max(self.config.pass_k, self.config.pass_n),
+                "sandbox": sandbox_scope(),
+                "pass_n": max(self.config.engine.pass_k, self.config.engine.pass_n),
             }
         )
         key = baseline_key(
@@ -354,14 +227,14 @@ class Execution:
                 judge=self.judge,
                 skill=self.prepared.skill,
                 workspace_parent=self._workspace_parent(scratch),
-                max_turns=self.config.default_max_turns,
-                keep_workspaces=self.config.keep_workspaces,
-                pass_k=self.config.pass_k,
-                pass_n=self.config.pass_n,
-                agents=threading.BoundedSemaphore(max(1, self.config.concurrency)),
+                max_turns=self.config.agent.max_turns,
+                keep_workspaces=self.config.engine.keep_workspaces,
+                pass_k=self.config.engine.pass_k,
+                pass_n=self.config.engine.pass_n,
+                agents=threading.BoundedSemaphore(max(1, self.config.engine.concurrency)),
             )
             limit_arenas()
-            pool = ThreadPoolExecutor(max_workers=arms_in_flight(self.config.concurrency))
+            pool = ThreadPoolExecutor(max_workers=arms_in_flight(self.config.engine.concurrency))
             try:
                 self._drive(pool, ctx, jobs)
             except KeyboardInterrupt:
@@ -378,7 +251,7 @@ class Execution:
             return self._report(interrupted or self.stopped is not None)
 
     def _workspace_parent(self, scratch: Path) -> Path:
-        if not self.config.keep_workspaces:
+        if not self.config.engine.keep_workspaces:
             return scratch
         self.kept_workspaces = Path(tempfile.mkdtemp(prefix="skillab-kept-"))
         return self.kept_workspaces
@@ -400,7 +273,7 @@ class Execution:
         settled = not getattr(self.adapter, "reports_served_model", False)
         served: str | None = None
         lookups = True
-        slots = arms_in_flight(self.config.concurrency)
+        slots = arms_in_flight(self.config.engine.concurrency)
         while queue or pending or waiting:
             while queue and len(pending) < slots and self.stopped is None:
                 case_index, job, slot = queue.popleft()
@@ -446,10 +319,10 @@ class Execution:
         # The judge's calls are billed too; its transport keeps the running total.
         judged = getattr(getattr(self.judge, "transport", None), "usage", None)
         self.spent_usd = self.arm_spend_usd + ((judged.cost_usd or 0.0) if judged is not None else 0.0)
-        cap = self.config.max_cost_usd
+        cap = self.config.engine.max_cost_usd
         if cap is not None and self.spent_usd >= cap and self.stopped is None:
             self.stopped = f"cost cap ${cap:g} reached (${self.spent_usd:.4f} spent)"
-            self.progress(f"stopping: {self.stopped}; arms already running finish")
+            self._publish(Notice(f"stopping: {self.stopped}; arms already running finish"))
 
     def _check_judge(self) -> None:
         """Re-ask the judge a sample of its verdicts (see ``consistency``)."""
@@ -458,7 +331,7 @@ class Execution:
         skills = [self.prepared.skill] + ([self.original.skill] if self.original is not None else [])
         check = check_consistency(
             self.records(), self.judge, prompts={c.name: c.prompt for c in self.prepared.graded},
-            skills=skills, share=self.config.judge_consistency,
+            skills=skills, share=self.config.judge.consistency,
         )
         self.consistency = check.to_dict() if check is not None else None
 
@@ -469,13 +342,20 @@ class Execution:
             if pair is not None:
                 self._pairs_done += 1
                 done = self._pairs_done
+        skill = self.prepared.skill.name
+        self._publish(ArmFinished(str(self.prepared.suite.path), skill, job.case.name, job.run_index,
+                                  job.arm, record))
         if pair is not None:
-            if self.observer is not None:
-                self.observer(Tick(self.prepared.skill.name, done, self.planned, pair))
-            else:
-                versus = f"; vs original: {pair.original_outcome}" if pair.original_outcome else ""
-                self.progress(f"{job.case.name} (run {job.run_index + 1}): {pair.outcome}{versus}")
-            self._maybe_checkpoint()
+            self._publish(CaseFinished(skill, done, self.planned, pair))
+
+    def _publish(self, event: Event) -> None:
+        try:
+            self.emit(event)
+        except SubscriberFailed as exc:
+            # A full disk costs the checkpoint, never the run: the final document is written anyway.
+            warning = f"{exc}; the run went on"
+            if warning not in self.warnings:
+                self.warnings.append(warning)
 
     def _pair(self, case_index: int, run_index: int) -> CaseRecord | None:
         with_arm = self.arms.get((case_index, run_index, "with_skill"))
@@ -511,28 +391,11 @@ class Execution:
         with self._lock:
             found = []
             for case_index in range(len(self.prepared.graded)):
-                for run_index in range(self.config.runs):
+                for run_index in range(self.config.engine.runs):
                     pair = self._pair(case_index, run_index)
                     if pair is not None:
                         found.append(pair)
             return found
-
-    def _maybe_checkpoint(self) -> None:
-        if self.checkpoint is None:
-            return
-        now = time.monotonic()
-        if now - self._last_checkpoint < self._checkpoint_interval:
-            return
-        try:
-            self.checkpoint(self._document(self.records(), interrupted=True, partial=True))
-        except OSError as exc:
-            # A full disk costs the checkpoint, never the run: the final document is written anyway.
-            warning = f"a checkpoint could not be written ({exc.strerror or exc}); the run went on"
-            if warning not in self.warnings:
-                self.warnings.append(warning)
-        self._last_checkpoint = time.monotonic()
-        cost = self._last_checkpoint - now
-        self._checkpoint_interval = max(CHECKPOINT_INTERVAL_S, CHECKPOINT_COST_FACTOR * cost)
 
     def _report(self, interrupted: bool) -> RunReport:
         if self.cache is not None:
@@ -540,7 +403,7 @@ class Execution:
         records = self.records()
         return RunReport(self._document(records, interrupted=interrupted), records, self.kept_workspaces)
 
-    def _document(self, records: list[CaseRecord], *, interrupted: bool, partial: bool = False) -> dict:
+    def _document(self, records: list[CaseRecord], *, interrupted: bool) -> dict:
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
                        self.judge, detect_isolation(self.adapter))
         return build_document(
@@ -551,13 +414,12 @@ class Execution:
             started_at=self.started,
             finished_at=datetime.now(timezone.utc),
             interrupted=interrupted,
-            partial=partial,
             original=self._original_info,
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
             judge_consistency=self.consistency,
-            shard=self.plan.marker(target_lift_pts=self.config.target_lift_pts)
+            shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
             if self.plan is not None else None,
         )
 

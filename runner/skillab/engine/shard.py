@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.settings import Shard as ShardSetting
 from ..errors import UsageError
 from ..suite.model import Case
 
@@ -24,12 +25,8 @@ _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 Unit = tuple[str, int]
 
 
-@dataclass(frozen=True)
-class Shard:
-    """Shard ``index`` of ``count``, both 1-based as the user writes them (``2/3``)."""
-
-    index: int
-    count: int
+class Shard(ShardSetting):
+    """A shard setting parsed from what the user writes (``2/3``)."""
 
     @classmethod
     def parse(cls, text: str, *, source: str = "--shard") -> "Shard":
@@ -40,9 +37,6 @@ class Shard:
         if count < 1 or not 1 <= index <= count:
             raise UsageError(f"{source} {text!r}: I must be between 1 and N, and N at least 1")
         return cls(index, count)
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
 
 
 def expected_cost(case: Case, default_max_turns: int) -> float:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import tempfile
 import traceback
-from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..agents.base import ArmRequest, Usage
+from ..core.events import Emit, Notice, TriggerTrialFinished, ignore
 from ..errors import ProviderAuthError
 from ..grading.trajectory import render_v1
 from ..sandbox.process import kill_running_commands
@@ -27,9 +27,9 @@ from ..suite.model import Case, Suite
 from ..suite.trigger import TriggerQuery
 
 if TYPE_CHECKING:
+    from ..core.settings import RunConfig
     from .against import OriginalSkill
-    from .config import RunConfig
-    from .runner import Prepared
+    from .prepare import Prepared
 
 # "baseline": a query meant for a sibling, posed to the siblings alone, to tell what the
 # candidate's arrival changed.
@@ -103,10 +103,8 @@ class TriggerRun:
     interrupted: bool = False
 
 
-def run_trigger_trials(plan: TriggerPlan, adapter: Any,
-                       progress: Callable[[str], None] | None = None) -> TriggerRun:
+def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> TriggerRun:
     """Every trial of ``plan``, ``plan.concurrency`` at a time, in plan order."""
-    say = progress or (lambda _msg: None)
     planned = plan.trials()
     done: dict[int, TriggerTrial] = {}
     interrupted = False
@@ -125,9 +123,8 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Any,
                 for future in finished:
                     index = pending.pop(future)
                     trial = done[index] = future.result()
-                    say(f"trigger {trial.query} (run {trial.run_index + 1}, {trial.arm}): "
-                        + (f"error: {trial.error}" if trial.error else
-                           f"loaded {', '.join(trial.loaded) or 'nothing'}"))
+                    emit(TriggerTrialFinished(trial.query, trial.run_index, trial.arm,
+                                              tuple(trial.loaded), trial.error))
         except KeyboardInterrupt:
             interrupted = True
             kill_running_commands()
@@ -229,9 +226,8 @@ def select_queries(queries: list[TriggerQuery], suite: Suite, names: tuple[str, 
 
 
 def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
-                 original: "OriginalSkill | None", progress: Callable[[str], None] | None) -> dict[str, Any]:
+                 original: "OriginalSkill | None", emit: Emit = ignore) -> dict[str, Any]:
     """Run a prepared suite's trigger trials; the results document's ``triggers`` block."""
-    from ..providers.registry import provider_environ
     from ..scoring.trigger_summary import trigger_block
     from ..secrets import Redactor
 
@@ -240,15 +236,14 @@ def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
         skill=prepared.skill,
         siblings=prepared.siblings,
         original=original.skill if original is not None else None,
-        runs=config.runs,
-        concurrency=config.concurrency,
-        max_turns=min(config.default_max_turns, TRIGGER_MAX_TURNS),
-        keep_workspaces=config.keep_workspaces,
+        runs=config.engine.runs,
+        concurrency=config.engine.concurrency,
+        max_turns=min(config.agent.max_turns, TRIGGER_MAX_TURNS),
+        keep_workspaces=config.engine.keep_workspaces,
     )
-    if progress:
-        progress(f"trigger trials: {len(plan.queries)} queries x {plan.runs} run(s)"
-                 + (f", {len(plan.siblings)} sibling skill(s)" if plan.siblings else ""))
-    run = run_trigger_trials(plan, adapter, progress)
+    emit(Notice(f"trigger trials: {len(plan.queries)} queries x {plan.runs} run(s)"
+                + (f", {len(plan.siblings)} sibling skill(s)" if plan.siblings else "")))
+    run = run_trigger_trials(plan, adapter, emit)
     probe = getattr(adapter, "skill_listing", None)
     listing = None
     if plan.siblings and callable(probe) and not run.interrupted:
@@ -256,4 +251,4 @@ def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
     block = trigger_block(plan, run.trials, listing=listing, warnings=prepared.crowd_warnings,
                           original_label=original.label if original is not None else None,
                           interrupted=run.interrupted)
-    return Redactor.from_environ(provider_environ(config)).data(block)
+    return Redactor.from_environ(config.credentials.environ).data(block)

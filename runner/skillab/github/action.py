@@ -13,41 +13,27 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..engine.config import RunConfig
-from ..errors import (
-    EXIT_GATE,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    ProviderAuthError,
-    SkillabError,
-    SuiteError,
-    UsageError,
-)
-from ..reports.results import document_set, load_documents, write_document
+from ..core.settings import AgentSettings, Credentials, EngineSettings, JudgeSettings, ModelRole, RunConfig
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, ProviderAuthError, SkillabError, UsageError
+from ..reports.results import load_documents, write_document
 from ..secrets import redact
-from .agents import choose_agents, remaining_cap, results_file, run_delta_pts
+from .agents import choose_agents, results_file, run_delta_pts
 from .client import GitHubClient, GitHubError
 from .comment import publish_report
-from .discovery import (
-    ChangedFile,
-    Selection,
-    SuiteLocation,
-    find_suites,
-    resolve_inside,
-    resolve_root,
-    select_all,
-    select_changed,
-)
+from .discovery import (ChangedFile, Selection, SuiteLocation, find_suites, resolve_inside, resolve_root,
+                        select_all, select_changed)
 from .event import ActionContext
 from .inputs import ActionInputs, read_inputs
 from .original import choose_original
 from .outcome import ActionRun, SuiteOutcome
 from .runtime import ignore_stop_signals
+from .suite_failures import SuiteFailures
 from .trust import verify_checkout
 from .workflow_commands import Log, write_step_files
 
@@ -120,10 +106,7 @@ class Action:
                                "only; the `mode: merge` job reports, comments and gates the whole.")
         if state.selection.suites:
             # Several agents: every suite under the first, then the next (see ``agents``).
-            configs = self.configs()
-            for config in configs:
-                if not self.run_suites(config, agent=config.adapter if len(configs) > 1 else None):
-                    break
+            self.run_suites(self.configs())
         else:
             self.nothing_to_run()
 
@@ -161,37 +144,31 @@ class Action:
             return select_all(suites)
         return select_changed(suites, changed, self.ctx.workspace, self.root)
 
-    def config(self) -> RunConfig:
-        """The configuration of the first agent the inputs name."""
-        return self.configs()[0]
-
     def configs(self) -> list[RunConfig]:
         """One configuration per agent the ``adapter`` input names, alike but for the agent."""
         inputs = self.inputs
         agents = choose_agents(inputs.adapter, inputs.model or self.env.get("SKILLAB_MODEL") or None)
-        extra: dict[str, Any] = {}
-        keys = inputs.provider_keys()
-        if keys:
-            extra["api_keys"] = keys
-        base = RunConfig(
-            adapter=agents[0].adapter,
-            model=agents[0].model,
-            judge_model=inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None,
-            provider=inputs.provider,
-            base_url=inputs.base_url,
+        engine = EngineSettings(
             runs=inputs.runs,
             concurrency=inputs.concurrency,
             target_lift_pts=inputs.target_lift_pts,
-            judge_same_family=inputs.judge_same_family,
             # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
             history_path=self.ctx.workspace / HISTORY_FILE,
             shard=inputs.shard,
             cache_dir=self.cache_dir(),
             sandbox=inputs.sandbox,
-            extra=extra,
-            max_cost_usd=self.inputs.max_cost_usd,
+            max_cost_usd=inputs.max_cost_usd,
         )
-        return [replace(base, adapter=a.adapter, model=a.model) for a in agents]
+        judge = ModelRole(inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None)
+        base = RunConfig(
+            engine=engine,
+            judge=JudgeSettings(model=judge, same_family=inputs.judge_same_family),
+            # The key inputs join the environment's keys here only, never ``os.environ``.
+            credentials=Credentials.resolve(inputs.provider_keys()),
+        )
+        return [replace(base, agent=AgentSettings(adapter=a.adapter,
+                                                  model=ModelRole(a.model, inputs.provider, inputs.base_url)))
+                for a in agents]
 
     def cache_dir(self) -> Path | None:
         """The ``cache-dir`` input inside the workspace, where ``actions/cache`` can keep it."""
@@ -201,54 +178,63 @@ class Action:
 
     # -- running suites ------------------------------------------------------------------------
 
-    def run_suites(self, config: RunConfig, agent: str | None = None) -> bool:
-        """Every selected suite under ``config``'s agent; False when the run must stop."""
-        from ..cli import suite_config
-        from ..engine import run_suite
+    def run_suites(self, configs: Sequence[RunConfig]) -> None:
+        """Every selected suite under each agent in turn, in one session: one spend cap, one stop."""
+        from ..reports.progress import LineReporter
+        from ..session import Session, SuiteRun
+        from ..session.history import HistoryReporter
 
-        for location in self.state.selection.suites:
-            outcome = SuiteOutcome(location, agent=agent)
-            self.state.outcomes.append(outcome)
-            with self.log.group(f"skillab: {outcome.label}"):
-                try:
-                    suite = replace(suite_config(config, location.directory),
-                                    against=self.against_for(location, config),
-                                    siblings_dir=self.siblings_for(location),
-                                    max_cost_usd=remaining_cap(config.max_cost_usd, self.state.documents))
-                    report = run_suite(
-                        location.directory,
-                        suite,
-                        progress=lambda message: self.log.line("  " + redact(message, self.env)),
-                    )
-                except SuiteError as exc:
-                    self.annotate_suite_error(outcome, exc)
-                    continue
-                except ProviderAuthError as exc:
-                    self.no_credentials(outcome, exc)
-                    return True
-                except SkillabError as exc:
-                    outcome.failure = f"{outcome.label}: {redact(str(exc), self.env)}"
-                    self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
-                    continue
-                except KeyboardInterrupt:
-                    self.state.interrupted = True
-                    return False
-                except Exception as exc:  # a parser or engine bug: this suite errors, others run
-                    outcome.failure = (f"{outcome.label}: could not be evaluated "
-                                       f"({type(exc).__name__}: {redact(str(exc), self.env)[:300]})")
-                    self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
-                    self.log.line(redact(traceback.format_exc(), self.env))
-                    continue
-            self.save(outcome, report.document)
-            self.log_provider_errors(outcome)
-            if report.document.get("stopped"):
-                # The spend cap is a gate, not a cancellation: the check fails, the results stand.
-                self.state.failures.append(f"stopped early: {report.document['stopped']}")
-                return False
-            if report.interrupted:
-                self.state.interrupted = True
-                return False
-        return True
+        locations = {location.directory: location for location in self.state.selection.suites}
+        several = len(configs) > 1
+        no_key: set[str] = set()  # agents without a key: their other suites are not tried
+        runs = (SuiteRun(directory, config) for config in configs for directory in locations
+                if config.agent.adapter not in no_key)  # lazy: no_key grows as the session runs
+
+        log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
+        history = HistoryReporter(configs[0].engine.history_path)
+        session = Session([log, history], on_document=lambda run, doc: self.ran(doc),
+                          on_error=lambda run, exc: self.suite_failed(exc, no_key),
+                          around=lambda run: self.suite_group(locations[run.target],
+                                                             run.config.agent.adapter if several else None),
+                          configure=lambda run, suite: self.suite_settings(locations[run.target], suite))
+        result = session.run(runs)
+        if result.stopped:
+            # The spend cap is a gate, not a cancellation: the check fails, the results stand.
+            self.state.failures.append(f"stopped early: {result.stopped}")
+        self.state.interrupted = self.state.interrupted or result.interrupted
+
+    def suite_settings(self, location: SuiteLocation, config: RunConfig) -> RunConfig:
+        engine = replace(config.engine, against=self.against_for(location, config),
+                         siblings_dir=self.siblings_for(location))
+        return replace(config, engine=engine)
+
+    @contextmanager
+    def suite_group(self, location: SuiteLocation, agent: str | None) -> Iterator[None]:
+        """Each suite's run in its own log group, its outcome started before it runs."""
+        outcome = SuiteOutcome(location, agent=agent)
+        self.state.outcomes.append(outcome)
+        with self.log.group(f"skillab: {outcome.label}"):
+            yield
+
+    def ran(self, document: dict[str, Any]) -> None:
+        outcome = self.state.outcomes[-1]
+        self.save(outcome, document)
+        self.failures().log_errored_arms(outcome)
+
+    def suite_failed(self, exc: Exception, no_key: set[str]) -> bool:
+        """One suite could not run: annotate why; go on with the others unless no key is set
+        (with several agents, only that agent's runs stop)."""
+        outcome = self.state.outcomes[-1]
+        go_on, note = self.failures().record(outcome, exc)
+        if isinstance(exc, ProviderAuthError) and outcome.agent:
+            no_key.add(outcome.agent)
+            go_on = True
+        if note is not None:
+            self.state.notes.append(note)
+        return go_on
+
+    def failures(self) -> SuiteFailures:
+        return SuiteFailures(self.log, self.env, self.ctx.event, self.repo_path)
 
     def siblings_for(self, location: SuiteLocation) -> Path | None:
         """The skills offered beside this one in trigger trials (input ``siblings``)."""
@@ -285,30 +271,6 @@ class Action:
             self.state.notes.append(redact(choice.note, self.env))
         return choice.ref
 
-    def annotate_suite_error(self, outcome: SuiteOutcome, exc: SuiteError) -> None:
-        # Issues name their file relative to the repository, as annotations and readers need.
-        issues = [replace(issue, path=Path(self.repo_path(issue.path))) for issue in exc.issues]
-        for issue in issues:
-            self.log.error(redact(str(issue), self.env), file=str(issue.path), line=issue.line)
-        first = issues[0]
-        where = f"{first.path}:{first.line}" if first.line else str(first.path)
-        outcome.failure = f"{where}: the suite is invalid ({len(issues)} issue(s))"
-        self.state.notes.append(redact(str(first), self.env))
-
-    def no_credentials(self, outcome: SuiteOutcome, exc: ProviderAuthError) -> None:
-        message = redact(str(exc), self.env)
-        pr = self.ctx.event.pull_request
-        if pr is not None and pr.is_fork:
-            message += (
-                " — secrets are not passed to workflows triggered from forks, so this pull "
-                "request cannot be evaluated here; a maintainer can run the workflow manually"
-            )
-        self.log.notice(f"skillab did not run: {message}")
-        outcome.failure = f"no provider credentials: {message}"
-        # With several agents, only this agent's runs stop; the others go on.
-        self.state.notes.append(f"{outcome.label} did not run: {message}" if outcome.agent
-                                else f"No suite ran: {message}")
-
     def save(self, outcome: SuiteOutcome, document: dict[str, Any]) -> None:
         """Write the suite's results, then read them back: the report uses what is on disk."""
         path = results_file(self.out_dir, outcome.location.rel_dir, outcome.agent)
@@ -320,21 +282,6 @@ class Action:
         except (OSError, ValueError, KeyError, IndexError) as exc:
             outcome.failure = f"{outcome.label}: results could not be written or read back ({exc})"
             self.log.error(outcome.failure)
-
-    def log_provider_errors(self, outcome: SuiteOutcome) -> None:
-        doc = outcome.document or {}
-        errors = []
-        for record in doc.get("cases") or []:
-            for arm in ("with_skill", "without_skill", "original"):
-                data = record.get(arm) or {}
-                if data.get("errored") and data.get("error"):
-                    errors.append(f"{record.get('case_name')} [{arm}]: {data['error']}")
-            if record.get("error"):
-                errors.append(f"{record.get('case_name')}: {record['error']}")
-        if errors:
-            with self.log.group(f"{outcome.location.rel_dir}: {len(errors)} errored arm(s)"):
-                for line in errors:
-                    self.log.line(redact(line, self.env))
 
     def nothing_to_run(self) -> None:
         if self.inputs.mode == "all" or not self.ctx.event.is_pull_request:
@@ -388,9 +335,12 @@ class Action:
         return EXIT_OK
 
     def gate(self) -> None:
-        from ..cli import gate_failures
+        from ..session import Gates
 
         state = self.state
+        inputs = self.inputs
+        gates = Gates(tuple(inputs.fail_on_verdict), inputs.min_delta_pts, inputs.gate_on,
+                      inputs.min_trigger_recall, inputs.max_false_trigger_rate, require_measured=True)
         for outcome in state.outcomes:
             if outcome.failure:
                 state.failures.append(outcome.failure)
@@ -399,47 +349,29 @@ class Action:
             # A shard holds part of a suite: the merge job gates the whole.
             if doc is None or self.inputs.shard is not None:
                 continue
-            if int(doc.get("cases_aggregated", 0)) == 0 and not _triggers_measured(doc):
-                errored = int(doc.get("errors", 0))
-                state.failures.append(
-                    f"{outcome.label}: measured nothing "
-                    f"({errored} of {doc.get('total_cases', 0)} cases errored)"
-                )
-            state.failures.extend(
-                reason + (f" (agent {outcome.agent})" if outcome.agent else "")
-                for reason in gate_failures(doc, self.inputs.fail_on_verdict, self.inputs.min_delta_pts,
-                                            gate_on=self.inputs.gate_on,
-                                            min_trigger_recall=self.inputs.min_trigger_recall,
-                                            max_false_trigger_rate=self.inputs.max_false_trigger_rate)
-            )
+            state.failures.extend(reason + (f" (agent {outcome.agent})" if outcome.agent else "")
+                                  for reason in gates.failures(doc, outcome.label))
         if state.outcomes and not state.documents and not state.failures:
             state.failures.append("no suite produced results")
 
     def write_files(self, documents: list[dict[str, Any]], report: str) -> dict[str, str]:
-        """results.json (every suite), junit.xml, report.md and the self-contained report.html,
-        as workspace-relative paths."""
-        from ..reports.html import write_html
-        from ..reports.junit import write_junit
+        """report.md, and with results results.json (every suite), junit.xml and the
+        self-contained report.html, as workspace-relative paths."""
+        from ..session.outputs import Outputs, write_outputs
 
-        paths: dict[str, str] = {}
+        names = {"report": "report.md"} | ({"results": "results.json", "junit": "junit.xml",
+                                            "html": "report.html"} if documents else {})
+        files = {key: self.out_dir / name for key, name in names.items()}
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            report_file = self.out_dir / "report.md"
-            report_file.write_text(report, encoding="utf-8")
-            paths["report"] = self.repo_path(report_file)
-            if documents:
-                results_file = self.out_dir / "results.json"
-                write_document(document_set(documents), results_file)
-                write_junit(documents, self.out_dir / "junit.xml")
-                paths["results"] = self.repo_path(results_file)
-                html_file = self.out_dir / "report.html"
-                write_html(documents, html_file)
-                paths["html"] = self.repo_path(html_file)
+            write_outputs(documents, Outputs(files.get("results"), files.get("junit"), files["report"],
+                                             files.get("html")), markdown=report)
         except OSError as exc:
             self.state.failures.append(f"cannot write results into {RESULTS_DIR}/ ({exc.strerror}) "
                                        f"as uid {os.geteuid()}")
             self.log.error(self.state.failures[-1])
-        return paths
+            return {}
+        return {key: self.repo_path(path) for key, path in files.items() if key != "junit"}
 
     def comment(self, report: str) -> list[str]:
         """Create or update the PR comment; returns notes for the job summary when it cannot."""
@@ -464,9 +396,3 @@ class Action:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-
-
-def _triggers_measured(doc: dict[str, Any]) -> bool:
-    """A suite of trigger queries only measured something when a trial ran without error."""
-    block = doc.get("triggers") or {}
-    return int(block.get("trials", 0)) > int(block.get("errors", 0))

@@ -77,14 +77,6 @@ def results_file(out_dir: Path, rel_dir: str, agent: str | None) -> Path:
     return (suite / safe_file_name(agent, fallback="agent") if agent else suite) / "results.json"
 
 
-def remaining_cap(cap: float | None, documents: Sequence[dict[str, Any]]) -> float | None:
-    """The ``max-cost-usd`` left once ``documents`` have spent theirs: the cap bounds the whole
-    run, every suite under every agent together."""
-    if cap is None:
-        return None
-    spent = sum(((d.get("usage") or {}).get("total") or {}).get("cost_usd") or 0.0 for d in documents)
-    return max(1e-9, cap - spent)
-
 
 def run_delta_pts(documents: Sequence[dict[str, Any]]) -> float | None:
     """The ``delta-pts`` output: the lift pooled over every suite, or None when several agents

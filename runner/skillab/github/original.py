@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..engine.config import RunConfig
+from ..core.settings import RunConfig
 from ..errors import SkillabError
 from .discovery import SuiteLocation
 from .event import Event
@@ -49,7 +49,7 @@ def choose_original(location: SuiteLocation, config: RunConfig, event: Event) ->
     if base is None:
         return OriginalChoice(None)
     try:
-        candidate = prepare_suite(location.directory, config).skill
+        candidate = prepare_suite(location.directory, config.engine).skill
     except Exception:  # noqa: BLE001 - the run itself reports what is wrong with the suite
         return OriginalChoice(None)
     if GitRepo.containing(candidate.root) is None:

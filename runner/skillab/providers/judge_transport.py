@@ -16,7 +16,7 @@ from .base import Message, ModelClient
 from .registry import client_for
 
 if TYPE_CHECKING:
-    from ..engine.config import RunConfig
+    from ..core.settings import RunConfig
 
 JUDGE_MAX_TOKENS = 1024
 
@@ -39,7 +39,7 @@ class ProviderJudgeTransport:
         try:
             return cls(client_for(config, role="judge"))
         except ProviderAuthError as exc:
-            if config.judge_model or config.judge_same_family:
+            if config.judge.model.name or config.judge.same_family:
                 raise
             raise ProviderAuthError(
                 f"{exc}. The judge defaults to a model of another family than the agent's; pass "

@@ -11,9 +11,8 @@ OpenAI-compatible ``--base-url`` may run without a key (a local Ollama or vLLM n
 client then sends a placeholder, and a server that does want a key answers 401, which stops the
 run with the same advice.
 
-Tuning knobs read from ``RunConfig.extra``: ``request_timeout_s``, ``max_attempts``,
-``retry_base_delay_s``, ``call_deadline_s`` (one call, all attempts), ``provider_concurrency``,
-``stream`` (Anthropic SSE streaming).
+Timeouts, retries, concurrency and streaming come from ``ProviderTuning``; keys and endpoints
+from ``Credentials`` (``core.settings``).
 """
 
 from __future__ import annotations
@@ -21,16 +20,15 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Mapping
+from typing import Literal, Mapping
 
+from ..core.settings import JudgeSettings, ModelRole, ProviderTuning, RunConfig
 from ..errors import MissingDependencyError, ProviderAuthError, UsageError
 from .base import BASE_URL_ENV, KEY_ENV, PROVIDERS, ModelClient, ProviderName
 from .retry import DEFAULT_PROVIDER_CONCURRENCY, RetryPolicy
 
-if TYPE_CHECKING:
-    from ..engine.config import RunConfig
-
 KEYLESS_PLACEHOLDER = "skillab-keyless"
+DEFAULT_TUNING = ProviderTuning()
 
 _OPENAI_NAMES = re.compile(r"^(?:gpt|chatgpt|o1|o3|o4)(?:\b|[-_.])", re.IGNORECASE)
 _ANTHROPIC_NAMES = re.compile(r"^claude", re.IGNORECASE)
@@ -84,23 +82,23 @@ def infer_provider(
     return found
 
 
-def agent_settings(config: RunConfig) -> ProviderSettings:
+def agent_settings(agent: ModelRole, tuning: ProviderTuning = DEFAULT_TUNING) -> ProviderSettings:
     """The agent model's provider settings, from ``--model``, ``--provider`` and ``--base-url``."""
-    if not config.model:
+    if not agent.name:
         raise UsageError("this adapter needs a model: pass --model (or set SKILLAB_MODEL)")
-    provider = infer_provider(config.model, explicit=config.provider, base_url=config.base_url)
-    return _settings(config, provider, config.model, config.base_url)
+    provider = infer_provider(agent.name, explicit=agent.provider, base_url=agent.base_url)
+    return _settings(tuning, provider, agent.name, agent.base_url)
 
 
-def judge_model_for(config: RunConfig) -> str | None:
+def judge_model_for(agent_role: ModelRole, judge: JudgeSettings) -> str | None:
     """The judge model: ``--judge-model``; else one of another family than the agent's, because a
     model grading its own family's work tends to favour it; the agent's own model only with
     ``--judge-same-family``. A same-family ``--judge-model`` also needs that flag."""
     from .judge_transport import default_judge_model, model_family
 
-    agent = config.model
-    same_family_ok = bool(getattr(config, "judge_same_family", False))
-    model = config.judge_model or (agent if same_family_ok or not agent else default_judge_model(agent))
+    agent = agent_role.name
+    same_family_ok = judge.same_family
+    model = judge.model.name or (agent if same_family_ok or not agent else default_judge_model(agent))
     if model and agent and not same_family_ok and model_family(model) == model_family(agent):
         raise UsageError(
             f"the judge {model} is of the agent's family ({model_family(agent)}): judges favour "
@@ -110,46 +108,47 @@ def judge_model_for(config: RunConfig) -> str | None:
     return model
 
 
-def judge_settings(config: RunConfig) -> ProviderSettings:
+def judge_settings(agent: ModelRole, judge: JudgeSettings,
+                   tuning: ProviderTuning = DEFAULT_TUNING) -> ProviderSettings:
     """The judge model's settings (``judge_model_for`` picks the model).
 
     The judge goes where the agent goes (``--provider``, ``--base-url``) unless its name belongs
     to another provider than the agent's name does (a ``claude-*`` judge for a ``gpt-*`` agent,
     or the reverse): then it goes to that provider's own endpoint.
     """
-    model = judge_model_for(config)
+    model = judge_model_for(agent, judge)
     if not model:
         raise UsageError("the LLM judge needs a model: pass --judge-model or --model")
-    if not config.model:
-        provider = infer_provider(model, explicit=config.provider, base_url=config.base_url)
-        return _settings(config, provider, model, config.base_url)
-    agent_provider = infer_provider(
-        config.model, explicit=config.provider, base_url=config.base_url
-    )
-    agent_family = provider_of_name(config.model) or agent_provider
+    if judge.model.provider or judge.model.base_url:
+        provider = infer_provider(model, explicit=judge.model.provider, base_url=judge.model.base_url)
+        return _settings(tuning, provider, model, judge.model.base_url)
+    if not agent.name:
+        provider = infer_provider(model, explicit=agent.provider, base_url=agent.base_url)
+        return _settings(tuning, provider, model, agent.base_url)
+    agent_provider = infer_provider(agent.name, explicit=agent.provider, base_url=agent.base_url)
+    agent_family = provider_of_name(agent.name) or agent_provider
     named = provider_of_name(model)
     if named is not None and named != agent_family:
-        return _settings(config, named, model, None)
-    return _settings(config, agent_provider, model, config.base_url)
+        return _settings(tuning, named, model, None)
+    return _settings(tuning, agent_provider, model, agent.base_url)
 
 
 def _settings(
-    config: RunConfig, provider: ProviderName, model: str, base_url: str | None
+    tuning: ProviderTuning, provider: ProviderName, model: str, base_url: str | None
 ) -> ProviderSettings:
-    extra = config.extra or {}
     policy = RetryPolicy(
-        max_attempts=int(extra.get("max_attempts", RetryPolicy.max_attempts)),
-        base_delay_s=float(extra.get("retry_base_delay_s", RetryPolicy.base_delay_s)),
-        deadline_s=float(extra.get("call_deadline_s", RetryPolicy.deadline_s)),
+        max_attempts=tuning.max_attempts,
+        base_delay_s=tuning.retry_base_delay_s,
+        deadline_s=tuning.call_deadline_s,
     )
     return ProviderSettings(
         provider=provider,
         model=model,
         base_url=base_url,
-        timeout_s=float(extra.get("request_timeout_s", 300.0)),
+        timeout_s=tuning.request_timeout_s,
         policy=policy,
-        concurrency=int(extra.get("provider_concurrency", DEFAULT_PROVIDER_CONCURRENCY)),
-        stream=bool(extra.get("stream", False)),
+        concurrency=tuning.provider_concurrency,
+        stream=tuning.stream,
     )
 
 
@@ -221,15 +220,9 @@ _PACKAGES = {
 Role = Literal["agent", "judge"]
 
 
-def provider_environ(config: RunConfig) -> Mapping[str, str]:
-    """Where a run's keys and endpoints come from: the process environment, overlaid with keys
-    handed over in ``config.extra["api_keys"]`` (the Action's key inputs), which never enter
-    ``os.environ`` and so cannot leak into any subprocess."""
-    keys = (config.extra or {}).get("api_keys") or {}
-    return {**os.environ, **{name: value for name, value in keys.items() if value}}
-
-
 def client_for(config: RunConfig, role: Role = "agent") -> ModelClient:
     """The model client for the agent or the judge of a run."""
-    settings = agent_settings(config) if role == "agent" else judge_settings(config)
-    return create_client(settings, provider_environ(config))
+    agent = config.agent.model
+    settings = (agent_settings(agent, config.tuning) if role == "agent"
+                else judge_settings(agent, config.judge, config.tuning))
+    return create_client(settings, config.credentials.environ)

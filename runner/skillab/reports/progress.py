@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import IO, Any
 
-from ..engine.runner import Tick
+from ..core.events import CaseFinished, Event, Notice, RunStarted, TriggerTrialFinished
 
 FAILING = ("flip_to_fail", "fail_kept", "error")
 
@@ -27,7 +28,7 @@ class Tally:
         self.failures = 0
         self.errors = 0
 
-    def add(self, tick: Tick) -> None:
+    def add(self, tick: CaseFinished) -> None:
         for arm in (tick.record.with_skill, tick.record.without_skill, tick.record.original):
             if arm is None or arm.cached:
                 continue
@@ -75,7 +76,10 @@ class PlainProgress:
     def message(self, text: str) -> None:
         print(f"skillab: {text}", file=self.stream, flush=True)
 
-    def tick(self, tick: Tick) -> None:
+    def on_event(self, event: Event) -> None:
+        show(self, event)
+
+    def tick(self, tick: CaseFinished) -> None:
         self.tally.add(tick)
         record = tick.record
         versus = f"; vs original: {record.original_outcome}" if record.original_outcome else ""
@@ -118,11 +122,14 @@ class LiveProgress:
     def message(self, text: str) -> None:
         self.console.print(f"skillab: {text}", markup=False, highlight=False)
 
-    def tick(self, tick: Tick) -> None:
+    def on_event(self, event: Event) -> None:
+        show(self, event)
+
+    def tick(self, tick: CaseFinished) -> None:
         self.tally.add(tick)
         record = tick.record
-        if self.task is None or self.bar.tasks[self.task].description != tick.suite:
-            self.task = self.bar.add_task(tick.suite, total=tick.planned, eta="--:--", usage="",
+        if self.task is None or self.bar.tasks[self.task].description != tick.skill:
+            self.task = self.bar.add_task(tick.skill, total=tick.planned, eta="--:--", usage="",
                                           failures="")
         if record.outcome in FAILING:
             style = "red" if record.outcome != "error" else "yellow"
@@ -134,6 +141,48 @@ class LiveProgress:
             usage=self.tally.usage_text(),
             failures=f"{self.tally.failures} failed, {self.tally.errors} errored",
         )
+
+
+def describe(event: Event) -> str | None:
+    """The line a log shows for an event, or None for events it does not show."""
+    if isinstance(event, RunStarted):
+        part = f", shard {event.shard}" if event.shard else ""
+        return (f"running {event.suite}: {event.cases} cases x {event.runs} run(s), "
+                f"adapter {event.adapter}{part}")
+    if isinstance(event, CaseFinished):
+        record = event.record
+        versus = f"; vs original: {record.original_outcome}" if record.original_outcome else ""
+        return f"{record.case_name} (run {record.run_index + 1}): {record.outcome}{versus}"
+    if isinstance(event, TriggerTrialFinished):
+        return (f"trigger {event.query} (run {event.run_index + 1}, {event.arm}): "
+                + (f"error: {event.error}" if event.error else f"loaded {', '.join(event.loaded) or 'nothing'}"))
+    if isinstance(event, Notice):
+        return event.text
+    return None
+
+
+def show(display: "PlainProgress | LiveProgress", event: Event) -> None:
+    """A display's share of the event stream: finished cases move the bar, the rest are lines."""
+    if isinstance(event, CaseFinished):
+        display.tick(event)
+        return
+    text = describe(event)
+    if text is not None:
+        display.message(text)
+
+
+class LineReporter:
+    """Every event as one line handed to ``write`` (the Action's log)."""
+
+    name = "log"
+
+    def __init__(self, write: Callable[[str], None]):
+        self.write = write
+
+    def on_event(self, event: Event) -> None:
+        text = describe(event)
+        if text is not None:
+            self.write(text)
 
 
 def _escape(text: str) -> str:

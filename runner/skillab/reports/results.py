@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..atomic import write_json
 from ..formats.grading import grading_scope
-from ..providers.registry import provider_environ
 from ..records import CaseRecord
 from ..sandbox.isolation import Isolation
 from ..secrets import Redactor
@@ -27,7 +26,7 @@ from ..suite.model import Suite
 from .summary import FORMAT, RunSettings, summarize
 
 if TYPE_CHECKING:  # the engine imports this module
-    from ..engine.config import RunConfig
+    from ..core.settings import RunConfig
 
 SET_FORMAT = "skillab.results-set/1"
 
@@ -48,6 +47,7 @@ def build_document(records: list[CaseRecord], meta: RunMeta, **state: Any) -> di
     """The document of a live run: its settings read off the live objects, then ``summarize``.
     ``state`` is the rest of ``RunSettings`` (timings, cache counts, interruption, shard...)."""
     config, judge = meta.config, meta.judge
+    engine = config.engine
     settings = RunSettings(
         tool_version=__version__,
         suite={
@@ -60,24 +60,24 @@ def build_document(records: list[CaseRecord], meta: RunMeta, **state: Any) -> di
         },
         adapter={"name": meta.adapter.name, "identity": meta.adapter.identity()},
         models={
-            "agent": config.model,
+            "agent": config.agent.model.name,
             "judge": judge.model if judge is not None else None,
             "judge_prompt_sha256": judge.prompt_sha256 if judge is not None else None,
-            "judge_same_family": _same_family(config.model, judge),
+            "judge_same_family": _same_family(config.agent.model.name, judge),
         },
         isolation=meta.isolation.to_dict(),
-        runs=config.runs,
-        pass_k=config.pass_k,
-        pass_n=max(config.pass_k, config.pass_n) if config.pass_k > 1 or config.pass_n > 1 else None,
-        target_lift_pts=config.target_lift_pts,
-        cache_enabled=config.cache_enabled,
+        runs=engine.runs,
+        pass_k=engine.pass_k,
+        pass_n=max(engine.pass_k, engine.pass_n) if engine.pass_k > 1 or engine.pass_n > 1 else None,
+        target_lift_pts=engine.target_lift_pts,
+        cache_enabled=engine.cache_enabled,
         judge_usage=getattr(judge.transport, "usage", None) if judge is not None else None,
         **state,
     )
     # The one gate every string of the document passes: model answers, validator output, judge
     # reasons, error messages. Keys handed over as Action inputs are masked by value too.
     doc = summarize(settings, records)
-    redactor = Redactor.from_environ(provider_environ(config))
+    redactor = Redactor.from_environ(config.credentials.environ)
     cases, doc["cases"] = doc["cases"], []
     redacted = redactor.data(doc)
     redacted["cases"] = _redact_each(cases, redactor)

@@ -1,0 +1,101 @@
+"""``skillab run``'s flags resolved into each component's settings, once."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.settings import (
+    DEFAULT_HISTORY_PATH,
+    AgentSettings,
+    Credentials,
+    EngineSettings,
+    JudgeSettings,
+    ModelRole,
+    RunConfig,
+)
+from ..errors import UsageError
+
+GETTING_STARTED = (
+    "skillab run needs a model to evaluate the skill with. Either:\n"
+    "  skillab run PATH --model claude-sonnet-4-5      (set ANTHROPIC_API_KEY; or an OpenAI model "
+    "with OPENAI_API_KEY)\n"
+    "  skillab run PATH --adapter mock                 (offline: scripted answers, honest grading)\n"
+    "The model can also come from the SKILLAB_MODEL environment variable."
+)
+
+
+def adapter_names(text: str) -> tuple[str, ...]:
+    """``--adapter A,B,...``: known adapters, each once."""
+    from ..agents.registry import ADAPTERS
+
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in ADAPTERS]
+    if not names or unknown or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: choose one or more of {', '.join(ADAPTERS)}, comma-separated, each once"
+        )
+    return names
+
+
+def configs_from_args(args: argparse.Namespace) -> list[RunConfig]:
+    """One configuration per adapter of ``--adapter A,B,...``; ``--model`` gives one model for
+    all of them or one per adapter, in the same order."""
+    adapters = args.adapter or ("agent",)
+    models = [m.strip() for m in (args.model or "").split(",")] if args.model else []
+    if len(adapters) > 1 and len(models) not in (0, 1, len(adapters)):
+        raise UsageError(
+            f"--adapter names {len(adapters)} agents but --model names {len(models)} models: "
+            "give one model for all, or one per agent in the same order"
+        )
+    configs = []
+    for index, adapter in enumerate(adapters):
+        model = models[index] if len(models) == len(adapters) else (models[0] if models else None)
+        configs.append(config_from_args(args, adapter=adapter, model=model or None))
+    return configs
+
+
+def config_from_args(
+    args: argparse.Namespace, *, adapter: str | None = None, model: str | None = None
+) -> RunConfig:
+    if args.pass_n is not None and args.pass_n < args.pass_k:
+        raise UsageError(f"--pass-n {args.pass_n} is below --pass-k {args.pass_k}: pass@k needs at "
+                         "least k attempts per arm")
+    if adapter is None:
+        adapter = args.adapter[0] if args.adapter else ("agent" if args.model else None)
+        model = args.model
+    if adapter is None or (adapter != "mock" and not model):
+        raise UsageError(GETTING_STARTED)
+    from ..engine.shard import Shard
+
+    engine = EngineSettings(
+        runs=args.runs,
+        pass_k=args.pass_k,
+        pass_n=args.pass_n or 0,
+        concurrency=args.concurrency,
+        cache_enabled=not args.no_cache,
+        cache_dir=args.cache_dir,
+        cache_ttl_days=args.cache_ttl_days,
+        case_names=tuple(args.case),
+        tags=tuple(args.tag),
+        keep_workspaces=args.keep_workspaces,
+        against=args.against,
+        suite_format=args.suite_format,
+        history_path=None if args.no_history else (args.history or DEFAULT_HISTORY_PATH),
+        siblings_dir=args.siblings,
+        shard=Shard.parse(args.shard) if args.shard else None,
+        max_cost_usd=args.max_cost_usd,
+        reward_threshold=args.reward_threshold,
+        sandbox=args.sandbox,
+        target_lift_pts=args.target_lift_pts,
+    )
+    agent = AgentSettings(
+        adapter=adapter,
+        model=ModelRole(model, args.provider, args.base_url),
+        skill_loading=args.skill_loading,
+        max_turns=args.max_turns,
+        mock_responses=args.mock_responses,
+        mock_latency_ms=args.mock_latency_ms,
+    )
+    judge = JudgeSettings(model=ModelRole(args.judge_model), same_family=args.judge_same_family,
+                          consistency=args.judge_consistency)
+    return RunConfig(engine=engine, agent=agent, judge=judge, credentials=Credentials.resolve())

@@ -1,0 +1,116 @@
+"""A suite resolved before it runs: the file parsed, the skill loaded, the cases and trigger
+queries selected, the siblings found and the sandbox chosen. Everything that can fail on bad
+input fails here, before the first case starts."""
+
+from __future__ import annotations
+
+import dataclasses
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.settings import EngineSettings, RunConfig
+from ..errors import UsageError
+from ..sandbox.backend import Choice, active, use_sandbox
+from ..skill.loader import Skill, load_skill
+from ..suite import load_suite
+from ..suite.model import Case, Suite
+from ..suite.trigger import TriggerQuery, suite_trigger_queries, with_sibling_queries
+from .trigger import Crowd, load_crowd, select_queries
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A suite resolved and ready to run: everything that can fail on bad input, done first."""
+
+    suite: Suite
+    skill: Skill
+    graded: tuple[Case, ...]
+    trigger_only: tuple[Case, ...]
+    # Every trigger query (trigger-only cases and trigger sets), posed in trigger trials.
+    triggers: tuple[TriggerQuery, ...] = ()
+    siblings: tuple[Skill, ...] = ()
+    # What was wrong with the siblings (skipped, not fatal: they are not under test).
+    crowd_warnings: tuple[str, ...] = ()
+
+
+def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
+    suite = load_suite(Path(target), format=engine.suite_format)
+    skill = load_skill(suite.skill_dir or suite.path.parent)
+    triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)
+    unknown = sorted(set(engine.case_names) - {c.name for c in suite.cases} - {q.name for q in triggers})
+    if unknown:
+        raise UsageError(f"{suite.path}: no case named {', '.join(repr(n) for n in unknown)}")
+    suite = with_reward_threshold(suite.select(list(engine.case_names), list(engine.tags)), engine.reward_threshold)
+    if engine.sandbox == "image":
+        suite = in_own_image(suite)
+    triggers = select_queries(triggers, suite, engine.case_names, engine.tags)
+    crowd = Crowd()
+    # Siblings matter only to a skill with trigger queries of its own.
+    if engine.siblings_dir and triggers:
+        crowd = load_crowd(engine.siblings_dir, skill)
+        if not engine.case_names and not engine.tags:
+            triggers = with_sibling_queries(triggers, list(crowd.queries))
+    if not suite.cases and not triggers:
+        raise UsageError(f"{suite.path}: no case matches the --case/--tag selection")
+    graded = tuple(c for c in suite.cases if not c.trigger_only)
+    trigger_only = tuple(c for c in suite.cases if c.trigger_only)
+    return Prepared(suite, skill, graded, trigger_only, tuple(triggers), crowd.siblings, crowd.warnings)
+
+
+def with_reward_threshold(suite: Suite, threshold: float) -> Suite:
+    """The suite with every grader that reads a reward (a verifier) passing at the run's threshold."""
+    def case(c: Case) -> Case:
+        graders = tuple(dataclasses.replace(g, reward_threshold=threshold) if _reads_reward(g) else g
+                        for g in c.graders)
+        return dataclasses.replace(c, graders=graders)
+
+    return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
+
+
+def _reads_reward(spec: Any) -> bool:
+    return any(f.name == "reward_threshold" for f in dataclasses.fields(spec))
+
+
+def in_own_image(suite: Suite) -> Suite:
+    """The suite as ``--sandbox image`` runs it: a case that brings a Dockerfile runs on the image
+    built from it, so only what that image cannot cure (the network, a GPU) keeps it unsupported."""
+    def case(c: Case) -> Case:
+        if c.image is None or c.image.dockerfile is None:
+            return c
+        return dataclasses.replace(c, unsupported=c.unsupported_in_image)
+
+    return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
+
+
+def run_warnings(config: RunConfig, judge: Any | None) -> list[str]:
+    """What the reader of the results should know about how this run was set up."""
+    if judge is None or not config.agent.model.name:
+        return []
+    from ..providers.judge_transport import judge_independence_warning
+
+    warning = judge_independence_warning(config.agent.model.name, judge.model)
+    return [warning] if warning else []
+
+
+def suite_sandbox(suite: Suite, config: RunConfig, stack: ExitStack) -> Choice:
+    """The backend for this suite's commands: ``--sandbox image`` builds the task's image."""
+    if config.engine.sandbox != "image":
+        return use_sandbox(config.engine.sandbox)
+    from ..sandbox.image import image_sandbox
+
+    environment = Path(suite.path).parent / "environment"
+    if not (environment / "Dockerfile").is_file():
+        raise UsageError(f"--sandbox image: {suite.path} brings no image "
+                         f"({environment}/Dockerfile does not exist)")
+    stack.callback(use_sandbox, None)
+    return stack.enter_context(image_sandbox(environment))
+
+
+def sandbox_scope() -> str:
+    """The active backend as the baseline cache keys it: a baseline that ran unsandboxed (or in
+    another image) is not this run's baseline."""
+    backend = active().backend
+    image = getattr(backend, "image", None)
+    return f"{backend.name}:{image.digest}" if image is not None else backend.name

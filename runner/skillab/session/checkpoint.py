@@ -1,0 +1,119 @@
+"""The checkpoint: a journal of finished arms, one JSON line each, appended as they land.
+
+A run killed outright (SIGKILL, power loss) keeps every arm that finished; ``--resume`` reads
+the journal beside the results document it names, so those arms do not run again. Appending
+one line per arm costs the same at the first arm as at the ten-thousandth, where rebuilding
+the whole document each time grew with the run. The journal goes once a run finishes whole.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any
+
+from ..core.events import ArmFinished, Event, RunStarted
+from ..secrets import Redactor
+
+FORMAT = "skillab.checkpoint/1"
+ARMS = ("with_skill", "without_skill", "original")
+
+
+def journal_path(results: Path) -> Path:
+    """``results.json`` → ``results.checkpoint.jsonl`` beside it."""
+    results = Path(results)
+    return results.with_name(f"{results.stem}.checkpoint.jsonl")
+
+
+class Checkpoint:
+    """Appends each finished arm to the journal, redacted as the document is."""
+
+    name = "checkpoint"
+
+    def __init__(self, path: Path, redactor: Redactor, *, append: bool = False):
+        self.path = Path(path)
+        self.redactor = redactor
+        self._append = append
+        self._file: IO[str] | None = None
+        self._suite: dict[str, Any] = {}
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._suite = {"path": event.suite, "skill": event.skill, "skill_hash": event.skill_hash,
+                           "adapter": event.adapter, "model": event.model}
+            self._write({"format": FORMAT, "suite": self._suite})
+        elif isinstance(event, ArmFinished):
+            self._write({"suite": event.suite, "adapter": self._suite.get("adapter"),
+                         "case_name": event.case, "run_index": event.run_index, "arm": event.arm,
+                         "record": self.redactor.data(event.record.to_dict())})
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a" if self._append else "w", encoding="utf-8")
+        self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def close(self, *, complete: bool) -> None:
+        """Done: a complete run needs no journal, an incomplete one keeps it for ``--resume``."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if complete:
+            self.path.unlink(missing_ok=True)
+
+
+def read_journal(path: Path) -> list[dict[str, Any]]:
+    """The journal as one partial document per suite (suite, adapter, models and the finished
+    arms as cases), as ``--resume`` reads a results document. A line cut short by a kill is
+    skipped."""
+    # One suite may run under several agents (``--adapter A,B``): each is its own experiment.
+    suites: dict[tuple[str, str], dict[str, Any]] = {}
+    cases: dict[tuple[str, str], dict[tuple[str, int], dict[str, Any]]] = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if "format" in entry:
+            suite = entry["suite"]
+            which = (suite["path"], suite["adapter"])
+            suites[which] = {
+                "suite": {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"]},
+                "adapter": {"name": suite["adapter"]},
+                "models": {"agent": suite["model"]},
+            }
+            cases.setdefault(which, {})
+        elif (entry.get("suite"), entry.get("adapter")) in suites:
+            key = (entry["case_name"], entry["run_index"])
+            which = (entry["suite"], entry["adapter"])
+            case = cases[which].setdefault(key, {"case_name": key[0], "run_index": key[1]})
+            case[entry["arm"]] = entry["record"]
+    return [{**doc, "cases": list(cases[which].values())} for which, doc in suites.items()]
+
+
+def with_journal(documents: list[dict[str, Any]], journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The documents, each given the journal's arms that it lacks or holds only as errored;
+    a suite only the journal knows is added as its partial document."""
+    def experiment(doc: dict[str, Any]) -> tuple[Path, str]:
+        return Path(doc["suite"]["path"]).resolve(), doc["adapter"]["name"]
+
+    by_experiment = {experiment(d): d for d in documents}
+    merged = list(documents)
+    for partial in journal:
+        doc = by_experiment.get(experiment(partial))
+        if doc is None:
+            merged.append(partial)
+            continue
+        arms = {(c["case_name"], c["run_index"], arm): c[arm] for c in doc.get("cases", [])
+                for arm in ARMS if c.get(arm)}
+        for case in partial["cases"]:
+            for arm in ARMS:
+                key = (case["case_name"], case["run_index"], arm)
+                if case.get(arm) and (key not in arms or arms[key].get("errored")):
+                    arms[key] = case[arm]
+        cases: dict[tuple[str, int], dict[str, Any]] = {}
+        for (name, run, arm), record in arms.items():
+            cases.setdefault((name, run), {"case_name": name, "run_index": run})[arm] = record
+        merged[merged.index(doc)] = {**doc, "cases": list(cases.values())}
+    return merged

@@ -1,0 +1,69 @@
+"""The gates a finished results document must pass, for the CLI's exit code and the Action's
+check alike."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Gates:
+    """``--fail-on-verdict``, ``--min-delta-pts`` (``--gate-on``) and the trigger gates."""
+
+    fail_on: tuple[str, ...] = ()
+    min_delta_pts: float | None = None
+    gate_on: str = "point"
+    min_trigger_recall: float | None = None
+    max_false_trigger_rate: float | None = None
+    # Fail a suite that measured nothing at all (every case errored, no trigger trial ran).
+    require_measured: bool = False
+
+    def failures(self, doc: dict[str, Any], name: str | None = None) -> list[str]:
+        """One line per gate the document fails (``name``: the suite, for the measured gate)."""
+        reasons = []
+        if self.require_measured and int(doc.get("cases_aggregated", 0)) == 0 and not _triggers_measured(doc):
+            reasons.append(f"{name or doc['suite']['skill']}: measured nothing "
+                           f"({int(doc.get('errors', 0))} of {doc.get('total_cases', 0)} cases errored)")
+        return reasons + gate_failures(doc, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
+                                       min_trigger_recall=self.min_trigger_recall,
+                                       max_false_trigger_rate=self.max_false_trigger_rate)
+
+
+def _triggers_measured(doc: dict[str, Any]) -> bool:
+    """A suite of trigger queries only measured something when a trial ran without error."""
+    block = doc.get("triggers") or {}
+    return int(block.get("trials", 0)) > int(block.get("errors", 0))
+
+
+def gate_failures(doc: dict, fail_on: Sequence[str], min_delta: float | None,
+                  *, gate_on: str = "point", min_trigger_recall: float | None = None,
+                  max_false_trigger_rate: float | None = None) -> list[str]:
+    """One line per gate the document fails.
+
+    ``gate_on="lower-bound"`` compares the lower end of the lift's 95% interval, so the gate
+    passes only when the data show the lift is at least ``min_delta`` beyond noise.
+    """
+    from ..reports.trigger_gates import only_triggers, trigger_gate_failures
+
+    skill = doc["suite"]["skill"]
+    reasons = trigger_gate_failures(doc, min_trigger_recall, max_false_trigger_rate)
+    if only_triggers(doc):
+        return reasons  # no graded case: the verdict and the lift gates have nothing to judge
+    if doc["verdict"] in fail_on:
+        reasons.append(f"{skill}: verdict is {doc['verdict']}")
+    if min_delta is not None and gate_on == "lower-bound":
+        ci = (doc.get("statistics") or {}).get("ci95") if doc["pass_rate"]["delta_pts"] is not None else None
+        if ci is None:
+            reasons.append(f"{skill}: no interval for the lift was measured (minimum {min_delta:+.2f} pts)")
+        elif ci[0] < min_delta:
+            reasons.append(f"{skill}: the lift's 95% lower bound {ci[0]:+.2f} pts is below the minimum "
+                           f"{min_delta:+.2f}")
+    elif min_delta is not None:
+        delta = doc["pass_rate"]["delta_pts"]
+        if delta is None:
+            reasons.append(f"{skill}: no pass-rate delta was measured (minimum {min_delta:+.2f} pts)")
+        elif delta < min_delta:
+            reasons.append(f"{skill}: delta {delta:+.2f} pts is below the minimum {min_delta:+.2f}")
+    return reasons

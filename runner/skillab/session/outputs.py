@@ -1,0 +1,71 @@
+"""The files a session writes from its suites' documents: the results document (one suite's,
+or the set), JUnit, the markdown and HTML reports, and per-arm transcripts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+Documents = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where each output goes; None leaves it out."""
+
+    results: Path | None = None
+    junit: Path | None = None
+    markdown: Path | None = None
+    html: Path | None = None
+    trajectories: Path | None = None
+
+
+def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | None = None,
+                  announce: Callable[[str], None] = lambda _text: None) -> None:
+    """Each output ``outputs`` names, announced as written; ``markdown`` is the report's text
+    when the caller rendered it (with its own notes), else the plain report of ``documents``."""
+    if outputs.markdown is not None:
+        from ..reports.markdown import render_markdown
+
+        outputs.markdown.parent.mkdir(parents=True, exist_ok=True)
+        text = render_markdown(documents) if markdown is None else markdown
+        outputs.markdown.write_text(text, encoding="utf-8")
+    if outputs.results is not None:
+        from ..reports.results import document_set, write_document
+
+        write_document(document_set(documents), outputs.results)
+    if outputs.trajectories is not None:
+        write_trajectories(documents, outputs.trajectories)
+        announce(f"wrote {outputs.trajectories}/ (one transcript per arm)")
+    if outputs.junit is not None:
+        from ..reports.junit import write_junit
+
+        write_junit(documents, outputs.junit)
+        announce(f"wrote {outputs.junit} (JUnit XML)")
+    if outputs.markdown is not None:
+        announce(f"wrote {outputs.markdown} (markdown report)")
+    if outputs.html is not None:
+        from ..reports.html import write_html
+
+        write_html(documents, outputs.html)
+        announce(f"wrote {outputs.html} (HTML report)")
+
+
+def write_trajectories(documents: Documents, directory: Path) -> None:
+    """One canonical v1 transcript per arm, ``<skill>/<case>.run<k>.<arm>.txt``, and per trigger
+    trial, ``<skill>/trigger.<query>.run<k>.<arm>.txt``."""
+    from ..reports.results import safe_file_name
+
+    for doc in documents:
+        base = directory / safe_file_name(doc["suite"]["skill"])
+        base.mkdir(parents=True, exist_ok=True)
+        for record in doc["cases"]:
+            for arm in ("with_skill", "without_skill", "original"):
+                if record.get(arm):
+                    name = f"{safe_file_name(record['case_name'])}.run{record['run_index'] + 1}.{arm}.txt"
+                    (base / name).write_text(record[arm]["transcript"] + "\n", encoding="utf-8")
+        for trial in (doc.get("triggers") or {}).get("trial_records", []):
+            name = f"trigger.{safe_file_name(trial['query'])}.run{trial['run_index'] + 1}.{trial['arm']}.txt"
+            (base / name).write_text(trial["transcript"] + "\n", encoding="utf-8")

@@ -1,0 +1,116 @@
+"""``Session``: N suites run one after another under one set of reporters, each suite's
+document handed on as it lands, the spend cap shared, a stop or Ctrl-C ending the whole."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..core.events import Broadcast, Subscriber
+from ..core.settings import RunConfig
+
+MOCK_RESPONSES_FILE = "mock-responses.yaml"
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One suite to run, under one agent's settings."""
+
+    target: Path
+    config: RunConfig
+    # An earlier document of this suite whose finished arms are kept (``--resume``).
+    resume_from: dict[str, Any] | None = None
+
+
+@dataclass
+class SessionResult:
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    # Where --keep-workspaces left each suite's arm workspaces.
+    kept_workspaces: list[Path] = field(default_factory=list)
+    interrupted: bool = False
+    # Why the run stopped early (the spend cap), when it did.
+    stopped: str | None = None
+
+
+# What to do when a suite fails to run: return True to go on with the next suite, False to
+# stop; raise to end the session.
+OnError = Callable[[SuiteRun, Exception], bool]
+OnDocument = Callable[[SuiteRun, dict[str, Any]], None]
+# Wraps each suite's run and the handling of its failure (the Action's log group).
+Around = Callable[[SuiteRun], AbstractContextManager]
+# The suite's own settings, worked out as it starts (may fail like the run: see OnError).
+Configure = Callable[[SuiteRun, RunConfig], RunConfig]
+
+
+def suite_config(config: RunConfig, target: Path) -> RunConfig:
+    """Per-suite settings: a mock run picks up the skill's own mock-responses.yaml."""
+    agent = config.agent
+    if agent.adapter != "mock" or agent.mock_responses is not None:
+        return config
+    directory = target if target.is_dir() else target.parent
+    scripted = directory / MOCK_RESPONSES_FILE
+    return replace(config, agent=replace(agent, mock_responses=scripted)) if scripted.is_file() else config
+
+
+def spent_usd(documents: Sequence[dict[str, Any]]) -> float:
+    return sum(((d.get("usage") or {}).get("total") or {}).get("cost_usd") or 0.0 for d in documents)
+
+
+class Session:
+    """Runs suites with the engine, telling every reporter each event."""
+
+    def __init__(self, reporters: Iterable[Subscriber] = (), *, on_document: OnDocument | None = None,
+                 on_error: OnError | None = None, around: Around | None = None,
+                 configure: Configure | None = None):
+        self.emit = Broadcast(reporters)
+        self.on_document = on_document
+        self.on_error = on_error
+        self.around = around or (lambda _run: nullcontext())
+        self.configure = configure or (lambda _run, config: config)
+
+    def run(self, runs: Iterable[SuiteRun]) -> SessionResult:
+        from ..engine import run_suite
+
+        result = SessionResult()
+        for item in runs:
+            report, go_on = None, True
+            with self.around(item):
+                try:
+                    config = self.configure(item, suite_config(item.config, item.target))
+                    config = self._within_cap(config, result.documents)
+                    report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from)
+                except KeyboardInterrupt:
+                    result.interrupted = True
+                    break
+                except Exception as exc:
+                    if self.on_error is None:
+                        raise
+                    go_on = self.on_error(item, exc)
+            if report is None:
+                if go_on:
+                    continue
+                break
+            result.documents.append(report.document)
+            if report.kept_workspaces is not None:
+                result.kept_workspaces.append(report.kept_workspaces)
+            if self.on_document is not None:
+                self.on_document(item, report.document)
+            if report.document.get("stopped"):
+                result.stopped = report.document["stopped"]
+                break
+            if report.interrupted:
+                result.interrupted = True
+                break
+        return result
+
+    @staticmethod
+    def _within_cap(config: RunConfig, documents: Sequence[dict[str, Any]]) -> RunConfig:
+        """The spend cap is the session's: each suite gets what the earlier ones left."""
+        cap = config.engine.max_cost_usd
+        if cap is None or not documents:
+            return config
+        left = max(1e-9, cap - spent_usd(documents))
+        return replace(config, engine=replace(config.engine, max_cost_usd=left))
