@@ -12,11 +12,10 @@ import pytest
 
 from skillab.agents.mock import MockScoreTransport
 from skillab.errors import ProviderError
+from skillab.core.checks import DimensionScore, GraderResult
 from skillab.grading.graders import (
     AI_OUTPUT_ENV,
     DIMENSION_SYSTEM,
-    DimensionScore,
-    GraderResult,
     GradingInput,
     criteria_verdicts,
     grade_contains,

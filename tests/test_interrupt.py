@@ -43,8 +43,8 @@ def test_a_full_disk_at_a_checkpoint_warns_and_the_run_goes_on(tmp_path: Path):
                        responses={n: answers("SKILLED", "plain") for n in names})
     attempts = []
 
-    def full_disk(document: dict) -> None:
-        attempts.append(document)
+    def full_disk(log) -> None:
+        attempts.append(log)
         raise OSError(errno.ENOSPC, "No space left on device")
 
     config = RunConfig(adapter="mock", cache_enabled=False, concurrency=1,
@@ -52,6 +52,6 @@ def test_a_full_disk_at_a_checkpoint_warns_and_the_run_goes_on(tmp_path: Path):
     report = run_suite(skill, config, checkpoint=full_disk)
     assert attempts, "no checkpoint was attempted"
     assert not report.interrupted
-    assert [c["outcome"] for c in report.document["cases"]] == ["flip_to_pass"] * 3
+    assert [c.outcome for c in report.records] == ["flip_to_pass"] * 3
     assert any("checkpoint could not be written (No space left on device)" in w
-               for w in report.document["warnings"])
+               for w in report.log.settings.warnings)

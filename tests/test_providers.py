@@ -8,7 +8,7 @@ from email.utils import formatdate
 
 import pytest
 
-from skillab.agents.base import Usage
+from skillab.core.usage import Usage
 from skillab.engine.config import RunConfig
 from skillab.errors import ProviderAuthError, ProviderError, UsageError
 from skillab.providers import (

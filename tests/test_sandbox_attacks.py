@@ -23,7 +23,7 @@ import pytest
 from skillab.engine.against import open_original
 from skillab.engine.cache import BaselineCache
 from skillab.grading.validators import run_validators
-from skillab.records import ArmRecord
+from skillab.core.records import ArmRecord
 from skillab.sandbox.backend import active, use_sandbox
 from skillab.sandbox.image import STORE_ENV, image_sandbox
 from skillab.sandbox.limits import MAX_PIDS_ENV, MEMORY_MB_ENV, cgroup_support

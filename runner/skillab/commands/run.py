@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..cli import configs_from_args, gate_failures, suite_config, suite_targets
+from ..core.runlog import RunLog
 from ..engine.config import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from ..reports.terminal import render_table
@@ -99,7 +100,8 @@ def load_results(path: Path) -> list[dict]:
 def cmd_run(args: argparse.Namespace) -> int:
     from ..engine import run_suite
     from ..reports.progress import open_progress
-    from ..reports.results import document_set, write_document
+    from ..providers.registry import provider_environ
+    from ..reports.results import document, document_set, write_document
 
     configs = configs_from_args(args)
     if len(configs) > 1 and (args.dry_run or args.resume):
@@ -123,7 +125,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         # stopped early.
         return docs[0] if len(targets) == 1 and len(configs) == 1 else document_set(docs)
 
-    def save(current: dict | None = None) -> None:
+    def save(checkpoint: RunLog | None = None) -> None:
+        current = None if checkpoint is None else document(checkpoint, provider_environ(config))
         docs = documents + ([current] if current is not None else [])
         if args.compact_results and current is None:
             from ..reports.compact import write_compact
@@ -145,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             report = run_suite(target, suite, progress=display.message if display else None,
                                observer=display.tick if display else None,
                                checkpoint=save, resume_from=resume_from)
-            documents.append(report.document)
+            documents.append(document(report.log, provider_environ(config)))
             save()
             if report.kept_workspaces is not None:
                 kept.append(report.kept_workspaces)

@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,10 @@ from ..agents.base import ArmName
 from ..agents.registry import create_adapter, create_judge
 from ..errors import UsageError
 from ..grading.graders import grading_scope
-from ..records import ArmRecord, CaseRecord
-from ..reports.results import RunMeta, build_document
+from ..core.records import ArmRecord, CaseRecord
+from ..core.runlog import RunLog
+from ..reports.results import RunMeta, run_settings
+from ..reports.summary import summarize
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.backend import Choice, active, require_sandbox, use_sandbox
 from ..sandbox.process import allow_commands, kill_running_commands
@@ -40,7 +42,7 @@ from .shard import ShardPlan, plan_shards
 from .trigger import Crowd, load_crowd, run_triggers, select_queries
 
 Progress = Callable[[str], None]
-Checkpoint = Callable[[dict], None]
+Checkpoint = Callable[[RunLog], None]
 
 
 @dataclass(frozen=True)
@@ -64,22 +66,25 @@ CHECKPOINT_COST_FACTOR = 10.0
 
 @dataclass
 class RunReport:
-    document: dict[str, Any]
-    records: list[CaseRecord] = field(default_factory=list)
+    log: RunLog
     # Where --keep-workspaces left the arms' workspaces.
     kept_workspaces: Path | None = None
 
     @property
+    def records(self) -> list[CaseRecord]:
+        return self.log.records
+
+    @property
     def verdict(self) -> str:
-        return self.document["verdict"]
+        return self.log.verdict
 
     @property
     def delta_pts(self) -> float | None:
-        return self.document["pass_rate"]["delta_pts"]
+        return self.log.delta_pts
 
     @property
     def interrupted(self) -> bool:
-        return bool(self.document.get("interrupted"))
+        return self.log.interrupted
 
 
 @dataclass(frozen=True)
@@ -207,17 +212,19 @@ def run_suite(
         if resume_from is not None:
             execution.resume(resume_from)
         report = execution.run()
+        settings = report.log.settings
         if prepared.triggers and not getattr(adapter, "discovers_skills", False):
-            report.document["warnings"].append(
+            report.log = replace(report.log, settings=replace(settings, warnings=(
+                *settings.warnings,
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
-                "never offered a skill to choose (use agent, claude-code or mock)")
+                "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.interrupted:
-            report.document["triggers"] = run_triggers(prepared, config, adapter, original, progress)
-            report.document["cases_skipped_trigger_only"] = 0
-            report.document["interrupted"] = bool(report.document["triggers"]["interrupted"])
+            block = run_triggers(prepared, config, adapter, original, progress)
+            report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
+                                   report.log.records)
     # A shard is part of a run: the merged document is the one that has a place in the trend.
     if config.history_path is not None and not report.interrupted and config.shard is None:
-        record_into(report.document, config.history_path)
+        report.log = record_into(report.log, config.history_path)
     return report
 
 
@@ -403,7 +410,7 @@ class Execution:
                 self._finish(case_index, job, record)
                 if not settled and not record.errored:
                     # A provider that names no model leaves nothing to check: run them.
-                    served = record.extra.get("served_model")
+                    served = record.served_model
                     settled, lookups = True, bool(served)
                     queue.extendleft(reversed(waiting))
                     waiting = []
@@ -490,7 +497,7 @@ class Execution:
         if now - self._last_checkpoint < self._checkpoint_interval:
             return
         try:
-            self.checkpoint(self._document(self.records(), interrupted=True, partial=True))
+            self.checkpoint(self._log(self.records(), interrupted=True, partial=True))
         except OSError as exc:
             # A full disk costs the checkpoint, never the run: the final document is written anyway.
             warning = f"a checkpoint could not be written ({exc.strerror or exc}); the run went on"
@@ -504,13 +511,13 @@ class Execution:
         if self.cache is not None:
             self.warnings.extend(w for w in self.cache.warnings if w not in self.warnings)
         records = self.records()
-        return RunReport(self._document(records, interrupted=interrupted), records, self.kept_workspaces)
+        return RunReport(self._log(records, interrupted=interrupted), self.kept_workspaces)
 
-    def _document(self, records: list[CaseRecord], *, interrupted: bool, partial: bool = False) -> dict:
+    def _log(self, records: list[CaseRecord], *, interrupted: bool, partial: bool = False) -> RunLog:
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
                        self.judge, detect_isolation(self.adapter))
-        return build_document(
-            records, meta,
+        return summarize(run_settings(
+            meta,
             trigger_only=tuple(c.name for c in self.prepared.trigger_only),
             cache_hits=self.cache_hits,
             cache_arms=len(records) if self.cache is not None else 0,
@@ -525,5 +532,5 @@ class Execution:
             judge_consistency=self.consistency,
             shard=self.plan.marker(target_lift_pts=self.config.target_lift_pts)
             if self.plan is not None else None,
-        )
+        ), records)
 

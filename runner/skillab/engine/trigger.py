@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..agents.base import ArmRequest, Usage
+from ..agents.base import ArmRequest
+from ..core.usage import Usage
 from ..errors import ProviderAuthError
 from ..grading.trajectory import render_v1
 from ..sandbox.process import kill_running_commands
@@ -231,9 +232,7 @@ def select_queries(queries: list[TriggerQuery], suite: Suite, names: tuple[str, 
 def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
                  original: "OriginalSkill | None", progress: Callable[[str], None] | None) -> dict[str, Any]:
     """Run a prepared suite's trigger trials; the results document's ``triggers`` block."""
-    from ..providers.registry import provider_environ
     from ..scoring.trigger_summary import trigger_block
-    from ..secrets import Redactor
 
     plan = TriggerPlan(
         queries=prepared.triggers,
@@ -256,4 +255,5 @@ def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
     block = trigger_block(plan, run.trials, listing=listing, warnings=prepared.crowd_warnings,
                           original_label=original.label if original is not None else None,
                           interrupted=run.interrupted)
-    return Redactor.from_environ(provider_environ(config)).data(block)
+    # Masked with the rest of the document when it is written (``reports.results.document``).
+    return block

@@ -207,6 +207,8 @@ class Action:
     def run_suites(self, config: RunConfig) -> None:
         from ..cli import suite_config
         from ..engine import run_suite
+        from ..providers.registry import provider_environ
+        from ..reports.results import document
 
         for location in self.state.selection.suites:
             outcome = SuiteOutcome(location)
@@ -240,11 +242,11 @@ class Action:
                     self.log.error(outcome.failure, file=f"{location.rel_dir}/SKILL.md")
                     self.log.line(redact(traceback.format_exc(), self.env))
                     continue
-            self.save(outcome, report.document)
+            self.save(outcome, document(report.log, provider_environ(config)))
             self.log_provider_errors(outcome)
-            if report.document.get("stopped"):
+            if report.log.stopped:
                 # The spend cap is a gate, not a cancellation: the check fails, the results stand.
-                self.state.failures.append(f"stopped early: {report.document['stopped']}")
+                self.state.failures.append(f"stopped early: {report.log.stopped}")
                 return
             if report.interrupted:
                 self.state.interrupted = True

@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 
 from ..suite.model import ChecklistGrader
+from ..core.checks import DimensionScore, GraderResult
 from .graders import (
-    DimensionScore,
-    GraderResult,
     GradingInput,
     _ask,
     _unreadable,

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..suite.model import Dimension, DimensionGrader
-from .graders import DimensionScore, GraderResult, GradingInput, _ask, _unreadable, judge_message
+from ..core.checks import DimensionScore, GraderResult
+from .graders import GradingInput, _ask, _unreadable, judge_message
 from .judge import UnreadableReply, clean_reason, json_objects
 
 

@@ -8,7 +8,8 @@ import math
 from typing import Any
 
 from ..suite.model import RubricGrader
-from .graders import GraderResult, GradingInput, _ask, _unreadable, judge_message
+from ..core.checks import GraderResult
+from .graders import GradingInput, _ask, _unreadable, judge_message
 from .judge import UnreadableReply, clean_reason, json_objects
 
 

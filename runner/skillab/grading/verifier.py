@@ -17,7 +17,8 @@ import stat
 from pathlib import Path
 
 from ..suite.model import VerifierGrader
-from .graders import VERIFIER_DIR, GraderResult, GradingInput, _no_verdict, _tail
+from ..core.checks import GraderResult
+from .graders import VERIFIER_DIR, GradingInput, _no_verdict, _tail
 
 # Output that says the test runner never ran the tests (pytest exits 4 on a usage error; a
 # shell prints "command not found" and exits 127).

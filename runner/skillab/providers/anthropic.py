@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import anthropic
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 from .base import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout, remaining_s

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, Sequence
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 
 ProviderName = Literal["anthropic", "openai", "openai-responses", "gemini"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-responses", "gemini")

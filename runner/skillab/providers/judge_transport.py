@@ -11,7 +11,7 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 from .base import Message, ModelClient
 from .registry import client_for
 

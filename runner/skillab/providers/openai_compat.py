@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import openai
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 from ..errors import ProviderError
 from .base import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import openai
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 from .base import Message, ModelResponse, ToolSpec, ToolUse
 from .openai_compat import _arguments
 from .pricing import cost_usd

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 
 PRICES_AS_OF = "2026-11-22"
 
