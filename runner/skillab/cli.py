@@ -214,8 +214,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="share of judge verdicts asked again (at least 5); the lift is withheld "
                             "when the judge agrees with itself below 80%% (0 turns it off; "
                             "default %(default)s)")
-    agent.add_argument("--provider", choices=("anthropic", "openai", "openai-responses", "gemini"),
-                       help="model provider (default: inferred from the model name)")
+    agent.add_argument("--provider", type=_provider, metavar="NAME",
+                       help="model provider: anthropic, openai, openai-responses, gemini, or an installed "
+                            "plugin's (default: inferred from the model name)")
     agent.add_argument("--base-url", metavar="URL",
                        help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy")
     agent.add_argument("--skill-loading", choices=("inline", "discover"), default="inline",
@@ -335,6 +336,21 @@ def add_report_arguments(group) -> None:
     group.add_argument("--markdown", type=Path, metavar="PATH", help="also write the markdown report")
     group.add_argument("--html", type=Path, metavar="PATH",
                        help="also write the HTML report: one self-contained file, both arms side by side")
+    group.add_argument("--reporter", type=_reporter, action="append", default=[], metavar="NAME[=PATH]",
+                       help="also write the report NAME (junit, markdown, html, or an installed plugin's) "
+                            "to PATH; repeatable")
+
+
+def _reporter(text: str) -> tuple[str, Path | None]:
+    from .core import plugins
+
+    name, sep, path = text.partition("=")
+    known = plugins.names("reporters")
+    if name not in known:
+        raise argparse.ArgumentTypeError(f"unknown reporter {name!r} (choose from {', '.join(known)})")
+    if sep and not path:
+        raise argparse.ArgumentTypeError(f"{text!r}: a path after '=' (--reporter {name}=PATH)")
+    return name, Path(path) if sep else None
 
 
 def _finite_float(text: str) -> float:
@@ -413,14 +429,24 @@ def suite_targets(paths: Sequence[Path], suite_format: str | None) -> list[Path]
     return targets
 
 
-def _adapters(text: str) -> tuple[str, ...]:
-    from .agents.registry import ADAPTERS
+def _provider(text: str) -> str:
+    from .core import plugins
 
+    known = plugins.names("models")
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(repr, known))})")
+    return text
+
+
+def _adapters(text: str) -> tuple[str, ...]:
+    from .agents.registry import adapter_names
+
+    known = adapter_names()
     names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in ADAPTERS]
+    unknown = [name for name in names if name not in known]
     if not names or unknown or len(set(names)) != len(names):
         raise argparse.ArgumentTypeError(
-            f"{text!r}: choose one or more of {', '.join(ADAPTERS)}, comma-separated, each once"
+            f"{text!r}: choose one or more of {', '.join(known)}, comma-separated, each once"
         )
     return names
 

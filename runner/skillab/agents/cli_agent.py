@@ -40,7 +40,8 @@ from ..sandbox.proxy import CredentialProxy
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
-from .base import AgentResult, ArmRequest, Usage
+from ..core.usage import Usage
+from .base import AgentResult, ArmRequest
 from .skill_view import folder_name, normalize, stage_skill, unstage
 
 if TYPE_CHECKING:
@@ -105,6 +106,10 @@ class CliAgent(ABC):
     base_url_env: ClassVar[str]
     default_endpoint: ClassVar[str]
     skills_dir: ClassVar[str]  # workspace-relative, where the CLI discovers project skills
+
+    @property
+    def staging_dirs(self) -> tuple[str, ...]:
+        return (self.skills_dir,)
     # Tool names by role, for the skill-activation and path observations.
     read_tools: ClassVar[tuple[str, ...]] = ()
     shell_tools: ClassVar[tuple[str, ...]] = ()

@@ -36,7 +36,8 @@ from ..grading.mock_judge import grade_text
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..sandbox.workspace import safe_join
 from ..suite.eval_yaml import setup_path_problem
-from .base import AgentResult, ArmName, ArmRequest, Usage
+from ..core.usage import Usage
+from .base import AgentResult, ArmName, ArmRequest
 
 if TYPE_CHECKING:
     from ..engine.config import RunConfig
@@ -178,6 +179,7 @@ class MockAdapter:
     """Answers each arm from the script; see the module docstring."""
 
     name = "mock"
+    staging_dirs: tuple[str, ...] = ()  # scripted: nothing is staged
     # Trigger trials: the agent is offered skills it may load (see engine.trigger).
     discovers_skills = True
 

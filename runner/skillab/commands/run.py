@@ -32,6 +32,9 @@ def check_destinations(args: argparse.Namespace) -> None:
         path = getattr(args, attr, None)
         if path is not None:
             check_file_destination(path, flag)
+    for name, path in getattr(args, "reporter", None) or []:
+        if path is not None:
+            check_file_destination(path, f"--reporter {name}")
     if getattr(args, "trajectories", None) is not None:
         check_directory_destination(args.trajectories, "--trajectories")
     # A cache directory the user named must work; the default one degrades as it always has.
@@ -232,22 +235,12 @@ def write_reports(args: argparse.Namespace, documents: list[dict]) -> None:
     if getattr(args, "trajectories", None):
         write_trajectories(documents, args.trajectories)
         say(f"wrote {args.trajectories}/ (one transcript per arm)")
-    if args.junit:
-        from ..reports.junit import write_junit
+    from ..reports.reporters import write_reports as write_selected
 
-        write_junit(documents, args.junit)
-        say(f"wrote {args.junit} (JUnit XML)")
-    if args.markdown:
-        from ..reports.markdown import render_markdown
-
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(render_markdown(documents), encoding="utf-8")
-        say(f"wrote {args.markdown} (markdown report)")
-    if args.html:
-        from ..reports.html import write_html
-
-        write_html(documents, args.html)
-        say(f"wrote {args.html} (HTML report)")
+    selected = [(name, getattr(args, name)) for name in ("junit", "markdown", "html") if getattr(args, name, None)]
+    selected += getattr(args, "reporter", None) or []
+    for written in write_selected(selected, documents):
+        say(f"wrote {written}")
 
 
 def write_trajectories(documents: list[dict], directory: Path) -> None:

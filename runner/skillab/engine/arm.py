@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents.base import AgentResult, ArmName, ArmRequest
+from ..core.contracts import Agent
 from ..core.usage import Usage
 from ..errors import ProviderAuthError
 from ..core.checks import GraderResult
@@ -58,7 +59,7 @@ class ArmJob:
 class ArmContext:
     """What every arm of a run shares."""
 
-    adapter: Any
+    adapter: Agent
     judge: Any | None
     # The skill under test: its bundled files are staged for setup and validators in every arm.
     skill: Skill
@@ -183,7 +184,7 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     record.sandbox = active().backend.name
     record.served_model = result.served_model or None
     if job.skill is None:
-        finding = find_contamination(result, ctx.skill, job.case)
+        finding = find_contamination(result, ctx.skill, job.case, ctx.adapter.staging_dirs)
         record.contaminated = finding.contaminated
         if finding.contaminated:
             record.contamination = Contamination(len(finding.fingerprints), list(finding.paths))

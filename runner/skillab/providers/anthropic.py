@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import anthropic
 
 from ..core.usage import Usage
-from .base import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout, remaining_s
 from .sdk_client import SdkClient

@@ -17,7 +17,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from ..core.usage import Usage
-from .base import Message, ModelResponse, ToolSpec, ToolUse
+from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
 from .sdk_client import SdkClient

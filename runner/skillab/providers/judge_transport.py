@@ -12,7 +12,8 @@ import threading
 from typing import TYPE_CHECKING
 
 from ..core.usage import Usage
-from .base import Message, ModelClient
+from ..core.contracts import ModelClient
+from ..core.messages import Message
 from .registry import client_for
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import openai
 
 from ..core.usage import Usage
-from .base import Message, ModelResponse, ToolSpec, ToolUse
+from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .openai_compat import _arguments
 from .pricing import cost_usd
 from .retry import RetryPolicy

@@ -1,9 +1,10 @@
 """Suite formats by name: the file names each one owns, and the loader that imports it.
 
 A format is chosen by ``--format NAME`` or, without it, by the suite file's name. Loaders are
-named as ``"module:function"`` and imported on first use, so a format's module (and whatever
-it imports) costs nothing until a suite of that format is loaded, and adding a format never
-creates an import cycle with this module.
+named as ``"module:function"`` in ``core.plugins`` and imported on first use, so a format's
+module (and whatever it imports) costs nothing until a suite of that format is loaded, and
+adding a format never creates an import cycle with this module. Formats other packages ship
+(entry point group ``skillab.formats``) join the registry the first time it is asked.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core import plugins
 from ..errors import SuiteError, SuiteIssue, UsageError
 from ..skill.loader import SKILL_FILE
 from .model import SeedFiles, Suite
@@ -25,24 +27,24 @@ from .yaml_source import YamlDocument, YamlPath, read_suite_text
 
 Loader = Callable[[Path], Suite]
 
-# Formats skillab ships, in the order a directory is searched: the native format first.
-_BUILTIN_FORMATS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("eval.yaml", ("eval.yaml", "eval.yml"), "skillab.suite.eval_yaml:load_eval_yaml"),
-    ("task_suite.yaml", ("task_suite.yaml",), "skillab.suite.task_suite:load_task_suite"),
+# The file names each built-in format owns, in the order a directory is searched: the native
+# format first. Their loaders are named in ``core.plugins``.
+_BUILTIN_FORMATS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("eval.yaml", ("eval.yaml", "eval.yml")),
+    ("task_suite.yaml", ("task_suite.yaml",)),
     # Before skillsbench: a ruby-skill-bench eval directory holds a task.md too.
-    ("ruby-skill-bench", ("criteria.json",), "skillab.suite.ruby_bench:load_ruby_bench"),
-    ("skillsbench", ("task.md", "task.toml"), "skillab.suite.skillsbench:load_skillsbench"),
+    ("ruby-skill-bench", ("criteria.json",)),
+    ("skillsbench", ("task.md", "task.toml")),
     # The Agent Skills evaluation format, kept in evals/ beside SKILL.md.
-    ("evals.json", ("evals/evals.json",), "skillab.suite.evals_json:load_evals_json"),
+    ("evals.json", ("evals/evals.json",)),
     # Last: a skill whose only suite is a trigger set (its queries are read by suite.trigger).
     ("trigger-evals", ("trigger-evals.json", "trigger_evals.json",
-                       "evals/trigger-evals.json", "evals/trigger_evals.json"),
-     "skillab.suite.trigger:load_trigger_suite"),
+                       "evals/trigger-evals.json", "evals/trigger_evals.json")),
 )
 # Formats that share a file name with another and are told apart by what the file holds
 # (``sniff.refine``): chosen by ``--format`` or by content, never by the file name alone.
-_SNIFFED_FORMATS: tuple[tuple[str, str, str], ...] = (
-    ("tessl", "criteria.json", "skillab.suite.tessl:load_tessl"),
+_SNIFFED_FORMATS: tuple[tuple[str, str], ...] = (
+    ("tessl", "criteria.json"),
 )
 
 
@@ -71,9 +73,20 @@ def lazy_loader(target: str) -> Loader:
 class FormatRegistry:
     """Formats by name; a directory is searched in registration order."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, with_plugins: bool = False) -> None:
         self._formats: dict[str, SuiteFormat] = {}
         self._sniffed: dict[str, SuiteFormat] = {}
+        # Installed plugin formats join on first use: reading entry points costs a scan of
+        # sys.path, which a run that never looks up a format should not pay.
+        self._plugins_pending = with_plugins
+
+    def _join_plugins(self) -> None:
+        if not self._plugins_pending:
+            return
+        self._plugins_pending = False
+        for name in plugins.plugins("formats"):
+            fmt = plugins.load("formats", name)
+            self.register(name, tuple(fmt.filenames), fmt.load)
 
     def register_sniffed(self, name: str, filename: str, loader: Loader) -> None:
         """A format whose file name another format owns: reached by ``--format`` or by content."""
@@ -92,10 +105,12 @@ class FormatRegistry:
         self._formats[name] = SuiteFormat(name, tuple(filenames), loader)
 
     def names(self) -> tuple[str, ...]:
+        self._join_plugins()
         return (*self._formats, *self._sniffed)
 
     def get(self, name: str) -> SuiteFormat:
         """The format called ``name``; an unknown name is a usage error listing the known ones."""
+        self._join_plugins()
         if name in self._sniffed:
             return self._sniffed[name]
         try:
@@ -106,6 +121,7 @@ class FormatRegistry:
 
     def for_filename(self, filename: str) -> SuiteFormat | None:
         """The format owning a file name (``evals.json``) or a path ending in one."""
+        self._join_plugins()
         path = filename.replace(os.sep, "/")
         return next(
             (f for f in self._formats.values()
@@ -115,6 +131,7 @@ class FormatRegistry:
 
     def find(self, directory: Path, *, format: str | None = None) -> tuple[Path, str]:
         """The suite file in ``directory`` and its format name."""
+        self._join_plugins()
         directory = Path(directory)
         candidates = [self.get(format)] if format else list(self._formats.values())
         if not directory.is_dir():
@@ -172,11 +189,11 @@ class FormatRegistry:
         )
 
 
-DEFAULT_REGISTRY = FormatRegistry()
-for _name, _filenames, _target in _BUILTIN_FORMATS:
-    DEFAULT_REGISTRY.register(_name, _filenames, lazy_loader(_target))
-for _name, _filename, _target in _SNIFFED_FORMATS:
-    DEFAULT_REGISTRY.register_sniffed(_name, _filename, lazy_loader(_target))
+DEFAULT_REGISTRY = FormatRegistry(with_plugins=True)
+for _name, _filenames in _BUILTIN_FORMATS:
+    DEFAULT_REGISTRY.register(_name, _filenames, lazy_loader(plugins.target("formats", _name)))
+for _name, _filename in _SNIFFED_FORMATS:
+    DEFAULT_REGISTRY.register_sniffed(_name, _filename, lazy_loader(plugins.target("formats", _name)))
 
 
 def register_format(name: str, filenames: tuple[str, ...], loader: Loader) -> None:
