@@ -116,6 +116,9 @@ class ArmRecord:
     graders: list[GraderResult] = field(default_factory=list)
     harbor: HarborTrial | None = None
     pass_k: PassKSummary | None = None
+    # A compact document's arm (``--compact-results``): its transcript and final output are in
+    # this file beside the document, not in it.
+    detail: str | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -143,6 +146,9 @@ class ArmRecord:
         extra = self._extra()
         if extra:
             data["extra"] = extra
+        if self.detail is not None:
+            del data["final_output"], data["transcript"]
+            data["detail"] = self.detail
         return data
 
     def _extra(self) -> dict[str, Any]:
@@ -187,6 +193,7 @@ class ArmRecord:
             graders=[GraderResult.from_dict(g) for g in extra.get("graders", [])],
             harbor=None if harbor is None else HarborTrial(**harbor),
             pass_k=None if pass_k is None else PassKSummary.from_dict(pass_k),
+            detail=data.get("detail"),
         )
 
 
