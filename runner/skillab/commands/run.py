@@ -155,7 +155,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             save()
             if report.kept_workspaces is not None:
                 kept.append(report.kept_workspaces)
-            if report.interrupted:
+            if report.log.interrupted:
                 interrupted = True
                 break
     write_reports(args, documents)

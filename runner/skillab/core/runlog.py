@@ -139,10 +139,6 @@ class RunLog:
         return self.summary.verdict
 
     @property
-    def delta_pts(self) -> float | None:
-        return self.summary.aggregate["pass_rate"]["delta_pts"]
-
-    @property
     def interrupted(self) -> bool:
         return self.settings.interrupted
 

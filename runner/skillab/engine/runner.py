@@ -70,21 +70,6 @@ class RunReport:
     # Where --keep-workspaces left the arms' workspaces.
     kept_workspaces: Path | None = None
 
-    @property
-    def records(self) -> list[CaseRecord]:
-        return self.log.records
-
-    @property
-    def verdict(self) -> str:
-        return self.log.verdict
-
-    @property
-    def delta_pts(self) -> float | None:
-        return self.log.delta_pts
-
-    @property
-    def interrupted(self) -> bool:
-        return self.log.interrupted
 
 
 @dataclass(frozen=True)
@@ -218,12 +203,12 @@ def run_suite(
                 *settings.warnings,
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
                 "never offered a skill to choose (use agent, claude-code or mock)")))
-        elif prepared.triggers and not report.interrupted:
+        elif prepared.triggers and not report.log.interrupted:
             block = run_triggers(prepared, config, adapter, original, progress)
             report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
                                    report.log.records)
     # A shard is part of a run: the merged document is the one that has a place in the trend.
-    if config.history_path is not None and not report.interrupted and config.shard is None:
+    if config.history_path is not None and not report.log.interrupted and config.shard is None:
         report.log = record_into(report.log, config.history_path)
     return report
 

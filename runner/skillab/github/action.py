@@ -248,7 +248,7 @@ class Action:
                 # The spend cap is a gate, not a cancellation: the check fails, the results stand.
                 self.state.failures.append(f"stopped early: {report.log.stopped}")
                 return
-            if report.interrupted:
+            if report.log.interrupted:
                 self.state.interrupted = True
                 return
 

@@ -50,11 +50,15 @@ _SNIFFED_FORMATS: tuple[tuple[str, str], ...] = (
 
 @dataclass(frozen=True)
 class SuiteFormat:
-    """A registered format: its ``--format`` name, the file names it owns, its loader."""
+    """A registered format: its ``--format`` name, the file names it owns, its loader
+    (a ``core.contracts.SuiteFormat``)."""
 
     name: str
     filenames: tuple[str, ...]
     loader: Loader
+
+    def load(self, path: Path) -> Suite:
+        return self.loader(path)
 
 
 def lazy_loader(target: str) -> Loader:
@@ -176,7 +180,7 @@ class FormatRegistry:
         if not format:
             # A file name several formats use (eval.yaml, criteria.json): what it holds decides.
             chosen = self.get(refine(file, chosen.name))
-        suite = chosen.loader(file)
+        suite = chosen.load(file)
         if suite.skill_dir is None:
             suite = dataclasses.replace(suite, skill_dir=file.parent)
         return suite
