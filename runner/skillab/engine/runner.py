@@ -71,7 +71,6 @@ class RunReport:
     kept_workspaces: Path | None = None
 
 
-
 @dataclass(frozen=True)
 class Prepared:
     """A suite resolved and ready to run: everything that can fail on bad input, done first."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..atomic import write_json
+from ..core.contracts import Agent
 from ..core.runlog import FORMAT, RunLog, RunSettings
 from ..grading.graders import grading_scope
 from ..sandbox.isolation import Isolation
@@ -37,7 +38,7 @@ class RunMeta:
     suite: Suite
     skill: Skill
     config: RunConfig
-    adapter: Any
+    adapter: Agent
     judge: Any | None
     isolation: Isolation
 
