@@ -103,7 +103,8 @@ def _runner_dirs(work: Path) -> Path:
         (commands / name).touch()
     (work / "_temp" / "_github_workflow").mkdir()
     head, base = git(repo, "rev-parse", "HEAD"), git(repo, "rev-parse", "HEAD~1")
-    side = lambda sha: {"sha": sha, "ref": "x", "repo": {"full_name": REPO, "fork": False}}
+    def side(sha):
+        return {"sha": sha, "ref": "x", "repo": {"full_name": REPO, "fork": False}}
     (work / "_temp" / "_github_workflow" / "event.json").write_text(json.dumps({
         "number": 1, "repository": {"full_name": REPO},
         "pull_request": {"number": 1, "head": side(head), "base": side(base)}}))

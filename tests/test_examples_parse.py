@@ -20,7 +20,7 @@ import pytest
 from skillab.agents.base import ArmRequest
 from skillab.agents.mock import MockAdapter, load_mock_responses
 from skillab.grading.judge import Judge
-from skillab.grading.mock_judge import MockJudgeTransport
+from skillab.providers.mock import MockModel
 from skillab.grading.trajectory import render_v1
 from skillab.skill.loader import Skill, load_skill
 from skillab.suite import Case, Suite, load_suite
@@ -154,7 +154,7 @@ def replay_arm(workspace: Path, skill: Skill, suite: Suite, case: Case, adapter,
         # Anything but a clean verdict is a broken grader, which an example must never ship.
         assert code in (0, 1, validator.expect_exit_code), f"{validator.label}: exit {code}"
         validators_pass &= code == validator.expect_exit_code
-    verdicts = Judge(MockJudgeTransport()).grade_all(
+    verdicts = Judge(MockModel()).grade_all(
         list(case.expectations),
         prompt=case.prompt,
         transcript=render_v1(result.trajectory),

@@ -37,7 +37,7 @@ def test_log_lines_cannot_smuggle_commands():
         log.notice("done")
     text = out.getvalue().splitlines()
     assert text[0] == "case ok"
-    assert not any(re.match(r"\s*::(add-mask|error)::", l) for l in text[:3])
+    assert not any(re.match(r"\s*::(add-mask|error)::", line) for line in text[:3])
     assert text[3] == "::group::suite: a%0A::warning::x"
     assert text[4:] == ["::notice::done", "::endgroup::"]
     assert neutralize("plain") == "plain"

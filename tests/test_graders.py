@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from skillab.agents.mock import MockScoreTransport
 from skillab.errors import ProviderError
 from skillab.core.checks import DimensionScore, GraderResult
 from skillab.grading.graders import (
@@ -27,11 +26,10 @@ from skillab.grading.graders import (
     parse_score_reply,
     read_reward,
     render_changes,
-    score_transport,
     snapshot,
 )
-from skillab.grading.judge import UnreadableReply, fenced_blocks
-from skillab.grading.mock_judge import MockJudgeTransport
+from skillab.grading.judge import Judge, UnreadableReply, fenced_blocks
+from skillab.providers.mock import MockModel
 from skillab.suite.formats import seed_files
 from skillab.suite.model import (
     ContainsGrader,
@@ -275,15 +273,19 @@ def test_render_changes_shows_new_and_changed_files_not_the_starting_ones(tmp_pa
 # --- the mock score judge --------------------------------------------------------------------
 
 
-def test_mock_runs_score_through_the_mock_score_transport_only():
-    assert isinstance(score_transport(MockJudgeTransport()), MockScoreTransport)
-    real = Recording(lambda s, u: "")
-    assert score_transport(real) is real
+def test_one_mock_model_answers_the_expectation_judge_and_the_score_judges(workspace):
+    model = MockModel()
+    verdict = Judge(model).grade("Says 'accept'.", prompt="p", transcript="t", final_output="accept it")
+    assert (verdict.passed, verdict.errored) == (True, False)
+    rubric = grade_rubric(RubricGrader("- says 'accept'\n- says 'coverage'"),
+                          grading(workspace, "accept it", model))
+    assert (rubric.score, rubric.errored) == (0.5, False)
+    assert "rubric criteria met" in rubric.reason
 
 
 def test_the_mock_score_judge_grades_the_text_it_is_shown_deterministically(workspace):
     rubric = RubricGrader("- says 'trade-off'\n- says 'accept'\n- says 'coverage'")
-    mock = MockScoreTransport()
+    mock = MockModel()
     half = grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock))
     assert half.score == 0.67 and not half.passed
     assert grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock)).score == 0.67

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillab.agents.mock import MockScoreTransport
+from skillab.providers.mock import MockModel
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.grading.graders import DIMENSION_SYSTEM
@@ -275,7 +275,7 @@ def scripted_model(directory: Path):
     def reply(req):
         if req.api == "openai":
             assert req.system_text == DIMENSION_SYSTEM
-            return text(MockScoreTransport().complete(system=req.system_text, user=req.last_user_text))
+            return text(MockModel().complete(system=req.system_text, user=req.last_user_text))
         arm = answers["with" if skill_rule in req.system_text else "without"]
         if not req.tool_results:
             calls = [ToolCallSpec("write_file", {"path": p, "content": c}) for p, c in arm["files"].items()]

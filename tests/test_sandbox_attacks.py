@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from skillab.engine.against import open_original
+from skillab.errors import UsageError
 from skillab.engine.cache import BaselineCache
 from skillab.grading.validators import run_validators
 from skillab.core.checks import GraderResult
@@ -165,7 +166,7 @@ def test_a_git_config_payload_never_runs_on_the_host(checkout, tmp_path):
     git(checkout, "config", "remote.origin.uploadpack", f"touch {marker}; git-upload-pack")
     git(checkout, "config", "core.fsmonitor", f"touch {marker}; false")
     git(checkout, "config", "core.hooksPath", str(tmp_path))
-    with pytest.raises(Exception):
+    with pytest.raises(UsageError):
         # An unknown ref makes skillab fetch from origin: the path a payload would run on.
         with open_original("no-such-ref", checkout / "skills" / "demo-skill"):
             pass

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillab.agents.mock import MockScoreTransport
+from skillab.providers.mock import MockModel
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.grading.graders import RUBRIC_SYSTEM
@@ -254,7 +254,7 @@ def scripted_model(suite_dir: Path):
     def reply(req):
         if req.api == "openai":
             assert req.system_text == RUBRIC_SYSTEM
-            return text(MockScoreTransport().complete(system=req.system_text, user=req.last_user_text))
+            return text(MockModel().complete(system=req.system_text, user=req.last_user_text))
         case = prompts[req.last_user_text]
         arm = "with" if skill_body[:200] in req.system_text else "without"
         return text(answers[case][arm])

@@ -499,7 +499,6 @@ def config_from_args(
         case_names=tuple(args.case),
         tags=tuple(args.tag),
         keep_workspaces=args.keep_workspaces,
-        trajectories_dir=args.trajectories,
         mock_responses=args.mock_responses,
         mock_latency_ms=args.mock_latency_ms,
         against=args.against,

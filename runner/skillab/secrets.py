@@ -114,7 +114,8 @@ class Redactor:
             return [self.data(v) for v in value]
         return value
 
-    @functools.lru_cache(maxsize=8192)
+    # Bounded, and keyed by the instance too, so each redactor's secrets stay its own.
+    @functools.lru_cache(maxsize=8192)  # noqa: B019
     def _short(self, text: str) -> str:
         # A document repeats the same keys and short values (labels, outcomes) thousands of times.
         return self.text(text)

@@ -106,10 +106,6 @@ class CliAgent(ABC):
     base_url_env: ClassVar[str]
     default_endpoint: ClassVar[str]
     skills_dir: ClassVar[str]  # workspace-relative, where the CLI discovers project skills
-
-    @property
-    def staging_dirs(self) -> tuple[str, ...]:
-        return (self.skills_dir,)
     # Tool names by role, for the skill-activation and path observations.
     read_tools: ClassVar[tuple[str, ...]] = ()
     shell_tools: ClassVar[tuple[str, ...]] = ()
@@ -133,6 +129,7 @@ class CliAgent(ABC):
         max_retries: int = 4,
     ):
         self.binary = binary
+        self.staging_dirs = (self.skills_dir,)
         self.model = model
         self.base_url = base_url
         self.version = version

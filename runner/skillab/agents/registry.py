@@ -11,7 +11,7 @@ from ..core.contracts import Agent
 from ..engine.config import RunConfig
 from ..errors import UsageError
 
-MOCK_JUDGE = "skillab.grading.mock_judge:MockJudgeTransport"
+MOCK_JUDGE = "skillab.providers.mock:MockModel"
 MODEL_JUDGE = "skillab.providers.judge_transport:ProviderJudgeTransport"
 
 

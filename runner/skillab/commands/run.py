@@ -44,7 +44,7 @@ def check_destinations(args: argparse.Namespace) -> None:
 
 def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) -> list:
     """Everything that can fail on bad input, for every suite, before the first case runs."""
-    from ..agents.mock import check_case_names
+    from ..providers.mock_script import check_case_names
     from ..engine.runner import prepare_suite
     from ..suite import load_suite
     from ..suite.trigger import suite_trigger_queries

@@ -28,7 +28,6 @@ from ..grading.graders import (
     GradingInput,
     render_changes,
     run_graders,
-    score_transport,
     snapshot,
     stage_seed,
 )
@@ -234,7 +233,7 @@ def _format_graders(
         # Only the rubric judge reads the transcript: blinded like the expectation judge's.
         transcript=blind_transcript(record.transcript, (ctx.skill, job.skill)),
         work=work,
-        transport=score_transport(ctx.judge.transport) if ctx.judge is not None else None,
+        transport=ctx.judge.transport if ctx.judge is not None else None,
     )
     return run_graders(job.case, grading)
 

@@ -36,7 +36,6 @@ class RunConfig:
     case_names: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     keep_workspaces: bool = False
-    trajectories_dir: Path | None = None
     mock_responses: Path | None = None
     mock_latency_ms: int = 0
     against: str | None = None

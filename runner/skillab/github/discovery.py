@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -76,7 +76,6 @@ class Selection:
     notes: tuple[str, ...] = ()
     # True when the files API could not list every change and every suite runs instead.
     fell_back_to_all: bool = False
-    changed_files: int = field(default=0)
 
 
 def resolve_inside(workspace: Path, value: str, name: str) -> Path:
@@ -163,11 +162,11 @@ def select_changed(
             f"The pull request changes {len(changes)} or more files, more than the files API "
             "lists, so every suite runs."
         )
-        return Selection(tuple(suites), (note,), fell_back_to_all=True, changed_files=len(changes))
+        return Selection(tuple(suites), (note,), fell_back_to_all=True)
     paths = [p for change in changes for p in change.paths]
     picked = tuple(s for s in suites if any(s.contains(p) for p in paths))
     notes = _removed_notes(suites, changes, workspace, root)
-    return Selection(picked, tuple(notes), changed_files=len(changes))
+    return Selection(picked, tuple(notes))
 
 
 def _removed_notes(

@@ -21,7 +21,6 @@ class PullRequest:
     base_repo: str
     head_repo: str | None
     head_sha: str | None = None
-    html_url: str | None = None
 
     @property
     def is_fork(self) -> bool:
@@ -109,7 +108,7 @@ def _pull_request(payload: dict[str, Any]) -> PullRequest | None:
     )
     head = pr.get("head") or {}
     head_repo = (head.get("repo") or {}).get("full_name")
-    return PullRequest(number, base_repo, head_repo, head.get("sha"), pr.get("html_url"))
+    return PullRequest(number, base_repo, head_repo, head.get("sha"))
 
 
 def _optional_path(value: str | None) -> Path | None:

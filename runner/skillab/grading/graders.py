@@ -33,7 +33,7 @@ import shlex
 import shutil
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,12 +91,6 @@ def run_graders(case: Case, grading: GradingInput) -> list[GraderResult]:
         # A plugin format's own grader grades itself (``core.contracts.Grader``).
         results.append(grade(spec, grading) if grade is not None else spec.grade(grading))
     return results
-
-
-def results_passed(results: Sequence[GraderResult]) -> tuple[bool, bool]:
-    """(all passed, any errored) over grader results."""
-    errored = any(r.errored for r in results)
-    return (not errored and all(r.passed for r in results)), errored
 
 
 # --- contains --------------------------------------------------------------------------------
@@ -171,23 +165,12 @@ def judge_message(intro: str, blocks: dict[str, str], question: str) -> str:
 def prompts_sha256() -> str:
     """Identifies the score judges' prompts, so cached baselines follow their edits."""
     from .checklist import CHECKLIST_INTRO, CHECKLIST_QUESTION, CHECKLIST_SYSTEM
-    from .rubric import RUBRIC_INTRO, RUBRIC_QUESTION, RUBRIC_SYSTEM
-    from .dimensions import DIMENSION_INTRO, DIMENSION_QUESTION, DIMENSION_SYSTEM
+    from .rubric import RUBRIC_INTRO, RUBRIC_QUESTION
+    from .dimensions import DIMENSION_INTRO, DIMENSION_QUESTION
 
     text = "\0".join((RUBRIC_SYSTEM, RUBRIC_INTRO, RUBRIC_QUESTION, DIMENSION_SYSTEM, DIMENSION_INTRO,
                       DIMENSION_QUESTION, CHECKLIST_SYSTEM, CHECKLIST_INTRO, CHECKLIST_QUESTION))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def score_transport(transport: JudgeTransport) -> JudgeTransport:
-    """The transport score judges use: a mock run's judge answers them with the mock scorer."""
-    from .mock_judge import MockJudgeTransport
-
-    if isinstance(transport, MockJudgeTransport):
-        from ..agents.mock import MockScoreTransport
-
-        return MockScoreTransport()
-    return transport
 
 
 def _ask(transport: JudgeTransport | None, system: str, user: str) -> str | GraderResult:

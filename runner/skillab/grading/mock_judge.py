@@ -1,8 +1,18 @@
-"""A deterministic judge model for ``--adapter mock``: grades honestly on the final output's text.
+"""How the mock model judges (``--adapter mock``): honestly, deterministically, on the text shown.
 
-It receives the real message ``Judge`` builds, reads the EXPECTATION and FINAL_OUTPUT blocks
-back out of it, and replies with JSON text that ``Judge`` parses, so a mock run exercises the
-real prompt building and reply parsing. The rule, meant to be predictable by suite authors:
+``reply`` answers the real message a grader builds, read back by its data blocks, with the JSON
+text that grader parses, so a mock run exercises the real prompt building and reply parsing:
+
+- expectation (``Judge``): the EXPECTATION is graded against the FINAL_OUTPUT with the rule below;
+- rubric: the criteria are the RUBRIC's bullet lines, else its non-empty lines; each is graded
+  against the FINAL_OUTPUT; the score is the share met, to two decimals;
+- checklist: each item (the CHECK block) is graded like an expectation, on the FINAL_OUTPUT and
+  WORK blocks;
+- dimensions: a dimension's criteria are the sentences of its description, else the TASK's
+  bullet lines, else the whole task; each is graded against the FINAL_OUTPUT and WORK blocks;
+  the score is max_score times the share met, rounded to a whole number.
+
+The rule for one criterion, meant to be predictable by suite authors:
 
 1. An empty final output fails.
 2. Quoted terms — "double", 'single' or `backtick` quoted — are checked case-insensitively as
@@ -24,8 +34,6 @@ from __future__ import annotations
 import json
 import re
 
-from .judge import fenced_blocks
-
 PASS_SHARE = 0.6
 NEGATION_WINDOW = 5
 NEGATIONS = frozenset({"not", "no", "never", "without", "doesn't", "don't", "isn't"})
@@ -38,22 +46,29 @@ STOPWORDS = frozenset(
     those uses very what when where which while with would your
     """.split()
 )
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?P<text>\S.*)$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _QUOTED_RE = re.compile(r'"([^"\n]+)"|(?<!\w)\'([^\'\n]+)\'(?!\w)|`([^`\n]+)`')
 _WORD_RE = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 
 
-class MockJudgeTransport:
-    """A ``JudgeTransport`` that needs no model: see the module docstring for its rule."""
-
-    model = "mock-judge"
-
-    def complete(self, *, system: str, user: str) -> str:
-        blocks = fenced_blocks(user)
-        if "EXPECTATION" not in blocks or "FINAL_OUTPUT" not in blocks:
-            # Not JSON on purpose: the judge then records the expectation as ungraded.
-            return "mock judge: the message carries no EXPECTATION / FINAL_OUTPUT block"
-        passed, reason = grade_text(blocks["EXPECTATION"], blocks["FINAL_OUTPUT"])
-        return json.dumps({"expectation": blocks["EXPECTATION"], "passed": passed, "reason": reason})
+def reply(blocks: dict[str, str]) -> str:
+    """The mock judge's reply to a grader's message, given its data blocks by name."""
+    if "FINAL_OUTPUT" in blocks:
+        output = blocks["FINAL_OUTPUT"]
+        work = f"{output}\n{blocks.get('WORK', '')}"
+        if "EXPECTATION" in blocks:
+            passed, reason = grade_text(blocks["EXPECTATION"], output)
+            return json.dumps({"expectation": blocks["EXPECTATION"], "passed": passed, "reason": reason})
+        if "RUBRIC" in blocks:
+            return _rubric(blocks["RUBRIC"], output)
+        if "DIMENSIONS" in blocks:
+            return _dimensions(blocks["DIMENSIONS"], blocks.get("TASK", ""), work)
+        if "CHECK" in blocks:
+            passed, reason = grade_text(blocks["CHECK"], work)
+            return json.dumps({"passed": passed, "reason": reason})
+    # Not JSON on purpose: the grader then records the item as ungraded.
+    return "mock judge: the message carries no EXPECTATION, RUBRIC, DIMENSIONS or CHECK block"
 
 
 def grade_text(expectation: str, final_output: str) -> tuple[bool, str]:
@@ -113,3 +128,48 @@ def _grade_words(expectation: str, output: str) -> tuple[bool, str]:
 
 def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text.lower().replace("’", "'"))
+
+
+def _bullets(text: str) -> list[str]:
+    return [m["text"].strip() for m in map(_BULLET.match, text.splitlines()) if m]
+
+
+def _share_met(criteria: list[str], output: str) -> tuple[float, list[str]]:
+    """The share of ``criteria`` the output meets, and a note per criterion missed."""
+    missed = []
+    for criterion in criteria:
+        passed, reason = grade_text(criterion, output)
+        if not passed:
+            missed.append(f"{criterion[:80]!r}: {reason}")
+    return (len(criteria) - len(missed)) / len(criteria), missed
+
+
+def _rubric(rubric: str, output: str) -> str:
+    criteria = _bullets(rubric) or [line.strip() for line in rubric.splitlines() if line.strip()]
+    if not criteria:
+        return json.dumps({"score": 0.0, "reason": "The rubric states no criterion."})
+    share, missed = _share_met(criteria, output)
+    reason = f"{len(criteria) - len(missed)} of {len(criteria)} rubric criteria met"
+    reason += f"; missed {'; '.join(missed)}" if missed else "."
+    return json.dumps({"score": round(share, 2), "reason": reason})
+
+
+def _dimensions(dimensions_json: str, task: str, work: str) -> str:
+    try:
+        dimensions = json.loads(dimensions_json)
+    except ValueError:
+        return "mock judge: the DIMENSIONS block is not JSON"
+    task_criteria = _bullets(task) or ([task.strip()] if task.strip() else [])
+    scored = []
+    for dimension in dimensions:
+        description = (dimension.get("description") or "").strip()
+        criteria = [s for s in _SENTENCE_END.split(description) if s.strip()] or task_criteria
+        if not criteria or not work.strip():
+            scored.append({"name": dimension["name"], "score": 0, "reason": "Nothing to grade against."})
+            continue
+        share, missed = _share_met(criteria, work)
+        reason = f"{len(criteria) - len(missed)} of {len(criteria)} criteria met"
+        reason += f"; missed {missed[0]}" if missed else "."
+        scored.append({"name": dimension["name"], "score": round(dimension["max_score"] * share), "reason": reason})
+    return json.dumps({"dimensions": scored})
+

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-FORMAT_VERSION = "v1"
 TOOL_OUTPUT_MAX_CHARS = 200
 
 

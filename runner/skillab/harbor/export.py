@@ -19,7 +19,6 @@ import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..grading.validators import RESPONSE_ENV, RESPONSE_FILE
 from ..reports.results import safe_file_name
@@ -181,7 +180,3 @@ def _test_sh(case: Case) -> str:
         ]
     lines.append("echo $passed > /logs/verifier/reward.txt")
     return "\n".join(lines) + "\n"
-
-
-def manifest_cases(directory: Path) -> dict[str, Any]:
-    return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 from ..core.usage import Usage
 
-PRICES_AS_OF = "2026-11-22"
-
 
 @dataclass(frozen=True)
 class Price:

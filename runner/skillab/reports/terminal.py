@@ -174,7 +174,7 @@ def _summary(doc: dict[str, Any]) -> list[str]:
     gated = [_dimension(doc, f"{d}_correctness_gated", label=d) for d in DIMENSIONS]
     gated_n = doc.get("cases_correctness_gated", 0)
     lines.append(
-        f"  both-correct " + ("   ".join(d for d in gated if d) or "n/a") + f"   (over {gated_n})"
+        "  both-correct " + ("   ".join(d for d in gated if d) or "n/a") + f"   (over {gated_n})"
     )
     cache = doc.get("cache", {})
     cache_text = (

@@ -27,7 +27,6 @@ from __future__ import annotations
 import http.client
 import os
 import shutil
-import socket
 import socketserver
 import ssl
 import tempfile
@@ -207,13 +206,3 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
 
     return Handler
-
-
-def socket_reachable(path: Path) -> bool:
-    """Whether something accepts connections on the Unix socket ``path`` (for tests and probes)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(str(path))
-            return True
-        except OSError:
-            return False

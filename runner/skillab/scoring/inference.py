@@ -54,7 +54,6 @@ class LiftInference:
     ci95: tuple[float, float] | None
     p_value: float
     exact: bool
-    sd_pts: float
 
     @property
     def beyond_noise(self) -> bool:
@@ -72,10 +71,9 @@ def infer_lift(cases: Sequence[CasePair], *, level: float = 0.95) -> LiftInferen
     diffs = [c.diff for c in cases]
     n = len(diffs)
     mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
     p, exact = sign_flip_p(integer_scores(cases))
     ci = adjusted_t_interval(diffs, level=level) if n > 1 else None
-    return LiftInference(n, 100 * mean, ci, p, exact, 100 * sd)
+    return LiftInference(n, 100 * mean, ci, p, exact)
 
 
 def adjusted_moments(diffs: Sequence[float]) -> tuple[float, float, float]:

@@ -66,11 +66,3 @@ def _sample_size(s: Any) -> str:
 def pts(x: float) -> str:
     x = round_half_away(x, 1)
     return f"{'−' if x < 0 else '+'}{abs(x):.1f}"
-
-
-def regression_sentence(s: Any) -> str | None:
-    """"broke N cases" only when the drop passed its noise test; else None."""
-    if s is None or not getattr(s, "regression", False):
-        return None
-    n = len(s.regressed_cases)
-    return f"the edit broke {n} case{'s' if n != 1 else ''} beyond noise"

@@ -147,12 +147,6 @@ def _text_field(front: Frontmatter, key: str, path: Path) -> str:
     return text
 
 
-def split_frontmatter(text: str, path: Path) -> tuple[dict, str]:
-    """``---``-fenced YAML frontmatter and the body after it (see ``read_frontmatter``)."""
-    front = read_frontmatter(text, path)
-    return front.meta, front.body
-
-
 def _bundled_files(directory: Path) -> list[str]:
     """The skill's own files beside SKILL.md, sorted: never SKILL.md itself, and never
     evaluation material (suite files, evals/, expected results, a suite's fixtures)."""

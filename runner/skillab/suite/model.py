@@ -164,8 +164,6 @@ class Case:
     max_turns: int | None = None
     should_trigger: bool | None = None
     line: int | None = None
-    # Format-specific grading beyond validators/expectations (importers extend this).
-    extra: dict[str, Any] = field(default_factory=dict)
     # Graders of imported formats, run after validators and expectations; all must pass.
     graders: tuple[GraderSpec, ...] = ()
     # Copied into every arm's workspace before setup runs.

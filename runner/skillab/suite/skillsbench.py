@@ -47,7 +47,7 @@ from .model import Case, ImageRequest, SeedFiles, Setup, Suite, VerifierGrader
 from .yaml_source import MAX_DEPTH, MAX_NUMBER_DIGITS, YamlDocument, YamlPath, parse_yaml, read_suite_text
 
 FORMAT_NAME = "skillsbench"
-TASK_MD, TASK_TOML, INSTRUCTION = "task.md", "task.toml", "instruction.md"
+TASK_TOML, INSTRUCTION = "task.toml", "instruction.md"
 VERIFIER_DIRS = ("verifier", "tests")
 VERIFIER_ENTRY = "test.sh"
 _PROMPT_HEADING = re.compile(r"^##\s+prompt\s*$", re.IGNORECASE)

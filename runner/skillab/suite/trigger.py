@@ -29,7 +29,6 @@ from .yaml_source import YamlDocument, parse_yaml, read_suite_text
 
 JSON_FILES = ("trigger-evals.json", "trigger_evals.json")
 YAML_FILES = ("triggers.yaml",)
-TRIGGER_FILES = (*JSON_FILES, *YAML_FILES)
 # Where a skill keeps its trigger sets, relative to the skill (or suite) directory.
 TRIGGER_DIRS = ("", "evals")
 ENTRY_KEYS = ("query", "should_trigger", "name", "skill")

@@ -1,0 +1,164 @@
+"""The ``--mock-responses`` script: what the mock model answers, case by case and arm by arm.
+
+The file is a YAML mapping of case name → ``{with:, without:, original:}``, each arm's answer a
+string or ``{text: ..., files: {relpath: content}}``; ``loads:`` / ``loads_original:`` script the
+trigger trials (``true``, ``false`` or a list of skill names). Every problem is a ``SkillabError``
+naming the file, the case and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import SkillabError
+from ..suite.eval_yaml import setup_path_problem
+
+ARM_KEYS: tuple[str, ...] = ("with", "without", "original")
+LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original")
+# The script's key for each arm.
+ARM_KEY = {"with_skill": "with", "without_skill": "without", "original": "original"}
+_ANSWER_KEYS = frozenset({"text", "files"})
+
+
+@dataclass(frozen=True)
+class MockAnswer:
+    """One scripted arm: the final answer, and files (workspace-relative path → content)."""
+
+    text: str
+    files: dict[str, str] = field(default_factory=dict)
+
+
+MockResponses = dict[str, dict[str, MockAnswer]]
+
+
+def load_mock_responses(path: Path) -> MockResponses:
+    """Read and check a mock responses file; ``SkillabError`` names the file and the problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SkillabError(f"{path}: mock responses file cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise SkillabError(f"{path}: mock responses file is not UTF-8 text") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise SkillabError(f"{where}: mock responses file is not valid YAML") from None
+    responses = parse_mock_responses(data, source=str(path))
+    parse_mock_loads(data, source=str(path))
+    return responses
+
+
+def check_case_names(path: Path, case_names: set[str]) -> None:
+    """Every key of the responses file names a case: a typo would silently fall back to the
+    default answer and move the lift. ``UsageError`` lists each stray key with a suggestion."""
+    import difflib
+
+    from ..errors import UsageError
+
+    stray = sorted(set(load_mock_responses(path)) - case_names)
+    if not stray:
+        return
+    problems = []
+    for key in stray:
+        close = difflib.get_close_matches(key, sorted(case_names), n=1, cutoff=0.6)
+        problems.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise UsageError(f"{path}: mock responses for no case of the suite: {', '.join(problems)}")
+
+
+def parse_mock_responses(data: Any, *, source: str = "mock responses") -> MockResponses:
+    """Check the loaded YAML shape (also accepts ready ``MockAnswer`` values)."""
+    if data is None:
+        raise SkillabError(f"{source}: empty — expected a mapping of case name to {{with:, without:}}")
+    if not isinstance(data, dict):
+        raise SkillabError(f"{source}: expected a mapping of case name to {{with:, without:}}")
+    parsed: MockResponses = {}
+    for case, arms in data.items():
+        if not isinstance(case, str) or not case.strip():
+            raise SkillabError(f"{source}: case name {case!r} must be a non-empty string")
+        if not isinstance(arms, dict):
+            raise SkillabError(f"{source}: case {case} — expected a mapping with keys {_keys(ARM_KEYS)}")
+        unknown = [k for k in arms if k not in ARM_KEYS + LOAD_KEYS]
+        if unknown:
+            raise SkillabError(
+                f"{source}: case {case} — unknown key {unknown[0]!r} "
+                f"(allowed: {_keys(ARM_KEYS + LOAD_KEYS)})"
+            )
+        parsed[case] = {arm: _answer(value, source, case, arm) for arm, value in arms.items()
+                        if arm in ARM_KEYS}
+    return parsed
+
+
+MockLoads = dict[str, dict[str, Any]]
+
+
+def parse_mock_loads(data: Any, *, source: str = "mock responses") -> MockLoads:
+    """The ``loads`` / ``loads_original`` entries of a checked script: case → key → bool or
+    tuple of skill names."""
+    found: MockLoads = {}
+    for case, arms in (data or {}).items():
+        for key in LOAD_KEYS:
+            if not isinstance(arms, dict) or key not in arms:
+                continue
+            value = arms[key]
+            if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
+                value = tuple(value)
+            elif not isinstance(value, bool):
+                raise SkillabError(f"{source}: case {case} '{key}' — must be true, false or a list "
+                                   "of skill names")
+            found.setdefault(case, {})[key] = value
+    return found
+
+
+def _answer(value: Any, source: str, case: str, arm: str) -> MockAnswer:
+    where = f"{source}: case {case} '{arm}'"
+    if isinstance(value, MockAnswer):
+        return value
+    if isinstance(value, str):
+        return MockAnswer(value)
+    if not isinstance(value, dict):
+        raise SkillabError(f"{where} — expected a string or a mapping with 'text' and 'files'")
+    unknown = [k for k in value if k not in _ANSWER_KEYS]
+    if unknown:
+        raise SkillabError(f"{where} — unknown key {unknown[0]!r} (allowed: {_keys(_ANSWER_KEYS)})")
+    text = value.get("text")
+    if not isinstance(text, str):
+        raise SkillabError(f"{where} 'text' — must be a string")
+    files = value.get("files") or {}
+    if not isinstance(files, dict):
+        raise SkillabError(f"{where} 'files' — must be a mapping of relative path to content")
+    for rel, content in files.items():
+        if not isinstance(rel, str) or not rel.strip():
+            raise SkillabError(f"{where} 'files' — path {rel!r} must be a non-empty string")
+        # Refused here already so a bad script stops the run before any arm; the workspace
+        # write goes through safe_join as well, which also refuses escaping symbolic links.
+        problem = setup_path_problem(rel)
+        if problem:
+            raise SkillabError(f"{where} 'files' — path {rel!r} {problem}; it must stay in the workspace")
+        if not isinstance(content, str):
+            raise SkillabError(f"{where} 'files' — content of {rel} must be a string")
+    return MockAnswer(text, dict(files))
+
+
+def _keys(keys: Any) -> str:
+    return ", ".join(sorted(keys))
+
+
+def content_sha256(responses: MockResponses, loads: MockLoads | None = None) -> str:
+    """Identifies a script given as data rather than a file (the file's own bytes otherwise)."""
+    canonical: dict[str, Any] = {
+        case: {arm: {"text": a.text, "files": a.files} for arm, a in arms.items()}
+        for case, arms in responses.items()
+    }
+    if loads:
+        canonical["\0loads"] = {case: {k: list(v) if isinstance(v, tuple) else v for k, v in keys.items()}
+                                for case, keys in loads.items()}
+    return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
