@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from skillab.cli import main
 from skillab.errors import SuiteError
+from skillab.formats.evals_json.specs import ChecklistGrader
 from skillab.suite import load_suite
-from skillab.suite.model import ChecklistGrader
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "duplicate-invoices"
 SKILL_MD = "---\nname: pdf-report\ndescription: Report rules.\n---\nAnswer with REPORT: and the total.\n"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from skillab.cli import main
 from skillab.errors import SuiteError
+from skillab.formats.evals_json.specs import ChecklistGrader
+from skillab.formats.ruby_bench.specs import DimensionGrader
 from skillab.suite import load_suite
-from skillab.suite.model import ChecklistGrader, DimensionGrader
 
 SKILL_MD = "---\nname: {name}\ndescription: d.\n---\nFollow the house rules.\n"
 TESSL_CRITERIA = {

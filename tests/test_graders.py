@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import re
 from pathlib import Path
@@ -11,34 +10,28 @@ from pathlib import Path
 import pytest
 
 from skillab.errors import ProviderError
+from skillab.formats.ruby_bench.dimensions import (
+    DIMENSION_SYSTEM,
+    criteria_verdicts,
+    grade_dimensions,
+    parse_dimension_reply,
+)
+from skillab.formats.ruby_bench.specs import Dimension, DimensionGrader
+from skillab.formats.skillsbench.specs import VerifierGrader
+from skillab.formats.skillsbench.verifier import grade_verifier, read_reward
+from skillab.formats.task_suite.graders import grade_contains, grade_pytest
+from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
 from skillab.core.checks import DimensionScore, GraderResult
 from skillab.grading.graders import (
     AI_OUTPUT_ENV,
-    DIMENSION_SYSTEM,
     GradingInput,
-    criteria_verdicts,
-    grade_contains,
-    grade_dimensions,
-    grade_pytest,
-    grade_rubric,
-    grade_verifier,
-    parse_dimension_reply,
-    parse_score_reply,
-    read_reward,
-    render_changes,
-    snapshot,
 )
 from skillab.grading.judge import Judge, UnreadableReply, fenced_blocks
+from skillab.grading.rubric import grade_rubric, parse_score_reply
+from skillab.grading.workspace_diff import render_changes, snapshot
 from skillab.providers.mock import MockModel
-from skillab.suite.formats import seed_files
-from skillab.suite.model import (
-    ContainsGrader,
-    Dimension,
-    DimensionGrader,
-    PytestGrader,
-    RubricGrader,
-    VerifierGrader,
-)
+from skillab.suite.loading import seed_files
+from skillab.suite.model import RubricGrader
 
 FIVE = (
     Dimension("correctness", 30),

@@ -14,7 +14,7 @@ import yaml
 
 from skillab.cli import main
 from skillab.suite import load_suite
-from skillab.suite.dockerfile import expand_variables
+from skillab.formats.skillsbench.dockerfile import expand_variables
 
 # Four checks on answer.json; the reward is the share that hold (partial credit, as SkillsBench
 # verifiers give it).

@@ -37,6 +37,8 @@ PLUGIN = textwrap.dedent('''
         """A grader the format brings along: the answer must contain ``word``."""
 
         word: str
+        judged = False  # asks no judge model
+        reads_work = False  # nor the files the agent changed
 
         def grade(self, grading):
             found = self.word in grading.final_output

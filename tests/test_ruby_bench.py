@@ -13,11 +13,11 @@ import yaml
 from skillab.providers.mock import MockModel
 from skillab.cli import main
 from skillab.errors import SuiteError
-from skillab.grading.graders import DIMENSION_SYSTEM
+from skillab.formats.ruby_bench.dimensions import DIMENSION_SYSTEM
+from skillab.formats.ruby_bench.specs import DimensionGrader
 from skillab.grading.judge import fenced_blocks
 from skillab.suite import load_suite
-from skillab.suite.model import DimensionGrader
-from skillab.suite.ruby_bench import parse_located_json
+from skillab.suite.json_source import parse_located_json
 
 from .fakes.model_server import FakeModelServer, Reply, ToolCallSpec, text
 

@@ -9,14 +9,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from skillab.cli import main
 from skillab.engine.config import RunConfig
 from skillab.engine.runner import Execution, prepare_suite
 from skillab.errors import SuiteError
+from skillab.formats.skillsbench.parser import prompt_section, rewrite_paths
+from skillab.formats.skillsbench.specs import VerifierGrader
 from skillab.suite import load_suite
-from skillab.suite.model import VerifierGrader
-from skillab.suite.skillsbench import prompt_section, rewrite_paths
 
 from .fakes.agents import ListingAdapter
 from .fakes.model_server import FakeModelServer, text, tool_call

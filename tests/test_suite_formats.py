@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 import textwrap
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
-
 from skillab.errors import SuiteError, UsageError
+from skillab.formats import DEFAULT_REGISTRY, Grader, SuiteFormat
+from skillab.core.checks import GraderResult
+from skillab.grading.graders import GradingInput
 from skillab.suite import (
     FormatRegistry,
     Suite,
@@ -18,7 +23,6 @@ from skillab.suite import (
     load_suite,
     register_format,
 )
-from skillab.suite.formats import DEFAULT_REGISTRY
 
 SUITE = textwrap.dedent(
     """\
@@ -52,7 +56,7 @@ def plain_loader(fmt: str):
 @pytest.fixture
 def registry() -> FormatRegistry:
     fresh = FormatRegistry()
-    native = lazy_loader("skillab.suite.eval_yaml:load_eval_yaml")
+    native = lazy_loader("skillab.formats.eval_yaml.parser:load_eval_yaml")
     fresh.register("eval.yaml", ("eval.yaml", "eval.yml"), native)
     return fresh
 
@@ -251,3 +255,64 @@ def test_a_lazy_loader_for_a_missing_module_fails_only_when_called():
     loader = lazy_loader("skillab_not_installed_format:load")
     with pytest.raises(ModuleNotFoundError):
         loader(Path("x"))
+
+
+# --- a whole format from outside skillab -----------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ShoutGrader:
+    """A made-up format's grader spec: the answer must contain ``word``."""
+
+    judged: ClassVar[bool] = False
+    reads_work: ClassVar[bool] = False
+    word: str
+
+
+def grade_shout(spec: ShoutGrader, grading: GradingInput) -> GraderResult:
+    found = spec.word in grading.final_output
+    return GraderResult("contains", f"shouts {spec.word}", found, "found" if found else "not found")
+
+
+def load_shout(path: Path) -> Suite:
+    from skillab.suite import Case
+
+    cases = tuple(Case(name=w.lower(), prompt=f"say {w}", graders=(ShoutGrader(w),)) for w in path.read_text().split())
+    return Suite(path=path, format="shout", cases=cases)
+
+
+SHOUT = SuiteFormat(
+    name="shout",
+    filenames=("shout.txt",),
+    parse=load_shout,
+    graders=(Grader(ShoutGrader, grade_shout),),
+    layout=lambda directory: (directory / "shout.txt").is_file(),
+    markdown_section=lambda named, inline: "\n".join(f"**Shouted** — {inline(name, 60)}" for name, _doc in named),
+    terminal_section=lambda doc: ["  shouted      yes"],
+)
+
+
+def test_a_format_registered_from_outside_parses_grades_reports_and_is_discovered(
+    restore_default_registry, tmp_path, capsys
+):
+    from skillab.cli import main
+    from skillab.github.discovery import is_suite_dir
+
+    skill = tmp_path / "shouter"
+    write(skill / "SKILL.md", "---\nname: shouter\ndescription: Shouts.\n---\nShout.\n")
+    write(skill / "shout.txt", "HELLO")
+    write(skill / "mock-responses.yaml", "hello:\n  with: HELLO there\n  without: hi there\n")
+    bare = write(tmp_path / "bare" / "shout.txt", "HI").parent
+    DEFAULT_REGISTRY.add(SHOUT)
+
+    out = tmp_path / "results.json"
+    code = main(["run", str(skill), "--adapter", "mock", "--output", str(out), "--cache-dir",
+                 str(tmp_path / "cache"), "--no-history", "--markdown", str(tmp_path / "report.md")])
+    doc = json.loads(out.read_text())
+    assert code == 0, capsys.readouterr().err
+    (case,) = doc["cases"]
+    assert case["outcome"] == "flip_to_pass" and doc["suite"]["format"] == "shout"
+    assert case["with_skill"]["extra"]["graders"][0]["label"] == "shouts HELLO"
+    assert "**Shouted** — shouter" in (tmp_path / "report.md").read_text()
+    assert "shouted      yes" in capsys.readouterr().out
+    assert is_suite_dir(bare) and not is_suite_dir(tmp_path)

@@ -14,10 +14,11 @@ import yaml
 from skillab.providers.mock import MockModel
 from skillab.cli import main
 from skillab.errors import SuiteError
-from skillab.grading.graders import RUBRIC_SYSTEM
+from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
 from skillab.grading.judge import fenced_blocks
+from skillab.grading.rubric import RUBRIC_SYSTEM
 from skillab.suite import load_suite
-from skillab.suite.model import ContainsGrader, PytestGrader, RubricGrader
+from skillab.suite.model import RubricGrader
 
 from .fakes.agents import ListingAdapter
 from .fakes.model_server import FakeModelServer, text

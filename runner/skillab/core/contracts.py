@@ -69,6 +69,11 @@ class Grader(Protocol):
     grades itself. ``grading`` is ``grading.graders.GradingInput`` (workspace, final output,
     judge transport)."""
 
+    # Whether grading asks the judge model (the run then builds one), and whether it reads the
+    # files the agent changed (the engine then snapshots the workspace): ``suite.model.GraderSpec``.
+    judged: bool
+    reads_work: bool
+
     def grade(self, grading: Any) -> GraderResult: ...
 
 

@@ -24,16 +24,15 @@ KINDS: tuple[Kind, ...] = ("formats", "agents", "models", "reporters")
 GROUP_PREFIX = "skillab."
 
 BUILTINS: dict[Kind, dict[str, str]] = {
-    # Suite format loaders, in the order a skill directory is searched (``suite.formats`` holds
-    # the file names each one owns).
+    # Suite formats (``formats.base.SuiteFormat``), in the order a skill directory is searched.
     "formats": {
-        "eval.yaml": "skillab.suite.eval_yaml:load_eval_yaml",
-        "task_suite.yaml": "skillab.suite.task_suite:load_task_suite",
-        "ruby-skill-bench": "skillab.suite.ruby_bench:load_ruby_bench",
-        "skillsbench": "skillab.suite.skillsbench:load_skillsbench",
-        "evals.json": "skillab.suite.evals_json:load_evals_json",
-        "trigger-evals": "skillab.suite.trigger:load_trigger_suite",
-        "tessl": "skillab.suite.tessl:load_tessl",
+        "eval.yaml": "skillab.formats.eval_yaml:FORMAT",
+        "task_suite.yaml": "skillab.formats.task_suite:FORMAT",
+        "ruby-skill-bench": "skillab.formats.ruby_bench:FORMAT",
+        "skillsbench": "skillab.formats.skillsbench:FORMAT",
+        "evals.json": "skillab.formats.evals_json:FORMAT",
+        "trigger-evals": "skillab.formats.trigger:FORMAT",
+        "tessl": "skillab.formats.tessl:FORMAT",
     },
     "agents": {
         "mock": "skillab.agents.mock:MockAdapter",

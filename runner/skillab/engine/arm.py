@@ -24,13 +24,9 @@ from ..core.contracts import Agent
 from ..core.usage import Usage
 from ..errors import ProviderAuthError
 from ..core.checks import GraderResult
-from ..grading.graders import (
-    GradingInput,
-    render_changes,
-    run_graders,
-    snapshot,
-    stage_seed,
-)
+from ..formats.grading import run_graders
+from ..grading.graders import GradingInput, stage_seed
+from ..grading.workspace_diff import render_changes, snapshot
 from ..grading.blinding import blind_transcript
 from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
@@ -41,7 +37,7 @@ from ..sandbox.setup import prepare
 from ..sandbox.workspace import Workspace
 from ..secrets import redact
 from ..skill.loader import Skill
-from ..suite.model import Case, ChecklistGrader, DimensionGrader
+from ..suite.model import Case
 from .audit import find_contamination
 
 
@@ -158,7 +154,7 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
         # The without-skill agent must not reach the skill's own directory on the host either.
         hide=(ctx.skill.root.resolve(),) if job.skill is None else (),
     )
-    # The dimension judge sees the files the agent changed: remember where it started.
+    # A grader that reads the agent's work sees the files it changed: remember where it started.
     before = snapshot(workspace.root) if _judges_work(job.case) else None
     started = time.monotonic()
     with _agent_view(workspace, job, ctx):
@@ -216,7 +212,7 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
 
 
 def _judges_work(case: Case) -> bool:
-    return any(isinstance(g, (DimensionGrader, ChecklistGrader)) for g in case.graders)
+    return any(g.reads_work for g in case.graders)
 
 
 def _format_graders(

@@ -18,7 +18,7 @@ from typing import Any
 from ..agents.base import ArmName
 from ..agents.registry import create_adapter, create_judge
 from ..errors import UsageError
-from ..grading.graders import grading_scope
+from ..formats.grading import grading_scope
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
 from ..reports.results import RunMeta, run_settings
@@ -30,7 +30,7 @@ from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..skill.loader import Skill, load_skill
 from ..suite import load_suite
-from ..suite.model import Case, Suite, VerifierGrader
+from ..suite.model import Case, Suite
 from ..suite.trigger import TriggerQuery, suite_trigger_queries, with_sibling_queries
 from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
@@ -111,13 +111,17 @@ def prepare_suite(target: Path, config: RunConfig) -> Prepared:
 
 
 def with_reward_threshold(suite: Suite, threshold: float) -> Suite:
-    """The suite with every verifier passing at the run's reward threshold."""
+    """The suite with every grader that reads a reward (a verifier) passing at the run's threshold."""
     def case(c: Case) -> Case:
-        graders = tuple(dataclasses.replace(g, reward_threshold=threshold) if isinstance(g, VerifierGrader) else g
+        graders = tuple(dataclasses.replace(g, reward_threshold=threshold) if _reads_reward(g) else g
                         for g in c.graders)
         return dataclasses.replace(c, graders=graders)
 
     return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
+
+
+def _reads_reward(spec: Any) -> bool:
+    return any(f.name == "reward_threshold" for f in dataclasses.fields(spec))
 
 
 def in_own_image(suite: Suite) -> Suite:

@@ -190,7 +190,7 @@ def load_crowd(directory: Path, candidate: Skill) -> Crowd:
     whose queries do not load is offered without them: they are not what is under test."""
     from ..errors import SkillabError, UsageError
     from ..skill.loader import SKILL_FILE, load_skill
-    from ..suite.trigger import sibling_queries
+    from ..formats.trigger.siblings import sibling_queries
 
     directory = Path(directory)
     if not directory.is_dir():

@@ -16,8 +16,7 @@ from typing import Any
 
 from ..errors import SuiteError, UsageError
 from ..skill.loader import SKILL_FILE
-from ..suite import find_suite_file, load_suite
-from ..suite.formats import DEFAULT_REGISTRY
+from ..formats import DEFAULT_REGISTRY, find_suite_file, load_suite
 from ..suite.sniff import foreign_directory
 
 # Directories never searched for skills: VCS data, dependency trees, caches, build output.
@@ -95,15 +94,10 @@ def resolve_root(workspace: Path, path: str) -> Path:
 
 
 def is_seed_suite_dir(directory: Path) -> bool:
-    """A seed-format suite in its benchmark's own layout, apart from its skill. The layout, not a
-    file name alone, decides: a stray task.md or criteria.json is not taken for a suite.
-    (task.md + criteria.json is a ruby-skill-bench eval or a Tessl scenario.)"""
-    has = lambda name: (directory / name).is_file()  # noqa: E731
-    return (
-        has("task_suite.yaml")
-        or (has("criteria.json") and has("task.md"))  # a ruby-skill-bench eval
-        or ((has("task.md") or has("task.toml")) and (directory / "environment" / "skills").is_dir())
-    )
+    """A seed-format suite in its benchmark's own layout, apart from its skill. Each format's
+    layout rule decides, not a file name alone: a stray task.md or criteria.json is not taken
+    for a suite."""
+    return any(fmt.layout(directory) for fmt in DEFAULT_REGISTRY.formats() if fmt.layout is not None)
 
 
 def is_suite_dir(directory: Path) -> bool:
@@ -184,9 +178,9 @@ def _removed_notes(
         if not gone:
             continue
         path = PurePosixPath(gone)
-        # evals/evals.json belongs to the skill directory that holds evals/.
-        in_evals = path.name == "evals.json" and path.parent.name == "evals"
-        rel_dir = (path.parent.parent if in_evals else path.parent).as_posix()
+        # A suite file below its suite's directory (evals/evals.json) belongs to that directory.
+        rel_dir = next((d for fmt in DEFAULT_REGISTRY.formats() if (d := fmt.suite_dir_of(path.as_posix()))),
+                       path.parent.as_posix())
         inside = root_rel == "." or rel_dir == root_rel or rel_dir.startswith(root_rel + "/")
         if not inside or rel_dir in live or rel_dir in seen:
             continue

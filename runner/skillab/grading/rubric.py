@@ -9,7 +9,7 @@ from typing import Any
 
 from ..suite.model import RubricGrader
 from ..core.checks import GraderResult
-from .graders import GradingInput, _ask, _unreadable, judge_message
+from .graders import GradingInput, ask_judge, unreadable_reply, judge_message
 from .judge import UnreadableReply, clean_reason, json_objects
 
 
@@ -45,13 +45,13 @@ def grade_rubric(spec: RubricGrader, grading: GradingInput) -> GraderResult:
         "TRANSCRIPT": grading.transcript,
         "FINAL_OUTPUT": grading.final_output,
     }
-    reply = _ask(grading.transport, RUBRIC_SYSTEM, judge_message(RUBRIC_INTRO, blocks, RUBRIC_QUESTION))
+    reply = ask_judge(grading.transport, RUBRIC_SYSTEM, judge_message(RUBRIC_INTRO, blocks, RUBRIC_QUESTION))
     if isinstance(reply, GraderResult):
         return dataclasses.replace(reply, kind="llm-rubric", label=label)
     try:
         score, reason = parse_score_reply(reply)
     except UnreadableReply as exc:
-        return _unreadable("llm-rubric", label, exc, reply)
+        return unreadable_reply("llm-rubric", label, exc, reply)
     passed = score >= spec.pass_threshold
     verdict = f"score {score:g} {'>=' if passed else '<'} {spec.pass_threshold:g}"
     return GraderResult(

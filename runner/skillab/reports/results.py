@@ -19,7 +19,7 @@ from .. import __version__
 from ..atomic import write_json
 from ..core.contracts import Agent
 from ..core.runlog import FORMAT, RunLog, RunSettings
-from ..grading.graders import grading_scope
+from ..formats.grading import grading_scope
 from ..sandbox.isolation import Isolation
 from ..secrets import Redactor
 from ..skill.loader import Skill

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..core.runlog import RunLog, RunSettings, RunSummary
 from ..core.usage import Usage
-from ..grading.graders import criteria_verdicts
-from ..grading.verifier import mean_rewards
+from ..formats.ruby_bench.dimensions import criteria_verdicts
+from ..formats.skillsbench.verifier import mean_rewards
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..scoring import aggregate, compute_verdict, run_verdict
 from ..scoring.pass_at_k import run_summary

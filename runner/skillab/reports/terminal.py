@@ -26,7 +26,7 @@ def render_table(doc: dict[str, Any], *, verbose: bool = False) -> str:
     lines += _case_rows(doc)
     lines.append("")
     lines += _summary(doc)
-    lines += _criteria(doc)
+    lines += _format_sections(doc)
     lines += _versus_original(doc)
     lines += trigger_lines(doc)
     lines += _trend(doc)
@@ -257,43 +257,11 @@ def _runs_label(doc: dict[str, Any]) -> str:
     return f"   (MEAN over {runs} runs)" if runs > 1 else ""
 
 
-def _criteria(doc: dict[str, Any]) -> list[str]:
-    """Per-dimension scores (ruby-skill-bench): without, with, delta; the format's own verdict;
-    the judge's reasons for the weak dimensions."""
-    from ..grading.graders import criteria_verdicts
+def _format_sections(doc: dict[str, Any]) -> list[str]:
+    """What the suite's format adds about its own cases (ruby-skill-bench: its criteria)."""
+    from ..formats import DEFAULT_REGISTRY
 
-    lines: list[str] = []
-    for verdict in criteria_verdicts(doc.get("cases", [])):
-        state = {True: "pass", False: "fail", None: "n/a (an arm was not scored)"}[verdict.passed]
-        lines += [
-            "",
-            f"  criteria     {verdict.case_name}: with {_score(verdict.with_total)} · without "
-            f"{_score(verdict.without_total)} · delta {_signed(verdict.delta)} (needs with >= "
-            f"{verdict.pass_threshold:g} and delta >= {verdict.minimum_delta:+g}): {state}",
-        ]
-        width = max(12, *(len(r.name) for r in verdict.rows)) if verdict.rows else 12
-        lines.append(f"    {'dimension':<{width}}  {'without':>9}  {'with':>9}  {'delta':>6}")
-        for row in verdict.rows:
-            lines.append(
-                f"    {row.name:<{width}}  {_of(row.without, row.max_score):>9}  "
-                f"{_of(row.with_skill, row.max_score):>9}  {_signed(row.delta):>6}"
-            )
-        for weak in verdict.weak:
-            arm = "with skill" if weak.arm == "with_skill" else "without skill"
-            lines.append(f"    weak ({arm}) {weak.name} {weak.score:g}/{weak.max_score}: {_clip(weak.reason, 100)}")
-    return lines
-
-
-def _score(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:g}/100"
-
-
-def _of(value: float | None, top: int) -> str:
-    return "n/a" if value is None else f"{value:g}/{top}"
-
-
-def _signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+g}"
+    return [line for fmt in DEFAULT_REGISTRY.formats() if fmt.terminal_section for line in fmt.terminal_section(doc)]
 
 
 def _versus_original(doc: dict[str, Any]) -> list[str]:

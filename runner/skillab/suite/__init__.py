@@ -1,23 +1,21 @@
-"""Eval suites: the model every format is imported into, and loading a suite from disk.
+"""Eval suites: the model every format is imported into, and what format loaders share.
 
-``load_suite`` takes a skill directory or a suite file and picks the format by file name or
-by ``format=``; ``register_format`` adds a format. ``eval.yaml`` is the native format.
-
-The names load on first use: the suite model alone (what records and agents need) does not
-import a parser or jsonschema.
+The formats themselves are ``skillab.formats`` (one package each); ``load_suite`` and the other
+registry names are served from there on first use, so the suite model alone (what records and
+agents need) does not import a parser or jsonschema.
 """
 
 from ..lazy import lazy_exports
 
 _EXPORTS = {
-    "parse_eval_yaml": ".eval_yaml",
-    "FormatRegistry": ".formats",
-    "SuiteFormat": ".formats",
-    "find_suite_file": ".formats",
-    "known_formats": ".formats",
-    "lazy_loader": ".formats",
-    "load_suite": ".formats",
-    "register_format": ".formats",
+    "parse_eval_yaml": "skillab.formats.eval_yaml.parser",
+    "FormatRegistry": "skillab.formats",
+    "SuiteFormat": "skillab.formats",
+    "find_suite_file": "skillab.formats",
+    "known_formats": "skillab.formats",
+    "lazy_loader": "skillab.formats",
+    "load_suite": "skillab.formats",
+    "register_format": "skillab.formats",
     "Case": ".model",
     "Setup": ".model",
     "Suite": ".model",

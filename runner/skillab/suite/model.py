@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, ClassVar, Protocol
 
 
 @dataclass(frozen=True)
@@ -45,99 +45,25 @@ class SeedFiles:
 
 
 @dataclass(frozen=True)
-class ContainsGrader:
-    """Every keyword must occur in the final output (case-insensitive); score = found / total."""
-
-    keywords: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PytestGrader:
-    """pytest runs ``test_file`` (relative to ``fixtures``' staged root) on the final output,
-    whose path it reads from ``AI_OUTPUT_FILE``. The fixtures are staged after the agent."""
-
-    fixtures: SeedFiles
-    test_file: str
-    timeout_s: float = 300.0
-
-
-@dataclass(frozen=True)
 class RubricGrader:
-    """The judge scores the session against ``rubric`` in [0, 1]; passes at ``pass_threshold``."""
+    """The judge scores the session against ``rubric`` in [0, 1]; passes at ``pass_threshold``.
+    Generic: any format may grade with it (``grading/rubric.py``)."""
+
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = True
+    reads_work: ClassVar[bool] = False
 
     rubric: str
     pass_threshold: float = 0.7
 
 
-@dataclass(frozen=True)
-class Dimension:
-    name: str
-    max_score: int
-    description: str | None = None
+class GraderSpec(Protocol):
+    """A grader in ``Case.graders``: a frozen dataclass its format registers a grader for
+    (``skillab.formats``). It says whether grading asks the judge model and whether it reads
+    the files the agent changed, so the engine need not know the format."""
 
-
-@dataclass(frozen=True)
-class DimensionGrader:
-    """The judge scores one arm's work per dimension, blind to the other arm.
-
-    The arm passes when its total reaches ``pass_threshold``; ``minimum_delta`` is the
-    with-minus-without total the format's own verdict also requires (reported, see README).
-    """
-
-    context: str
-    dimensions: tuple[Dimension, ...]
-    pass_threshold: float = 70.0
-    minimum_delta: float = 10.0
-
-    @property
-    def max_total(self) -> int:
-        return sum(d.max_score for d in self.dimensions)
-
-
-@dataclass(frozen=True)
-class VerifierGrader:
-    """A SkillsBench verifier: ``tests`` staged after the agent, ``entry`` run with bash, and
-    the reward it writes read back (the arm passes at ``reward_threshold``).
-
-    Absolute paths in the staged text files are rewritten: each of ``workspace_paths`` (``/root``,
-    the image's WORKDIR) becomes the arm's workspace, ``/tests`` the staged tests and
-    ``/logs/verifier`` the directory the reward is read from.
-    """
-
-    tests: SeedFiles
-    entry: str = "test.sh"
-    timeout_s: float = 600.0
-    env: tuple[tuple[str, str], ...] = ()
-    workspace_paths: tuple[str, ...] = ("/root",)
-    # The reward an arm must reach to pass (Harbor's rewards are fractional); set per run.
-    reward_threshold: float = 1.0
-
-
-@dataclass(frozen=True)
-class ChecklistItem:
-    name: str
-    description: str
-    weight: float = 1.0
-
-
-@dataclass(frozen=True)
-class ChecklistGrader:
-    """The judge checks each item on its own (pass/fail); the arm passes when the weights of
-    the items that hold reach ``pass_threshold``. ``reference`` (an expected output, in words)
-    is shown to the judge beside each item; ``context`` says what the checklist is for."""
-
-    items: tuple[ChecklistItem, ...]
-    pass_threshold: float
-    reference: str | None = None
-    context: str = ""
-
-    @property
-    def total(self) -> float:
-        return sum(item.weight for item in self.items)
-
-
-GraderSpec = Union[ContainsGrader, PytestGrader, RubricGrader, DimensionGrader, VerifierGrader, ChecklistGrader]
-JUDGED_GRADERS = (RubricGrader, DimensionGrader, ChecklistGrader)
+    judged: ClassVar[bool]
+    reads_work: ClassVar[bool]
 
 
 @dataclass(frozen=True)
@@ -186,7 +112,7 @@ class Case:
     @property
     def needs_judge(self) -> bool:
         """Whether grading this case asks the judge model anything."""
-        return bool(self.expectations) or any(isinstance(g, JUDGED_GRADERS) for g in self.graders)
+        return bool(self.expectations) or any(g.judged for g in self.graders)
 
     @property
     def trigger_only(self) -> bool:

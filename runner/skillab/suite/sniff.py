@@ -102,7 +102,7 @@ def _peek_yaml(path: Path) -> Any:
 
 
 def _peek_json(path: Path) -> Any:
-    from .ruby_bench import parse_located_json
+    from .json_source import parse_located_json
     from .yaml_source import read_suite_text
 
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
-from .formats import IssueList
+from .loading import IssueList
 from .model import Suite
 from .yaml_source import YamlDocument, parse_yaml, read_suite_text
 
@@ -176,31 +176,6 @@ def _deduplicated(queries: list[TriggerQuery]) -> list[TriggerQuery]:
     if issues:
         raise SuiteError(issues)
     return list(kept.values())
-
-
-def sibling_queries(skill_dir: Path, sibling_name: str) -> list[TriggerQuery]:
-    """A sibling's own should-trigger queries, labelled as meant for it (crowd mode): from its
-    ``eval.yaml`` trigger-only cases and its trigger set files."""
-    from .formats import load_suite
-
-    own: list[TriggerQuery] = []
-    native = [skill_dir / n for n in ("eval.yaml", "eval.yml") if (skill_dir / n).is_file()]
-    if native:
-        suite = load_suite(native[0])
-        own += [TriggerQuery(c.name, c.prompt, True, suite.path.name, c.line, sibling_name)
-                for c in suite.cases if c.trigger_only and c.should_trigger]
-    for path in trigger_files(skill_dir):
-        own += [q for q in load_trigger_file(path, owner=sibling_name) if q.should_trigger]
-    return [TriggerQuery(f"{sibling_name}/{q.name}", q.query, False, f"{sibling_name}/{q.source}",
-                         q.line, sibling_name) for q in own if q.owner == sibling_name]
-
-
-def load_trigger_suite(path: Path) -> Suite:
-    """A suite with no graded case, for a skill whose only suite is a trigger set: the set is
-    checked now and its queries read with the skill's other trigger sets."""
-    load_trigger_file(path)
-    skill_dir = path.parent.parent if path.parent.name == "evals" else path.parent
-    return Suite(path, "trigger-evals", (), skill_dir)
 
 
 def with_sibling_queries(own: list[TriggerQuery], theirs: list[TriggerQuery]) -> list[TriggerQuery]:

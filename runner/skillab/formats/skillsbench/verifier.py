@@ -16,9 +16,14 @@ import re
 import stat
 from pathlib import Path
 
-from ..suite.model import VerifierGrader
-from ..core.checks import GraderResult
-from .graders import VERIFIER_DIR, GradingInput, _no_verdict, _tail
+from ...core.checks import GraderResult
+from ...grading.graders import (
+    VERIFIER_DIR,
+    GradingInput,
+    no_verdict,
+    output_tail,
+)
+from .specs import VerifierGrader
 
 # Output that says the test runner never ran the tests (pytest exits 4 on a usage error; a
 # shell prints "command not found" and exits 127).
@@ -30,13 +35,13 @@ _NOT_STARTED_CODES = (126, 127)
 
 
 def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
-    from ..suite.dockerfile import expand_variables
-    from ..suite.skillsbench import rewrite_paths
+    from .dockerfile import expand_variables
+    from .parser import rewrite_paths
 
     label = f"verifier {spec.entry}"
     workspace = grading.workspace
     root = workspace.root
-    from .graders import clear_entry
+    from ...grading.graders import clear_entry
 
     clear_entry(root, VERIFIER_DIR)
     tests_dir, logs_dir = root / VERIFIER_DIR / "tests", root / VERIFIER_DIR / "logs"
@@ -58,17 +63,17 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
         timeout_s=spec.timeout_s,
         extra_env=env,
     )
-    tail = _tail(result)
+    tail = output_tail(result)
     if result.timed_out:
-        return _no_verdict("verifier", label, f"the verifier {result.describe()}", tail)
+        return no_verdict("verifier", label, f"the verifier {result.describe()}", tail)
     not_started = _FAILED_TO_START.search(f"{result.stdout}\n{result.stderr}")
     if not_started or result.exit_code in _NOT_STARTED_CODES:
         line = not_started.group(0).strip()[:200] if not_started else result.describe()
-        return _no_verdict("verifier", label, f"the verifier failed to start its tests ({line})", tail)
+        return no_verdict("verifier", label, f"the verifier failed to start its tests ({line})", tail)
     try:
         reward = read_reward(logs_dir)
     except ValueError as exc:
-        return _no_verdict("verifier", label, f"{exc} (the verifier ended with {result.describe()})", tail)
+        return no_verdict("verifier", label, f"{exc} (the verifier ended with {result.describe()})", tail)
     passed = reward >= spec.reward_threshold
     reason = f"reward {reward:g} {'>=' if passed else '<'} {spec.reward_threshold:g}"
     return GraderResult("verifier", label, passed, reason, score=reward, max_score=1.0, output=tail,

@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .formats import IssueList
-from .yaml_source import YamlPath
+from ...suite.loading import IssueList
+from ...suite.yaml_source import YamlPath
 
 DEFAULT_AGENT_TIMEOUT_S = 600.0
 DEFAULT_VERIFIER_TIMEOUT_S = 600.0

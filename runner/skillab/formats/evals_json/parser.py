@@ -39,11 +39,12 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ..skill.loader import SKILL_FILE
-from .formats import IssueList, seed_files
-from .model import Case, ChecklistGrader, ChecklistItem, SeedFiles, Suite, ValidatorSpec
-from .ruby_bench import parse_located_json
-from .yaml_source import YamlPath, read_suite_text
+from ...skill.loader import SKILL_FILE
+from ...suite.json_source import parse_located_json
+from ...suite.loading import IssueList, seed_files
+from ...suite.model import Case, SeedFiles, Suite, ValidatorSpec
+from ...suite.yaml_source import YamlPath, read_suite_text
+from .specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "evals.json"
 TOP_KEYS = ("skill_name", "evals")

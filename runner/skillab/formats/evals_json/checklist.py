@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..suite.model import ChecklistGrader
-from ..core.checks import DimensionScore, GraderResult
-from .graders import (
+from ...core.checks import DimensionScore, GraderResult
+from ...grading.graders import (
     GradingInput,
-    _ask,
-    _unreadable,
+    ask_judge,
     judge_message,
+    unreadable_reply,
 )
-from .judge import UnreadableReply, parse_verdict
+from ...grading.judge import UnreadableReply, parse_verdict
+from .specs import ChecklistGrader
 
 CHECKLIST_SYSTEM = """\
 You are a strict, consistent grader for an evaluation of an AI agent.
@@ -52,13 +52,13 @@ def grade_checklist(spec: ChecklistGrader, grading: GradingInput) -> GraderResul
                   **({"REFERENCE": spec.reference} if spec.reference else {}),
                   "PROMPT": grading.prompt, "TRANSCRIPT": grading.transcript,
                   "FINAL_OUTPUT": grading.final_output, "WORK": grading.work}
-        reply = _ask(grading.transport, CHECKLIST_SYSTEM, judge_message(CHECKLIST_INTRO, blocks, CHECKLIST_QUESTION))
+        reply = ask_judge(grading.transport, CHECKLIST_SYSTEM, judge_message(CHECKLIST_INTRO, blocks, CHECKLIST_QUESTION))
         if isinstance(reply, GraderResult):
             return dataclasses.replace(reply, kind="checklist", label=label)
         try:
             verdict = parse_verdict(reply)
         except UnreadableReply as exc:
-            return _unreadable("checklist", f"{label}: {item.name}", exc, reply)
+            return unreadable_reply("checklist", f"{label}: {item.name}", exc, reply)
         scores.append(DimensionScore(item.name, item.weight, item.weight if verdict.passed else 0.0, verdict.reason))
     total = round(sum(s.score for s in scores), 4)
     passed = total >= spec.pass_threshold

@@ -11,11 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..suite.model import Dimension, DimensionGrader
-from ..core.checks import DimensionScore, GraderResult
-from .graders import GradingInput, _ask, _unreadable, judge_message
-from .judge import UnreadableReply, clean_reason, json_objects
-
+from ...core.checks import DimensionScore, GraderResult
+from ...grading.graders import (
+    GradingInput,
+    ask_judge,
+    judge_message,
+    unreadable_reply,
+)
+from ...grading.judge import UnreadableReply, clean_reason, json_objects
+from .specs import Dimension, DimensionGrader
 
 # --- the dimension judge ---------------------------------------------------------------------
 
@@ -58,13 +62,13 @@ def grade_dimensions(spec: DimensionGrader, grading: GradingInput) -> GraderResu
         "WORK": grading.work,
     }
     message = judge_message(DIMENSION_INTRO, blocks, DIMENSION_QUESTION)
-    reply = _ask(grading.transport, DIMENSION_SYSTEM, message)
+    reply = ask_judge(grading.transport, DIMENSION_SYSTEM, message)
     if isinstance(reply, GraderResult):
         return dataclasses.replace(reply, kind="dimensions", label=label)
     try:
         scores = parse_dimension_reply(reply, spec.dimensions)
     except UnreadableReply as exc:
-        return _unreadable("dimensions", label, exc, reply)
+        return unreadable_reply("dimensions", label, exc, reply)
     total = round(sum(s.score for s in scores), 4)
     passed = total >= spec.pass_threshold
     weakest = min(scores, key=lambda s: s.score / s.max_score)

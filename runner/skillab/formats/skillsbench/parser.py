@@ -38,13 +38,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import SuiteError, SuiteIssue
-from ..skill.loader import SKILL_FILE
+from ...errors import SuiteError, SuiteIssue
+from ...skill.loader import SKILL_FILE
+from ...suite.loading import IssueList, collect_files, read_prompt_file, seed_files
+from ...suite.model import Case, ImageRequest, SeedFiles, Setup, Suite
+from ...suite.yaml_source import (
+    MAX_DEPTH,
+    MAX_NUMBER_DIGITS,
+    YamlDocument,
+    YamlPath,
+    parse_yaml,
+    read_suite_text,
+)
 from .dockerfile import CUSTOM_IMAGE, ENVIRONMENT, SKILLS, plan_environment
-from .formats import IssueList, collect_files, read_prompt_file, seed_files
 from .harbor_config import read_settings
-from .model import Case, ImageRequest, SeedFiles, Setup, Suite, VerifierGrader
-from .yaml_source import MAX_DEPTH, MAX_NUMBER_DIGITS, YamlDocument, YamlPath, parse_yaml, read_suite_text
+from .specs import VerifierGrader
 
 FORMAT_NAME = "skillsbench"
 TASK_TOML, INSTRUCTION = "task.toml", "instruction.md"

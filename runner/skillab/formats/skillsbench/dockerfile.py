@@ -22,9 +22,9 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SuiteIssue
-from .formats import IssueList, collect_files, seed_files
-from .model import ImageRequest, SeedFiles
+from ...errors import SuiteIssue
+from ...suite.loading import IssueList, collect_files, seed_files
+from ...suite.model import ImageRequest, SeedFiles
 
 ENVIRONMENT, SKILLS = "environment", "skills"
 # How a reason the task's own image cures begins (``--sandbox image`` builds that image).

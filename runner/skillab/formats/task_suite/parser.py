@@ -27,11 +27,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..skill.loader import SKILL_FILE
-from .eval_yaml import setup_path_problem
-from .formats import IssueList, collect_files, find_skill, seed_files
-from .model import Case, ContainsGrader, GraderSpec, PytestGrader, RubricGrader, Suite
-from .yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
+from ...skill.loader import SKILL_FILE
+from ...suite.loading import (
+    IssueList,
+    collect_files,
+    find_skill,
+    seed_files,
+    setup_path_problem,
+)
+from ...suite.model import Case, GraderSpec, RubricGrader, Suite
+from ...suite.yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
+from .specs import ContainsGrader, PytestGrader
 
 FORMAT_NAME = "task_suite.yaml"
 MAX_SKILL_ID = 128

@@ -24,12 +24,13 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..errors import SuiteIssue
-from ..skill.loader import SKILL_FILE
-from .formats import IssueList, collect_files, read_prompt_file, seed_files
-from .model import Case, ChecklistGrader, ChecklistItem, Suite
-from .ruby_bench import parse_located_json
-from .yaml_source import read_suite_text
+from ...errors import SuiteIssue
+from ...skill.loader import SKILL_FILE
+from ...suite.json_source import parse_located_json
+from ...suite.loading import IssueList, collect_files, read_prompt_file, seed_files
+from ...suite.model import Case, Suite
+from ...suite.yaml_source import read_suite_text
+from ..evals_json.specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "tessl"
 TASK_FILE, CRITERIA_FILE, SCENARIO_FILE = "task.md", "criteria.json", "scenario.json"

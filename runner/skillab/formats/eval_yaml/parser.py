@@ -22,9 +22,16 @@ import jsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from ..errors import SuiteError, SuiteIssue
-from .model import Case, Setup, Suite, ValidatorSpec
-from .yaml_source import SUITE_MAX_BYTES, YamlDocument, YamlPath, parse_yaml, read_suite_text
+from ...errors import SuiteError, SuiteIssue
+from ...suite.loading import setup_path_problem
+from ...suite.model import Case, Setup, Suite, ValidatorSpec
+from ...suite.yaml_source import (
+    SUITE_MAX_BYTES,
+    YamlDocument,
+    YamlPath,
+    parse_yaml,
+    read_suite_text,
+)
 
 FORMAT_NAME = "eval.yaml"
 SCHEMA_RESOURCE = "schemas/eval-yaml.schema.json"
@@ -304,22 +311,6 @@ def _setup_path_issues(raw: dict[Any, Any], at: YamlPath, where: _Where) -> list
                 )
             )
     return issues
-
-
-def setup_path_problem(rel: str) -> str | None:
-    """Why ``rel`` cannot name a file inside the workspace, or None when it can."""
-    parts = re.split(r"[\\/]", rel)
-    if not rel.strip():
-        return "is empty"
-    if "\0" in rel:
-        return "contains a NUL byte"
-    if rel.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", rel):
-        return "is absolute"
-    if ".." in parts:
-        return "climbs out with '..'"
-    if parts[-1] in ("", "."):
-        return "names a directory, not a file"
-    return None
 
 
 def _grader_issue(raw: dict[Any, Any], at: YamlPath, where: _Where) -> list[SuiteIssue]:

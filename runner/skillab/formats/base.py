@@ -1,0 +1,90 @@
+"""The shape of a suite format: what skillab asks a format, and nothing else.
+
+A format is one package under ``skillab/formats/`` exposing one ``SuiteFormat``: the file names
+that make a path its suite, the parser, the graders its parser writes into ``Case.graders``,
+the layout Action discovery finds its suites by, and the report sections it adds. Everything
+heavy (a parser, a judge) is named as ``"module:function"`` and imported on first use, so
+listing every format costs nothing until one of them loads a suite.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..suite.model import Suite
+
+Loader = Callable[[Path], Suite]
+# A grader function: (its spec from Case.graders, the arm's GradingInput) -> GraderResult.
+Grade = Callable[[Any, Any], Any]
+# Whether a directory holds this format's suite laid out as its benchmark lays it out
+# (no SKILL.md beside it): how Action discovery finds the suite a changed path belongs to.
+Layout = Callable[[Path], bool]
+# Markdown text the report escapes: (text, limit) -> safe inline text (``reports.escape.inline``).
+Inline = Callable[[object, int], str]
+# A markdown section over (display name, results document) pairs, given the report's escaping
+# for whatever a model or a suite wrote; "" when it has nothing to say.
+MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]], Inline], str]
+# Terminal lines for one results document; [] when it has nothing to say.
+TerminalSection = Callable[[dict[str, Any]], list[str]]
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A function that imports ``"package.module:function"`` the first time it is called."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"loader target must look like 'package.module:function', not {target!r}")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module_name), attribute)(*args, **kwargs)
+
+    call.__qualname__ = f"lazy_loader({target!r})"
+    return call
+
+
+@dataclass(frozen=True)
+class Grader:
+    """One grader a format's cases use: the spec type its parser writes into ``Case.graders``,
+    the function that grades it, and the judge prompts it sends (a cached baseline follows
+    their edits; empty for a grader that asks no judge)."""
+
+    spec: type
+    grade: Grade
+    prompts: Callable[[], tuple[str, ...]] | None = None
+
+
+@dataclass(frozen=True)
+class SuiteFormat:
+    """A suite format: its ``--format`` name, the file names that make a path its suite, its
+    parser, its graders, its discovery layout and its report sections.
+
+    ``sniffed``: the format shares its file name with another and is told apart by content
+    (``suite.sniff.refine``) or chosen by ``--format``, never by the file name alone.
+    """
+
+    name: str
+    filenames: tuple[str, ...]
+    parse: Loader
+    graders: tuple[Grader, ...] = ()
+    layout: Layout | None = None
+    markdown_section: MarkdownSection | None = None
+    terminal_section: TerminalSection | None = None
+    sniffed: bool = False
+
+    @property
+    def loader(self) -> Loader:
+        return self.parse
+
+    def recognises(self, path: str) -> bool:
+        """Whether ``path`` (a file name, or a POSIX path ending in one) names this format's suite."""
+        return any(path == n or path.endswith("/" + n) or path == n.rsplit("/", 1)[-1] for n in self.filenames)
+
+    def suite_dir_of(self, path: str) -> str | None:
+        """The directory of the suite ``path`` names (``a/evals/evals.json`` → ``a``), or None."""
+        for name in self.filenames:
+            if path == name or path.endswith("/" + name):
+                return path[: -len(name)].rstrip("/") or "."
+        return None

@@ -1,0 +1,146 @@
+"""Suite formats by name, and loading a suite: ``--format NAME`` chooses one, or else the
+suite file's name does (what it holds decides between formats sharing a file name).
+
+Formats are searched in registration order; ``formats/__init__.py`` registers the built-ins,
+native first. A format's parser (and whatever it imports) is imported on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from ..core import plugins
+from ..errors import SuiteError, SuiteIssue, UsageError
+from ..suite.model import Suite
+from .base import Loader, SuiteFormat, lazy
+
+
+def lazy_loader(target: str) -> Loader:
+    """A loader that imports ``"package.module:function"`` the first time it is called."""
+    return lazy(target)
+
+
+class FormatRegistry:
+    """Formats by name; a directory is searched in registration order."""
+
+    def __init__(self, *, with_plugins: bool = False) -> None:
+        self._formats: dict[str, SuiteFormat] = {}
+        self._sniffed: dict[str, SuiteFormat] = {}
+        # Installed plugin formats (entry point group ``skillab.formats``, a
+        # ``core.contracts.SuiteFormat``) join on first use: reading entry points scans sys.path.
+        self._plugins_pending = with_plugins
+
+    def _join_plugins(self) -> None:
+        if not self._plugins_pending:
+            return
+        self._plugins_pending = False
+        for name in plugins.plugins("formats"):
+            fmt = plugins.load("formats", name)
+            self.add(SuiteFormat(name, tuple(fmt.filenames), fmt.load))
+
+    def register(self, name: str, filenames: tuple[str, ...], loader: Loader) -> None:
+        """Add a format that only parses, or replace the one registered under ``name``."""
+        self.add(SuiteFormat(name, tuple(filenames), loader))
+
+    def add(self, fmt: SuiteFormat) -> None:
+        """Add a format, or replace the one registered under its name."""
+        if fmt.sniffed:
+            # Its file name is another format's: reached by ``--format`` or by content.
+            self._sniffed[fmt.name] = fmt
+            return
+        if not fmt.name or not fmt.filenames:
+            raise ValueError("a suite format needs a name and at least one file name")
+        for other in self._formats.values():
+            taken = set(other.filenames) & set(fmt.filenames)
+            if other.name != fmt.name and taken:
+                raise ValueError(
+                    f"format {other.name!r} already owns {', '.join(sorted(taken))}"
+                )
+        self._formats[fmt.name] = fmt
+
+    def formats(self) -> tuple[SuiteFormat, ...]:
+        """Every format, file-name formats in search order, then the sniffed ones."""
+        self._join_plugins()
+        return (*self._formats.values(), *self._sniffed.values())
+
+    def names(self) -> tuple[str, ...]:
+        self._join_plugins()
+        return (*self._formats, *self._sniffed)
+
+    def get(self, name: str) -> SuiteFormat:
+        """The format called ``name``; an unknown name is a usage error listing the known ones."""
+        self._join_plugins()
+        if name in self._sniffed:
+            return self._sniffed[name]
+        try:
+            return self._formats[name]
+        except KeyError:
+            known = ", ".join(self.names()) or "none"
+            raise UsageError(f"unknown suite format {name!r} — known formats: {known}") from None
+
+    def for_filename(self, filename: str) -> SuiteFormat | None:
+        """The format owning a file name (``evals.json``) or a path ending in one."""
+        self._join_plugins()
+        path = filename.replace(os.sep, "/")
+        return next((f for f in self._formats.values() if f.recognises(path)), None)
+
+    def find(self, directory: Path, *, format: str | None = None) -> tuple[Path, str]:
+        """The suite file in ``directory`` and its format name."""
+        self._join_plugins()
+        directory = Path(directory)
+        candidates = [self.get(format)] if format else list(self._formats.values())
+        if not directory.is_dir():
+            message = "is not a directory" if directory.exists() else "does not exist"
+            raise SuiteError([SuiteIssue(directory, message)])
+        for fmt in candidates:
+            present = [directory / n for n in fmt.filenames if (directory / n).is_file()]
+            if len(present) > 1:
+                names = " and ".join(p.name for p in present)
+                raise SuiteError(
+                    [SuiteIssue(directory, f"holds both {names} — keep only one suite file")]
+                )
+            if present:
+                return present[0], fmt.name
+        from ..suite.sniff import foreign_directory
+
+        foreign = None if format else foreign_directory(directory)
+        if foreign:
+            raise SuiteError([foreign])
+        looked_for = ", ".join(n for fmt in candidates for n in fmt.filenames)
+        primary = candidates[0].filenames[0] if candidates else "suite file"
+        raise SuiteError(
+            [SuiteIssue(directory, f"no {primary} in {directory} (looked for: {looked_for})")]
+        )
+
+    def load(self, path: Path, *, format: str | None = None) -> Suite:
+        """Load a suite from a skill directory or a suite file."""
+        from ..suite.sniff import refine
+
+        path = Path(path)
+        chosen = self.get(format) if format else None
+        if path.is_dir():
+            file, name = self.find(path, format=format)
+            chosen = self.get(name)
+        elif not path.exists():
+            raise SuiteError([SuiteIssue(path, "does not exist")])
+        else:
+            file = path
+            chosen = chosen or self.for_filename(path.as_posix())
+        if chosen is None:
+            raise SuiteError([SuiteIssue(path, self._unknown_file_message(path))])
+        if not format:
+            # A file name several formats use (eval.yaml, criteria.json): what it holds decides.
+            chosen = self.get(refine(file, chosen.name))
+        suite = chosen.parse(file)
+        if suite.skill_dir is None:
+            suite = dataclasses.replace(suite, skill_dir=file.parent)
+        return suite
+
+    def _unknown_file_message(self, path: Path) -> str:
+        names = ", ".join(n for fmt in self._formats.values() for n in fmt.filenames)
+        return (
+            f"cannot tell the suite format from the file name {path.name!r} — name it one of "
+            f"{names}, or pass --format ({', '.join(self._formats)})"
+        )

@@ -1,0 +1,31 @@
+"""The verifier's spec: a SkillsBench task's tests and how to run them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...suite.model import SeedFiles
+
+
+@dataclass(frozen=True)
+class VerifierGrader:
+    """A SkillsBench verifier: ``tests`` staged after the agent, ``entry`` run with bash, and
+    the reward it writes read back (the arm passes at ``reward_threshold``).
+
+    Absolute paths in the staged text files are rewritten: each of ``workspace_paths`` (``/root``,
+    the image's WORKDIR) becomes the arm's workspace, ``/tests`` the staged tests and
+    ``/logs/verifier`` the directory the reward is read from.
+    """
+
+    # Whether grading asks the judge model, and whether it reads the files the agent changed.
+    judged: ClassVar[bool] = False
+    reads_work: ClassVar[bool] = False
+
+    tests: SeedFiles
+    entry: str = "test.sh"
+    timeout_s: float = 600.0
+    env: tuple[tuple[str, str], ...] = ()
+    workspace_paths: tuple[str, ...] = ("/root",)
+    # The reward an arm must reach to pass (Harbor's rewards are fractional); set per run.
+    reward_threshold: float = 1.0

@@ -1,0 +1,68 @@
+"""What an agent changed in its workspace: a snapshot before it works, and the files created,
+changed or deleted since, rendered for a judge that scores the work (not just the answer)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from .graders import JUDGE_DIR, VERIFIER_DIR
+
+# What the judge sees of the files an arm changed.
+WORK_FILE_CHARS = 8000
+WORK_TOTAL_CHARS = 48000
+SNAPSHOT_MAX_FILES = 5000
+# Workspace entries that are not the agent's work: sandbox homes, staged skills, graders.
+_NOT_WORK = frozenset({".home", ".tmp", ".skills", ".claude", ".git", JUDGE_DIR, VERIFIER_DIR})
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Relative path → SHA-256 of every regular file that is the agent's to change."""
+    found: dict[str, str] = {}
+    for directory, dirnames, filenames in os.walk(root):
+        if Path(directory) == root:
+            dirnames[:] = [d for d in dirnames if d not in _NOT_WORK]
+        dirnames[:] = [d for d in dirnames if d != "__pycache__" and not os.path.islink(os.path.join(directory, d))]
+        for name in filenames:
+            path = os.path.join(directory, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            rel = os.path.relpath(path, root)
+            with open(path, "rb") as handle:
+                found[rel] = hashlib.sha256(handle.read()).hexdigest()
+            if len(found) >= SNAPSHOT_MAX_FILES:
+                return found
+    return found
+
+
+def render_changes(root: Path, before: dict[str, str]) -> str:
+    """The files created or changed since ``before`` with their text, and the ones deleted."""
+    after = snapshot(root)
+    changed = sorted(rel for rel, digest in after.items() if before.get(rel) != digest)
+    deleted = sorted(set(before) - set(after))
+    if not changed and not deleted:
+        return "(the agent created, changed and deleted no files)"
+    parts: list[str] = []
+    budget = WORK_TOTAL_CHARS
+    for rel in changed:
+        state = "changed" if rel in before else "new"
+        content = _text_of(root / rel)
+        if len(content) > WORK_FILE_CHARS:
+            content = content[:WORK_FILE_CHARS] + f"\n[... cut at {WORK_FILE_CHARS} characters]"
+        block = f"=== {rel} ({state}) ===\n{content}"
+        if len(block) > budget:
+            parts.append(f"[... {len(changed) - len(parts)} more changed files left out]")
+            break
+        budget -= len(block)
+        parts.append(block)
+    parts.extend(f"=== {rel} (deleted) ===" for rel in deleted)
+    return "\n\n".join(parts)
+
+
+def _text_of(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"(binary file, {len(data)} bytes)"
