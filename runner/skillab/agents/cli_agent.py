@@ -36,7 +36,6 @@ from ..sandbox.backend import ProxyRoute, View
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.process import CommandResult, run_command
 from ..sandbox.programs import install_paths, resolved_binary
-from ..sandbox.proxy import CredentialProxy
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
@@ -117,8 +116,7 @@ class CliAgent(ABC):
     timeout_option: ClassVar[str] = "cli_timeout_s"
 
     def __init__(
-        self,
-        binary: str,
+        self, binary: str,
         *,
         api_key: str,
         model: str | None = None,
@@ -220,6 +218,10 @@ class CliAgent(ABC):
         offered = request.offered if request.skill else ()
         staged = [stage_skill(skill, root, self.skills_dir) for skill in offered]
         launch = None
+        # Imported here: ssl and the HTTP server cost every run several MiB, and only these
+        # agents use them (the engine imports this module for the adapters' skill folders).
+        from ..sandbox.proxy import CredentialProxy
+
         try:
             with CredentialProxy(self.upstream(), self.credentials()) as proxy:
                 launch = self.launch(request, root, proxy.route())

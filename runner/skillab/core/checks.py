@@ -10,7 +10,7 @@ from typing import Any, Literal
 GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist"]
 
 
-@dataclass
+@dataclass(slots=True)
 class ValidatorResult:
     """One validator's verdict. ``errored``: no verdict (timeout, spawn failure, odd exit code)."""
 
@@ -42,7 +42,7 @@ class ValidatorResult:
         return cls(**data)
 
 
-@dataclass
+@dataclass(slots=True)
 class ExpectationResult:
     """The judge's verdict on one expectation. ``errored``: the judge could not be asked."""
 

@@ -86,7 +86,7 @@ class HarborTrial:
 _EXTRA = ("workspace", "sandbox", "served_model", "contamination", "graders", "harbor", "pass_k")
 
 
-@dataclass
+@dataclass(slots=True)
 class ArmRecord:
     """One arm of one (case, run): what the agent did and how it was graded."""
 
@@ -197,7 +197,7 @@ class ArmRecord:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class CaseRecord:
     """One (case, run) A/B record: the unit the spec aggregates over."""
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """Token usage and, when the model's price is known, its USD cost (never guessed)."""
 

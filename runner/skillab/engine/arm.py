@@ -14,8 +14,8 @@ import dataclasses
 import time
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
 from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
 from ..sandbox.backend import active
+from ..sandbox.process import stopping
 from ..scoring.pass_at_k import pass_at_k
 from ..sandbox.setup import prepare
 from ..sandbox.workspace import Workspace
@@ -64,6 +65,9 @@ class ArmContext:
     # pass@k's k (``--pass-k``) and the attempts per arm (``--pass-n``, at least k).
     pass_k: int = 1
     pass_n: int = 0
+    # Held while an agent works (``--concurrency`` of them at once); set-up, grading and clean-up
+    # run outside it, so a slot is never idle while an arm's validators run.
+    agents: AbstractContextManager[Any] = field(default_factory=nullcontext)
 
 
 def execute_arm(job: ArmJob, ctx: ArmContext) -> ArmRecord:
@@ -156,10 +160,13 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     )
     # A grader that reads the agent's work sees the files it changed: remember where it started.
     before = snapshot(workspace.root) if _judges_work(job.case) else None
-    started = time.monotonic()
-    with _agent_view(workspace, job, ctx):
+    with _agent_view(workspace, job, ctx), ctx.agents:
+        if stopping():
+            # Interrupted while this arm waited for a slot: no agent starts after a stop.
+            return _errored("the run stopped before this arm's agent started", workspace, ctx)
+        started = time.monotonic()
         result: AgentResult = ctx.adapter.run(request)
-    elapsed_s = time.monotonic() - started
+        elapsed_s = time.monotonic() - started
 
     record = ArmRecord(
         passed=False,

@@ -8,7 +8,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
+from queue import Empty, SimpleQueue
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -19,6 +20,7 @@ from ..agents.base import ArmName
 from ..agents.registry import create_adapter, create_judge
 from ..errors import UsageError
 from ..formats.grading import grading_scope
+from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
 from ..reports.results import RunMeta, run_settings
@@ -62,6 +64,18 @@ Observer = Callable[[Tick], None]
 # more than about a tenth of the main thread (at a fixed 5 s they are quadratic over a run).
 CHECKPOINT_INTERVAL_S = 5.0
 CHECKPOINT_COST_FACTOR = 10.0
+# How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
+POLL_S = 0.5
+
+
+def arms_in_flight(concurrency: int) -> int:
+    """Arms started at once for ``concurrency`` agents working at once.
+
+    An arm's workspace set-up, validators and clean-up run outside its agent's slot (see
+    ``ArmContext.agents``), so as many arms again are started to do them while every slot keeps
+    an agent working. ``--concurrency 1`` stays one arm at a time, start to finish.
+    """
+    return 1 if concurrency <= 1 else 2 * concurrency
 
 
 @dataclass
@@ -251,6 +265,8 @@ class Execution:
         self._last_checkpoint = 0.0
         self._checkpoint_interval = CHECKPOINT_INTERVAL_S
         self._lock = threading.Lock()
+        # (case, run) pairs with every arm finished: a progress tick counts without a scan.
+        self._pairs_done = 0
 
     # -- planning --------------------------------------------------------------------------
 
@@ -288,6 +304,7 @@ class Execution:
                 if data and not data.get("errored") and (arm != "original" or self.original):
                     self.arms[(case_index, run_index, arm)] = ArmRecord.from_dict(data)
                     self.cache_hits += bool(data.get("cached"))
+        self._pairs_done = len(self.records())
 
     def _cache_slot(self, job: ArmJob) -> tuple[str, str] | None:
         if self.cache is None or job.arm != "without_skill":
@@ -331,8 +348,10 @@ class Execution:
                 keep_workspaces=self.config.keep_workspaces,
                 pass_k=self.config.pass_k,
                 pass_n=self.config.pass_n,
+                agents=threading.BoundedSemaphore(max(1, self.config.concurrency)),
             )
-            pool = ThreadPoolExecutor(max_workers=max(1, self.config.concurrency))
+            limit_arenas()
+            pool = ThreadPoolExecutor(max_workers=arms_in_flight(self.config.concurrency))
             try:
                 self._drive(pool, ctx, jobs)
             except KeyboardInterrupt:
@@ -355,7 +374,10 @@ class Execution:
         return self.kept_workspaces
 
     def _drive(self, pool: ThreadPoolExecutor, ctx: ArmContext, jobs: list[tuple[int, ArmJob]]) -> None:
-        """Submit arms as slots free up, so a cost cap stops new work within one arm per slot.
+        """Submit arms as slots free up, so a cost cap stops new work within two arms per slot.
+
+        Finished arms arrive on a completion queue, so the loop costs the same per arm however
+        long the run (waiting on the set of pending futures costs a pass over it per wake-up).
 
         A baseline is reused only if the model served now is the one that produced it, so with
         an adapter that reports its served model, cached lookups wait for the first fresh arm to
@@ -364,10 +386,11 @@ class Execution:
         queue = deque((case_index, job, self._cache_slot(job)) for case_index, job in jobs)
         waiting: list[tuple[int, ArmJob, tuple[str, str] | None]] = []
         pending: dict[Future, tuple[int, ArmJob, tuple[str, str] | None]] = {}
+        finished: SimpleQueue[Future] = SimpleQueue()
         settled = not getattr(self.adapter, "reports_served_model", False)
         served: str | None = None
         lookups = True
-        slots = max(1, self.config.concurrency)
+        slots = arms_in_flight(self.config.concurrency)
         while queue or pending or waiting:
             while queue and len(pending) < slots and self.stopped is None:
                 case_index, job, slot = queue.popleft()
@@ -379,7 +402,9 @@ class Execution:
                     self.cache_hits += 1
                     self._finish(case_index, job, hit)
                     continue
-                pending[pool.submit(execute_arm, job, ctx)] = (case_index, job, slot)
+                future = pool.submit(execute_arm, job, ctx)
+                pending[future] = (case_index, job, slot)
+                future.add_done_callback(finished.put)
             if not pending:
                 if not waiting or self.stopped is not None:
                     break
@@ -388,20 +413,22 @@ class Execution:
                 queue.extendleft(reversed(waiting))
                 waiting = []
                 continue
-            done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for future in done:
-                case_index, job, slot = pending.pop(future)
-                record = future.result()
-                if slot:
-                    self.cache.put(*slot, record)
-                self._spend(record)
-                self._finish(case_index, job, record)
-                if not settled and not record.errored:
-                    # A provider that names no model leaves nothing to check: run them.
-                    served = record.served_model
-                    settled, lookups = True, bool(served)
-                    queue.extendleft(reversed(waiting))
-                    waiting = []
+            try:
+                future = finished.get(timeout=POLL_S)
+            except Empty:
+                continue
+            case_index, job, slot = pending.pop(future)
+            record = future.result()
+            if slot:
+                self.cache.put(*slot, record)
+            self._spend(record)
+            self._finish(case_index, job, record)
+            if not settled and not record.errored:
+                # A provider that names no model leaves nothing to check: run them.
+                served = record.served_model
+                settled, lookups = True, bool(served)
+                queue.extendleft(reversed(waiting))
+                waiting = []
 
     def _spend(self, record: ArmRecord) -> None:
         if not record.cached and record.usage.cost_usd is not None:
@@ -429,9 +456,11 @@ class Execution:
         with self._lock:
             self.arms[(case_index, job.run_index, job.arm)] = record
             pair = self._pair(case_index, job.run_index)
+            if pair is not None:
+                self._pairs_done += 1
+                done = self._pairs_done
         if pair is not None:
             if self.observer is not None:
-                done = len(self.records())
                 self.observer(Tick(self.prepared.skill.name, done, self.planned, pair))
             else:
                 versus = f"; vs original: {pair.original_outcome}" if pair.original_outcome else ""

@@ -7,34 +7,32 @@ suites to run), ``client`` (the REST seam), ``comment`` (the one PR comment) and
 imported here, so reading the inputs table does not load the engine.
 """
 
-from .client import GitHubClient, GitHubError
-from .comment import CommentResult, marker, upsert_comment
-from .discovery import ChangedFile, Selection, SuiteLocation, find_suites, select_changed
-from .event import ActionContext, Event, PullRequest, read_event
-from .inputs import INPUTS, ActionInputs, InputSpec, read_inputs
-from .workflow_commands import Annotation, Log, append_summary, write_outputs
+from ..lazy import lazy_exports
 
-__all__ = [
-    "INPUTS",
-    "ActionContext",
-    "ActionInputs",
-    "Annotation",
-    "ChangedFile",
-    "CommentResult",
-    "Event",
-    "GitHubClient",
-    "GitHubError",
-    "InputSpec",
-    "Log",
-    "PullRequest",
-    "Selection",
-    "SuiteLocation",
-    "append_summary",
-    "find_suites",
-    "marker",
-    "read_event",
-    "read_inputs",
-    "select_changed",
-    "upsert_comment",
-    "write_outputs",
-]
+# Loaded on first use: finding suites (``skillab validate`` on a folder) needs no HTTP client.
+_EXPORTS = {
+    "GitHubClient": ".client",
+    "GitHubError": ".client",
+    "CommentResult": ".comment",
+    "marker": ".comment",
+    "upsert_comment": ".comment",
+    "ChangedFile": ".discovery",
+    "Selection": ".discovery",
+    "SuiteLocation": ".discovery",
+    "find_suites": ".discovery",
+    "select_changed": ".discovery",
+    "ActionContext": ".event",
+    "Event": ".event",
+    "PullRequest": ".event",
+    "read_event": ".event",
+    "INPUTS": ".inputs",
+    "ActionInputs": ".inputs",
+    "InputSpec": ".inputs",
+    "read_inputs": ".inputs",
+    "Annotation": ".workflow_commands",
+    "Log": ".workflow_commands",
+    "append_summary": ".workflow_commands",
+    "write_outputs": ".workflow_commands",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

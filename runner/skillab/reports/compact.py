@@ -28,7 +28,8 @@ def arms_path(output: Path) -> Path:
 
 
 def write_compact(document: dict[str, Any], output: Path) -> Path:
-    """Write the detail file, then the compact document (both atomically); returns the former."""
+    """Write the detail file, then the compact document (both atomically, both streamed);
+    returns the former."""
     detail = arms_path(Path(output))
     suites = document["suites"] if document.get("format") == SET_FORMAT else [document]
     compact_suites = [_without_detail(suite, detail.name) for suite in suites]
@@ -41,15 +42,19 @@ def write_compact(document: dict[str, Any], output: Path) -> Path:
 
 
 def _without_detail(suite: dict[str, Any], detail_name: str) -> dict[str, Any]:
-    cases = []
-    for record in suite.get("cases", []):
-        record = dict(record)
-        for arm in _ARMS:
-            if record.get(arm):
-                kept = {k: v for k, v in record[arm].items() if k not in DETAIL_FIELDS}
-                record[arm] = {**kept, "detail": detail_name}
-        cases.append(record)
-    return {**suite, "cases": cases}
+    # The cases are made one at a time as they are written: a copy of them all would double
+    # what a large run holds at its end.
+    return {**suite, "cases": (_case_without_detail(record, detail_name)
+                               for record in suite.get("cases", []))}
+
+
+def _case_without_detail(record: dict[str, Any], detail_name: str) -> dict[str, Any]:
+    record = dict(record)
+    for arm in _ARMS:
+        if record.get(arm):
+            kept = {k: v for k, v in record[arm].items() if k not in DETAIL_FIELDS}
+            record[arm] = {**kept, "detail": detail_name}
+    return record
 
 
 def _detail_lines(suites: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -3,7 +3,6 @@ the skill a suite names, prompt files and workspace paths."""
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import re
@@ -111,6 +110,8 @@ class IssueList:
         for key in value:
             if key in allowed:
                 continue
+            import difflib
+
             close = difflib.get_close_matches(str(key), list(allowed), n=1)
             hint = f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(allowed)
             self.add(f"{what} has unknown key {key!r} — {hint}", (*at, key), field=str(key), case=case)

@@ -7,24 +7,19 @@ the file, the line, the case and the field, in skillab's own words.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from datetime import date
-from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ...errors import SuiteError, SuiteIssue
 from ...suite.loading import setup_path_problem
 from ...suite.model import Case, Setup, Suite, ValidatorSpec
+from ...suite.schema_check import is_valid
 from ...suite.yaml_source import (
     SUITE_MAX_BYTES,
     YamlDocument,
@@ -32,6 +27,9 @@ from ...suite.yaml_source import (
     parse_yaml,
     read_suite_text,
 )
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 FORMAT_NAME = "eval.yaml"
 SCHEMA_RESOURCE = "schemas/eval-yaml.schema.json"
@@ -182,18 +180,25 @@ def _strict_integer(_checker: Any, value: Any) -> bool:
 @functools.cache
 def schema() -> dict[str, Any]:
     """skillab's JSON Schema for ``eval.yaml`` (Draft 2020-12), shipped in the package."""
-    text = resources.files(__package__).joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    # Beside this module in every install; importlib.resources would load zipfile for nothing.
+    text = (Path(__file__).parent / SCHEMA_RESOURCE).read_text(encoding="utf-8")
     return json.loads(text)
 
 
 @functools.cache
 def _validator() -> Any:
+    import jsonschema
+    from jsonschema import Draft202012Validator
+
     types = Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_integer)
     strict = jsonschema.validators.extend(Draft202012Validator, type_checker=types)
     return strict(schema())
 
 
 def _schema_errors(value: Any) -> Iterator[ValidationError]:
+    # A valid suite (the common case) is confirmed without importing jsonschema; see schema_check.
+    if is_valid(value, schema()):
+        return iter(())
     return _validator().iter_errors(value)
 
 
@@ -238,6 +243,8 @@ def _unknown_key(at: YamlPath, key: Hashable, allowed: list[str]) -> str:
         return f"unknown top-level key {key!r} — only 'cases' is allowed"
     if _in_case(at) and len(at) == 2 and key in REMOVED_REV1_KEYS:
         return f"'{key}' was removed in schema rev 2 — {_ONE_CONTRACT}; {REMOVED_REV1_KEYS[key]}"
+    import difflib
+
     close = difflib.get_close_matches(str(key), allowed, n=1)
     hint = f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(allowed)
     return f"{_subject(at)} has unknown key {key!r} — {hint}"
