@@ -114,6 +114,16 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
 
 
+def workspaces_on() -> str:
+    """Where skillab puts the run's workspaces here (a tmpfs with room, else TMPDIR)."""
+    from skillab.sandbox.scratch import roomy_tmpfs, scratch_parent
+
+    parent = scratch_parent()
+    if parent is None:
+        return f"{tempfile.gettempdir()} (TMPDIR)"
+    return f"{parent} ({'tmpfs' if roomy_tmpfs(parent) else 'SKILLAB_WORKSPACE_DIR'})"
+
+
 def paired(pairs: int, ours, theirs) -> tuple[list[Sample], list[Sample], list[float]]:
     """Interleaved pairs, alternating which runner goes first; per-pair time ratios."""
     mine, ref, ratios = [], [], []
@@ -170,6 +180,7 @@ def main() -> int:
         ours_out, ref_out = work / "ours.json", work / "ref.json"
         print(f"suite: {args.cases} cases x {args.runs} run(s), 1 validator each; "
               f"{args.pairs} interleaved pair(s); {load()}")
+        print(f"skillab's workspaces: {workspaces_on()}")
         print("\n(a) runner overhead, mock adapter, zero latency, cache off")
 
         def theirs() -> Sample:

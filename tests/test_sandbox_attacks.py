@@ -307,3 +307,18 @@ def test_a_system_python_is_not_covered_but_a_virtualenv_inside_the_system_is(mo
     assert "/usr/local" not in _covers(view, ["/usr"])
     monkeypatch.setattr(sys, "prefix", "/usr/local/venvs/skillab")
     assert "/usr/local/venvs/skillab" in _covers(view, ["/usr"])
+
+
+def test_an_agent_steps_detached_writer_cannot_change_the_validators_verdict(arms):
+    # The boundary between one command of an arm and the next (agent steps, then validators in
+    # the same workspace): every command's pid namespace ends with it, so nothing it started
+    # is still running when the next one looks.
+    ws = arms[0]
+    forge = "sleep 0.4; echo forged > response.txt; echo forged > verdict.txt"
+    out = agent(ws, f"setsid nohup sh -c '{forge}' >/dev/null 2>&1 & disown; echo started")
+    assert out == "started\n"
+    check = ValidatorSpec(cmd="sleep 1; grep -qx answer response.txt && ! test -e verdict.txt",
+                          label="unforged")
+    [result] = run_validators([check], ws, "answer")
+    assert result.passed, result.stderr
+    assert not (ws.root / "verdict.txt").exists()

@@ -28,6 +28,7 @@ from ..reports.summary import summarize
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.backend import Choice, active, require_sandbox, use_sandbox
 from ..sandbox.process import allow_commands, kill_running_commands
+from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..skill.loader import Skill, load_skill
@@ -338,12 +339,12 @@ class Execution:
     def run(self) -> RunReport:
         jobs = self._jobs()
         interrupted = False
-        with tempfile.TemporaryDirectory(prefix="skillab-") as scratch:
+        with run_scratch() as scratch:
             ctx = ArmContext(
                 adapter=self.adapter,
                 judge=self.judge,
                 skill=self.prepared.skill,
-                workspace_parent=self._workspace_parent(Path(scratch)),
+                workspace_parent=self._workspace_parent(scratch),
                 max_turns=self.config.default_max_turns,
                 keep_workspaces=self.config.keep_workspaces,
                 pass_k=self.config.pass_k,

@@ -75,7 +75,7 @@ class BwrapBackend:
         if cgroup is None:
             return Wrapped(args, {}, signal_as_exit=True)
         joined = [_sh(), "-c", _JOIN_CGROUPS, "sh", str(len(cgroup.join_paths)), *cgroup.join_paths]
-        return Wrapped([*joined, *args], {}, [cgroup.remove], signal_as_exit=True)
+        return Wrapped([*joined, *args], {}, [cgroup.release], signal_as_exit=True)
 
     def system_view(self) -> list[str]:
         """The read-only root the command sees: the host's system directories."""
@@ -114,18 +114,29 @@ def _namespace_args(binary: str) -> list[str]:
     return [*args, "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
 
 
-def _system_view() -> list[str]:
+# The host's system directories do not change under a run: looked at once, not per command.
+@functools.cache
+def _system_view_args() -> tuple[str, ...]:
     args: list[str] = []
     for directory in SYSTEM_DIRS:
         if os.path.islink(directory):
             args += ["--symlink", os.readlink(directory), directory]
         elif os.path.isdir(directory):
             args += ["--ro-bind", directory, directory]
-    return args
+    return tuple(args)
+
+
+def _system_view() -> list[str]:
+    return list(_system_view_args())
+
+
+@functools.cache
+def _system_source_dirs() -> tuple[str, ...]:
+    return tuple(d for d in SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d))
 
 
 def _system_sources() -> list[str]:
-    return [d for d in SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    return list(_system_source_dirs())
 
 
 def _covers(view: View, bound: list[str]) -> list[str]:
@@ -135,10 +146,11 @@ def _covers(view: View, bound: list[str]) -> list[str]:
     venv = [Path(sys.prefix)] if sys.prefix != sys.base_prefix else []
     private = [Path.home(), *venv, *_cwd(), *view.hide]
     covers = []
+    sources = _system_source_dirs()
     for path in private:
         real = os.path.realpath(path)
         inside = any(_below(real, source) for source in bound)
-        system_root = any(_below(source, real) for source in _system_sources())
+        system_root = any(_below(source, real) for source in sources)
         if inside and not system_root and real not in covers:
             covers.append(real)
     return covers

@@ -3,7 +3,9 @@
 A process-count limit only holds as a cgroup's ``pids.max``: ``RLIMIT_NPROC`` counts every
 process of the uid on the host and bounds nothing for root. So each command gets its own child
 cgroup (v1 ``pids`` and ``memory`` hierarchies, or a v2 cgroup whose parent delegates those
-controllers), joined by the shell that ``exec``s the sandbox, so every descendant is counted. Where
+controllers), joined by the shell that ``exec``s the sandbox, so every descendant is counted; a
+few are made ahead of need and used ones removed behind, off the command's path
+(``cgroup_keeper``). Where
 no cgroup can be made, the recorded guarantees say the process count is bounded by
 ``RLIMIT_NPROC`` (not for root) and memory by the address-space rlimit only.
 """
@@ -16,10 +18,11 @@ import math
 import os
 import re
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from .cgroup_keeper import Keeper, after_fork
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 MAX_PIDS_ENV = "SKILLAB_SANDBOX_MAX_PIDS"
@@ -30,11 +33,9 @@ _FILE_SIZE_BLOCKS = 1 << 20  # 1 GiB, in the 1024-byte blocks of bash's ulimit -
 _ADDRESS_SPACE_KIB = 8 << 20  # 8 GiB of address space; the cgroup bounds resident memory
 _OPEN_FILES = 1024
 _CPUS = os.cpu_count() or 1
-# How long removing a command's cgroup waits for its last processes to be torn down.
-_REMOVE_WAIT_S = 1.0
 _OWN_NAME = re.compile(r"^skillab-(\d+)-[0-9a-f]{12}$")
-_PENDING: list[Path] = []
-_PENDING_LOCK = threading.Lock()
+_KEEPER: Keeper | None = None
+_KEEPER_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -52,36 +53,34 @@ class CgroupSupport:
 class CommandCgroup:
     """The cgroups of one command; ``join_paths`` are the ``cgroup.procs`` files to join."""
 
-    def __init__(self, support: CgroupSupport):
+    def __init__(self, support: CgroupSupport, limits: tuple[int, int]):
         name = f"skillab-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.limits = limits
+        pids, memory = limits
         self.dirs: list[Path] = []
         for controller, parent in sorted(support.parents.items()):
             directory = parent / name
             directory.mkdir()
             self.dirs.append(directory)
             if controller == "pids":
-                (directory / "pids.max").write_text(str(max_pids()))
+                (directory / "pids.max").write_text(str(pids))
             elif support.version == 1:
-                (directory / "memory.limit_in_bytes").write_text(str(memory_bytes()))
+                (directory / "memory.limit_in_bytes").write_text(str(memory))
             else:
-                (directory / "memory.max").write_text(str(memory_bytes()))
+                (directory / "memory.max").write_text(str(memory))
 
     @property
     def join_paths(self) -> list[str]:
         return [str(directory / "cgroup.procs") for directory in self.dirs]
 
-    def remove(self) -> None:
-        """Remove the cgroups; one whose last process is still being torn down is retried for a
-        moment, then left to the next sweep."""
-        deadline = time.monotonic() + _REMOVE_WAIT_S
-        left = list(self.dirs)
-        while left:
-            left = [d for d in left if not _rmdir(d)]
-            if not left or time.monotonic() >= deadline:
-                break
-            time.sleep(0.01)
-        with _PENDING_LOCK:
-            _PENDING.extend(left)
+    def release(self) -> None:
+        """The command is over: its cgroups are removed in the background (``cgroup_keeper``)."""
+        keeper().release(self)
+
+    def try_remove(self) -> bool:
+        """Remove the cgroups; False while one's last processes are still being torn down."""
+        self.dirs = [d for d in self.dirs if not _rmdir(d)]
+        return not self.dirs
 
 
 def _rmdir(directory: Path) -> bool:
@@ -95,17 +94,16 @@ def _rmdir(directory: Path) -> bool:
 
 
 def sweep_pending() -> None:
-    """Retry removing this process's cgroups that were still busy."""
-    with _PENDING_LOCK:
-        pending, _PENDING[:] = list(_PENDING), []
-    still = [d for d in pending if not _rmdir(d)]
-    with _PENDING_LOCK:
-        _PENDING.extend(still)
+    """Wait (briefly) until this process's used cgroups are removed."""
+    keeper().drain()
 
 
 def sweep_cgroups() -> None:
-    """Remove cgroups left behind: this process's pending ones, and those of dead skillab runs."""
-    sweep_pending()
+    """Remove cgroups left behind: every one this process holds, and those of dead skillab runs."""
+    with _KEEPER_LOCK:
+        held = _KEEPER
+    if held is not None:
+        held.close()
     support = cgroup_support()
     if support is not None:
         _sweep_dead(support)
@@ -152,16 +150,38 @@ def _positive_env(name: str, default: int) -> int:
 
 
 def command_cgroup() -> CommandCgroup | None:
-    """Fresh cgroups for one command, or None where the host gives none (see ``cgroup_support``)."""
-    support = cgroup_support()
-    if support is None:
+    """A fresh cgroup for one command, or None where the host gives none (``cgroup_support``)."""
+    if cgroup_support() is None:
         return None
-    if _PENDING:
-        sweep_pending()
     try:
-        return CommandCgroup(support)
+        cgroup = keeper().take()
     except OSError:
         return None
+    assert isinstance(cgroup, CommandCgroup)
+    return cgroup
+
+
+def keeper() -> Keeper:
+    """This process's keeper of per-command cgroups (made on first use; needs cgroup support)."""
+    global _KEEPER
+    with _KEEPER_LOCK:
+        if _KEEPER is None or _KEEPER.closed:
+            support = cgroup_support()
+            assert support is not None
+            _KEEPER = Keeper(lambda limits: CommandCgroup(support, limits), _wanted)
+        return _KEEPER
+
+
+def _wanted() -> tuple[int, int]:
+    return max_pids(), memory_bytes()
+
+
+def _forget_keeper() -> None:
+    global _KEEPER, _KEEPER_LOCK
+    _KEEPER, _KEEPER_LOCK = None, threading.Lock()
+
+
+after_fork(_forget_keeper)
 
 
 @functools.cache

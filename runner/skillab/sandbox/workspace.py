@@ -24,7 +24,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 from ..errors import SandboxError
 from .environment import scrubbed_env
 from .backend import ProxyRoute, View
-from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command
+from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command, stopping
 from .reaper import Reaper
 
 ROOT_NAME = "workspace"
@@ -84,6 +84,8 @@ class Workspace:
     @classmethod
     def create(cls, parent: Path, label: str) -> "Workspace":
         """A fresh workspace in its own randomly named private directory under ``parent``."""
+        if stopping():  # an interrupted run's scratch is being removed: make nothing in it
+            raise SandboxError("skillab is stopping: no new workspaces")
         parent = Path(os.path.realpath(parent))
         parent.mkdir(parents=True, exist_ok=True)
         safe_label = _UNSAFE_LABEL.sub("-", label).strip(".-")[:_LABEL_MAX] or "arm"
