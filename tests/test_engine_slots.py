@@ -55,8 +55,8 @@ def test_never_more_agents_than_the_concurrency_and_every_tick_counted_once(tmp_
     report = execution.run()
     assert adapter.calls == 6 * 2 * 2
     assert 1 < adapter.most <= 3
-    assert ticks == list(range(1, 13)) and len(report.records) == 12
-    assert all(r.outcome == "pass_kept" for r in report.records)
+    assert ticks == list(range(1, 13)) and len(report.log.records) == 12
+    assert all(r.outcome == "pass_kept" for r in report.log.records)
 
 
 def test_arms_in_flight_leave_room_for_set_up_and_grading():

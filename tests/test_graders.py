@@ -21,10 +21,9 @@ from skillab.formats.skillsbench.specs import VerifierGrader
 from skillab.formats.skillsbench.verifier import grade_verifier, read_reward
 from skillab.formats.task_suite.graders import grade_contains, grade_pytest
 from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
+from skillab.core.checks import DimensionScore, GraderResult
 from skillab.grading.graders import (
     AI_OUTPUT_ENV,
-    DimensionScore,
-    GraderResult,
     GradingInput,
 )
 from skillab.grading.judge import Judge, UnreadableReply, fenced_blocks

@@ -21,7 +21,8 @@ import pytest
 from skillab.agents.mock import load_mock_responses
 from skillab.cli import main
 from skillab.harbor.export import MANIFEST
-from skillab.reports.summary import read_run, summarize
+from skillab.core.runlog import RunLog
+from skillab.reports.summary import summarize
 
 from .results_golden import ROOT
 
@@ -157,7 +158,8 @@ def test_a_harbor_job_imports_into_a_document_with_the_same_statistics(tmp_path,
     errored = next(c for c in doc["cases"] if c["outcome"] == "error")
     assert errored["with_skill"]["error"] == "AgentTimeoutError: timed out"
     # The summary is the one a skillab run computes, statistics included.
-    assert summarize(*read_run(doc)) == doc
+    log = RunLog.from_json(doc)
+    assert summarize(log.settings, log.records) == log
 
 
 def _bwrap_works() -> bool:

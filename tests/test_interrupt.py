@@ -87,7 +87,7 @@ def test_a_full_disk_at_a_checkpoint_warns_and_the_run_goes_on(tmp_path: Path):
                        mock_responses=skill / "mock-responses.yaml")
     report = run_suite(skill, config, emit=Broadcast([FullDisk()]))
     assert attempts, "no checkpoint was attempted"
-    assert not report.interrupted
-    assert [c["outcome"] for c in report.document["cases"]] == ["flip_to_pass"] * 3
+    assert not report.log.interrupted
+    assert [c.outcome for c in report.log.records] == ["flip_to_pass"] * 3
     assert any("checkpoint could not be written (No space left on device)" in w
-               for w in report.document["warnings"])
+               for w in report.log.settings.warnings)

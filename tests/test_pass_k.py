@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from skillab.agents.base import Usage
+from skillab.core.usage import Usage
 from skillab.cli import main
 from skillab.engine.arm import combine_attempts
-from skillab.records import ArmRecord
+from skillab.core.records import ArmRecord
 
 from .fakes.model_server import FakeModelServer, text, tool_call
 from .skillgen import answers, grep_case, make_skill
@@ -37,11 +37,11 @@ def test_the_first_passing_attempt_decides_and_every_attempt_is_counted():
     assert record.passed and not record.errored and record.error is None
     assert record.final_output == "b"  # the deciding attempt's answer and grades
     assert (record.duration_ms, record.turns, record.tool_call_count, record.total_tokens) == (50, 3, 6, 15)
-    summary = record.extra["pass_k"]
-    assert summary["k"] == 2 and summary["passed_on"] == 2 and summary["n"] == 3
-    assert [a["passed"] for a in summary["attempts"]] == [False, True, True]
+    summary = record.pass_k
+    assert summary.k == 2 and summary.passed_on == 2 and summary.n == 3
+    assert [a.passed for a in summary.attempts] == [False, True, True]
     # Chen et al.: 1 - C(n - c, k) / C(n, k) = 1 - C(1, 2) / C(3, 2) = 1; pass@1 = 2/3.
-    assert summary["pass_at_k"] == 1.0 and summary["pass_at_1"] == pytest.approx(2 / 3)
+    assert summary.pass_at_k == 1.0 and summary.pass_at_1 == pytest.approx(2 / 3)
 
 
 def test_the_estimator_is_unbiased_against_brute_force():
@@ -57,17 +57,17 @@ def test_the_estimator_is_unbiased_against_brute_force():
 
 def test_errored_attempts_are_missing_not_an_errored_arm():
     failed = combine_attempts([attempt(False), attempt(False)], k=2)
-    assert not failed.passed and not failed.errored and failed.extra["pass_k"]["passed_on"] is None
+    assert not failed.passed and not failed.errored and failed.pass_k.passed_on is None
     # One attempt errored: the arm is graded on the other, not turned into an error.
     partly = combine_attempts([attempt(False), attempt(False, errored=True)], k=2)
     assert not partly.errored and not partly.passed
-    summary = partly.extra["pass_k"]
-    assert (summary["graded"], summary["passes"], summary["estimator"]) == (1, 0, "plug-in")
+    summary = partly.pass_k
+    assert (summary.graded, summary.passes, summary.estimator) == (1, 0, "plug-in")
     all_errored = combine_attempts([attempt(False, errored=True), attempt(False, errored=True)], k=2)
     assert all_errored.errored and all_errored.error == "all 2 attempts errored; first error: 503 upstream"
     rescued = combine_attempts([attempt(False, errored=True), attempt(True)], k=2)
     assert rescued.passed and not rescued.errored and rescued.error is None
-    assert rescued.extra["pass_k"]["attempts"][0]["error"] == "503 upstream"
+    assert rescued.pass_k.attempts[0].error == "503 upstream"
 
 
 # --- whole runs through the fake model server ------------------------------------------------

@@ -8,7 +8,7 @@ from email.utils import formatdate
 
 import pytest
 
-from skillab.agents.base import Usage
+from skillab.core.usage import Usage
 from .configs import run_config, agent_settings_of, judge_settings_of
 from skillab.errors import ProviderAuthError, ProviderError, UsageError
 from skillab.providers import (

@@ -24,7 +24,8 @@ from skillab.engine.against import open_original
 from skillab.errors import UsageError
 from skillab.engine.cache import BaselineCache
 from skillab.grading.validators import run_validators
-from skillab.records import ArmRecord
+from skillab.core.checks import GraderResult
+from skillab.core.records import ArmRecord
 from skillab.sandbox.backend import active, use_sandbox
 from skillab.sandbox.image import STORE_ENV, image_sandbox
 from skillab.sandbox.limits import MAX_PIDS_ENV, MEMORY_MB_ENV, cgroup_support
@@ -176,7 +177,7 @@ def test_a_git_config_payload_never_runs_on_the_host(checkout, tmp_path):
 def test_the_cache_and_history_cannot_be_edited(arms, tmp_path, backend):
     cache = BaselineCache(tmp_path / "cache")
     record = ArmRecord(passed=False, errored=False, validator_results=[])
-    record.extra["graders"] = [{"kind": "x", "passed": False}]
+    record.graders = [GraderResult("contains", "x", passed=False, reason="")]
     cache.put("scope", "key", record)
     entry = tmp_path / "cache" / "scope" / "key.json"
     history = tmp_path / ".skillab" / "history.jsonl"
@@ -191,7 +192,7 @@ def test_the_cache_and_history_cannot_be_edited(arms, tmp_path, backend):
 def test_a_tampered_cache_entry_is_skipped_with_a_warning(tmp_path):
     cache = BaselineCache(tmp_path / "cache")
     record = ArmRecord(passed=False, errored=False)
-    record.extra["graders"] = [{"kind": "x", "passed": False}]
+    record.graders = [GraderResult("contains", "x", passed=False, reason="")]
     cache.put("scope", "key", record)
     entry = tmp_path / "cache" / "scope" / "key.json"
     data = json.loads(entry.read_text())

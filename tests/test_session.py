@@ -13,6 +13,7 @@ from skillab.core import settings as settings_module
 from skillab.core.events import (ArmFinished, Broadcast, CaseFinished, RunFinished, RunStarted,
                                  SubscriberFailed)
 from skillab.core.settings import Credentials
+from skillab.reports.results import document
 from skillab.session import Session, SuiteRun
 from skillab.session.checkpoint import Checkpoint, read_journal, with_journal
 from skillab.secrets import Redactor
@@ -70,7 +71,8 @@ def test_the_engine_tells_each_step_in_order_and_the_checkpoint_journals_every_a
         finished = {(e.case, e.arm) for e in seen.events[:position] if isinstance(e, ArmFinished)}
         assert {(event.record.case_name, "with_skill"), (event.record.case_name, "without_skill")} <= finished
     assert [e.done for e in seen.events if isinstance(e, CaseFinished)] == [1, 2]
-    assert seen.events[-1].document is result.documents[0] and not seen.events[-1].interrupted
+    # The session's document is the finished run log, redacted once on its way out.
+    assert document(seen.events[-1].log, {}) == result.documents[0] and not seen.events[-1].interrupted
     start = seen.events[0]
     assert isinstance(start, RunStarted) and (start.cases, start.adapter) == (2, "mock")
     # The journal reads back as a partial document whose arms match the finished document's.

@@ -11,7 +11,8 @@ import pytest
 from skillab.cli import main
 from skillab.engine.shard import Shard, expected_cost, plan_shards
 from skillab.errors import UsageError
-from skillab.reports.summary import read_run, summarize
+from skillab.core.runlog import RunLog
+from skillab.reports.summary import summarize
 from skillab.suite.model import Case, ValidatorSpec
 
 from .results_golden import ROOT, mask
@@ -67,7 +68,8 @@ def test_three_shards_merged_equal_the_unsharded_run(tmp_path, capsys):
     parts = [json.loads(d.read_text()) for d in docs]
     assert [p["shard"]["index"] for p in parts] == [1, 2, 3]
     # A shard's document is a summary of its own records, like any other.
-    assert all(summarize(*read_run(p)) == p for p in parts)
+    logs = [RunLog.from_json(p) for p in parts]
+    assert all(summarize(log.settings, log.records).to_json() == p for log, p in zip(logs, parts))
     assert sum(len(p["cases"]) for p in parts) == len(whole["cases"]) == 14
     assert all(0 < len(p["cases"]) < 14 for p in parts)
     assert merge(tmp_path, *reversed(docs)) == 0

@@ -400,7 +400,7 @@ def test_the_skill_directory_is_absent_from_the_without_skill_arm(tmp_path):
     config = run_config(adapter="listing", cache_enabled=False, keep_workspaces=True)
     prepared = prepare_suite(INI, config.engine)
     report = Execution(prepared, config, adapter, None, None, None).run()
-    (record,) = report.records
+    (record,) = report.log.records
     skill_files = {"scripts/ini_to_json.py", "SKILL.md"}
     # While the agent works: the with-skill arm has the skill's script, the baseline has nothing of it.
     assert "scripts/ini_to_json.py" in adapter.seen["with_skill"]
@@ -409,11 +409,11 @@ def test_the_skill_directory_is_absent_from_the_without_skill_arm(tmp_path):
         assert not any("skills" in f.split("/") for f in adapter.seen[arm])  # environment/skills/ never staged
     assert not skill_files & set(adapter.seen["without_skill"])
     # Nor is it there afterwards, when the verifier ran: it was never staged, so never restored.
-    without_root = Path(record.without_skill.extra["workspace"])
+    without_root = Path(record.without_skill.workspace)
     try:
         left = {str(p.relative_to(without_root)) for p in without_root.rglob("*") if p.is_file()}
         assert not skill_files & left and not any("ini_to_json" in f for f in left)
-        assert record.without_skill.extra["graders"][0]["kind"] == "verifier"
+        assert record.without_skill.graders[0].kind == "verifier"
     finally:
         shutil.rmtree(without_root.parents[1], ignore_errors=True)
 

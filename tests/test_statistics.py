@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import binomtest, fisher_exact, t as student_t
 
 from skillab.session import gate_failures
-from skillab.records import ArmRecord, CaseRecord
+from skillab.core.records import ArmRecord, CaseRecord
 from skillab.scoring import classify_outcome, paired_statistics
 from skillab.scoring.inference import CasePair, sign_flip_lower_p, sign_flip_p, t_quantile
 from skillab.scoring.statistics import case_statistics, fisher_lower_p, mcnemar_exact_p, pooled_statistics

@@ -12,7 +12,8 @@ from typing import ClassVar
 import pytest
 from skillab.errors import SuiteError, UsageError
 from skillab.formats import DEFAULT_REGISTRY, Grader, SuiteFormat
-from skillab.grading.graders import GraderResult, GradingInput
+from skillab.core.checks import GraderResult
+from skillab.grading.graders import GradingInput
 from skillab.suite import (
     FormatRegistry,
     Suite,

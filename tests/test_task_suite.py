@@ -311,11 +311,11 @@ def test_fixtures_beside_the_skill_never_reach_an_agent_but_reach_the_judge(tmp_
     assert "notes.md" in prepared.skill.bundled
     assert not any(rel.startswith("fixtures/") for rel in prepared.skill.bundled)
     adapter = ListingAdapter('{"ok": true}')
-    (record,) = Execution(prepared, config, adapter, None, None, None).run().records
+    (record,) = Execution(prepared, config, adapter, None, None, None).run().log.records
     assert "notes.md" in adapter.seen["with_skill"]  # the skill's own files reach it
     for arm in ("with_skill", "without_skill"):
         assert not any(f.startswith("fixtures/") for f in adapter.seen[arm])
-    assert record.with_skill.passed and record.with_skill.extra["graders"][0]["reason"] == "the tests passed"
+    assert record.with_skill.passed and record.with_skill.graders[0].reason == "the tests passed"
 
 
 def test_an_extra_top_level_key_is_accepted_with_a_warning(tmp_path):

@@ -140,6 +140,7 @@ class WorkspaceLister:
     """An adapter that answers with the files it finds in its workspace."""
 
     name = "lister"
+    staging_dirs: tuple[str, ...] = ()
 
     def identity(self) -> dict:
         return {"adapter": self.name}

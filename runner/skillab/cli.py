@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .commands.settings import adapter_names
+from .commands.settings import adapter_list, provider_name, reporter_choice
 from .core.settings import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
@@ -187,7 +187,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="suites (a skill directory with SKILL.md and eval.yaml, or a suite "
                            "file), or folders: every suite below them")
     agent = p_run.add_argument_group("agent and models")
-    agent.add_argument("--adapter", type=adapter_names, metavar="A[,B...]",
+    agent.add_argument("--adapter", type=adapter_list, metavar="A[,B...]",
                        help="how the agent is invoked: mock (scripted answers, no model), llm (one "
                             "call, no tools), agent (skillab's tool loop), claude-code, codex, "
                             "gemini-cli (the agent CLIs); several, comma-separated, run the suites "
@@ -205,8 +205,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="share of judge verdicts asked again (at least 5); the lift is withheld "
                             "when the judge agrees with itself below 80%% (0 turns it off; "
                             "default %(default)s)")
-    agent.add_argument("--provider", choices=("anthropic", "openai", "openai-responses", "gemini"),
-                       help="model provider (default: inferred from the model name)")
+    agent.add_argument("--provider", type=provider_name, metavar="NAME",
+                       help="model provider: anthropic, openai, openai-responses, gemini, or an installed "
+                            "plugin's (default: inferred from the model name)")
     agent.add_argument("--base-url", metavar="URL",
                        help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy")
     agent.add_argument("--skill-loading", choices=("inline", "discover"), default="inline",
@@ -326,6 +327,9 @@ def add_report_arguments(group) -> None:
     group.add_argument("--markdown", type=Path, metavar="PATH", help="also write the markdown report")
     group.add_argument("--html", type=Path, metavar="PATH",
                        help="also write the HTML report: one self-contained file, both arms side by side")
+    group.add_argument("--reporter", type=reporter_choice, action="append", default=[], metavar="NAME[=PATH]",
+                       help="also write the report NAME (junit, markdown, html, or an installed plugin's) "
+                            "to PATH; repeatable")
 
 
 def _finite_float(text: str) -> float:

@@ -11,6 +11,7 @@ class ListingAdapter:
     with a fixed text."""
 
     name = "listing"
+    staging_dirs: tuple[str, ...] = ()
 
     def __init__(self, answer: str = "done"):
         self.answer = answer

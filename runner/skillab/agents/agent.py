@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProviderError, UsageError
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
-from ..providers.base import Message, ModelClient, ToolOutcome, ToolUse
+from ..core.contracts import ModelClient
+from ..core.messages import Message, ToolOutcome, ToolUse
 from ..secrets import redact
 from ..skill.loader import Skill
-from .base import AgentResult, ArmRequest, Usage
+from ..core.usage import Usage
+from .base import AgentResult, ArmRequest
 from .skill_view import (
+    DISCOVER_DIR,
     DISCOVER_TEMPLATE,
     INLINE_TEMPLATE,
     SKILL_LOADINGS,
@@ -49,6 +52,8 @@ plain text and call no more tools.
 
 class AgentAdapter:
     name = "agent"
+    # Discover mode stages the offered skills here (inline mode puts them in the prompt).
+    staging_dirs = (DISCOVER_DIR,)
     # Trigger trials: the agent is offered skills it may load (see engine.trigger).
     discovers_skills = True
     # Each response names the model served; the baseline cache is keyed on it.

@@ -22,7 +22,8 @@ from typing import Any
 from ..grading.trajectory import ModelTurn, ToolCall
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE, Skill
-from .base import ArmRequest, Usage
+from ..core.usage import Usage
+from .base import ArmRequest
 from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
 from .skill_view import folder_name

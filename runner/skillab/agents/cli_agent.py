@@ -38,7 +38,8 @@ from ..sandbox.programs import install_paths, resolved_binary
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
-from .base import AgentResult, ArmRequest, Usage
+from ..core.usage import Usage
+from .base import AgentResult, ArmRequest
 from .cli_events import workspace_relative
 from .skill_view import folder_name, stage_skill, unstage
 
@@ -118,8 +119,7 @@ class CliAgent(ABC):
     base_env: ClassVar[dict[str, str]] = {}
 
     def __init__(
-        self,
-        binary: str,
+        self, binary: str,
         *,
         api_key: str,
         model: str | None = None,
@@ -130,6 +130,7 @@ class CliAgent(ABC):
         max_retries: int = 4,
     ):
         self.binary = binary
+        self.staging_dirs = (self.skills_dir,)
         self.model = model
         self.base_url = base_url
         self.version = version

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from ..grading.trajectory import ModelTurn, ToolCall
 from ..providers.pricing import cost_usd
 from ..secrets import redact
-from .base import ArmRequest, Usage
+from ..core.usage import Usage
+from .base import ArmRequest
 from .cli_agent import CliAgent, CliSummary
 from .cli_events import json_lines
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProviderError, UsageError
 from ..grading.trajectory import ModelTurn, Trajectory
-from ..providers.base import Message, ModelClient
+from ..core.contracts import ModelClient
+from ..core.messages import Message
 from ..secrets import redact
 from .base import AgentResult, ArmRequest
 from .skill_view import INLINE_TEMPLATE, inline_section
@@ -29,6 +30,7 @@ You are a capable assistant. Answer the user's request directly and completely i
 
 class LlmAdapter:
     name = "llm"
+    staging_dirs: tuple[str, ...] = ()  # the skill is in the system prompt
     # Each response names the model served; the baseline cache is keyed on it.
     reports_served_model = True
 

@@ -22,7 +22,8 @@ from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..providers.mock import MockModel, default_answer
 from ..providers.mock_script import ARM_KEY, MockAnswer, load_mock_responses
 from ..sandbox.workspace import safe_join
-from .base import AgentResult, ArmRequest, Usage
+from ..core.usage import Usage
+from .base import AgentResult, ArmRequest
 
 if TYPE_CHECKING:
     from ..core.settings import RunConfig
@@ -37,6 +38,7 @@ class MockAdapter:
     """Answers each arm from the script; see the module docstring."""
 
     name = "mock"
+    staging_dirs: tuple[str, ...] = ()  # scripted: nothing is staged
     # Trigger trials: the agent is offered skills it may load (see engine.trigger).
     discovers_skills = True
 

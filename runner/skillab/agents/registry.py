@@ -1,21 +1,16 @@
-"""Adapters and judges chosen by name, imported lazily so an optional part fails with advice."""
+"""Adapters and judges chosen by name, imported lazily so an optional part fails with advice.
+Adapter names resolve through ``core.plugins`` (group ``skillab.agents``)."""
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
+from ..core import plugins
+from ..core.contracts import Agent
 from ..core.settings import RunConfig
 from ..errors import UsageError
 
-ADAPTERS: dict[str, str] = {
-    "mock": "skillab.agents.mock:MockAdapter",
-    "llm": "skillab.agents.llm:LlmAdapter",
-    "agent": "skillab.agents.agent:AgentAdapter",
-    "claude-code": "skillab.agents.claude_code:ClaudeCodeAdapter",
-    "codex": "skillab.agents.codex:CodexAdapter",
-    "gemini-cli": "skillab.agents.gemini_cli:GeminiCliAdapter",
-}
 MOCK_JUDGE = "skillab.providers.mock:MockModel"
 MODEL_JUDGE = "skillab.providers.judge_transport:ProviderJudgeTransport"
 
@@ -25,15 +20,20 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def create_adapter(config: RunConfig) -> Any:
+def adapter_names() -> tuple[str, ...]:
+    """Every ``--adapter`` name: the built-ins, then the installed plugins."""
+    return plugins.names("agents")
+
+
+def create_adapter(config: RunConfig) -> Agent:
     """The adapter named by ``config.agent.adapter``, built from the agent's settings."""
     try:
-        target = ADAPTERS[config.agent.adapter]
-    except KeyError:
+        factory = plugins.load("agents", config.agent.adapter)
+    except plugins.UnknownPlugin as exc:
         raise UsageError(
-            f"unknown adapter '{config.agent.adapter}' (choose from {', '.join(ADAPTERS)})"
+            f"unknown adapter '{config.agent.adapter}' (choose from {', '.join(exc.available)})"
         ) from None
-    return _load(target).from_config(config)
+    return factory.from_config(config)
 
 
 def create_judge(config: RunConfig) -> Any:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import SandboxError
-from ..providers.base import ToolSpec
+from ..core.messages import ToolSpec
 from ..sandbox.process import CommandResult
 from ..sandbox.workspace import run_in, safe_join
 from ..secrets import redact

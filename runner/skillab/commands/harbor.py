@@ -27,5 +27,6 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from ..harbor import import_job
+    from ..reports.results import document
 
-    return publish(args, [import_job(args.harbor, args.tasks, reward_threshold=args.reward_threshold)])
+    return publish(args, [document(import_job(args.harbor, args.tasks, reward_threshold=args.reward_threshold))])

@@ -13,14 +13,15 @@ from .run import gate_exit, say, write_reports
 def cmd_merge(args: argparse.Namespace) -> int:
     from ..reports.merge import load_shards, merge_shards
 
-    documents = merge_shards(load_shards(args.documents))
+    from ..reports.results import document
+
+    logs = merge_shards(load_shards(args.documents))
     if not args.no_history:
         from ..engine.history import record_into
 
         # The merged run takes the place in the trend that its shards did not.
-        for document in documents:
-            record_into(document, args.history or DEFAULT_HISTORY_PATH)
-    return publish(args, documents)
+        logs = [record_into(log, args.history or DEFAULT_HISTORY_PATH) for log in logs]
+    return publish(args, [document(log) for log in logs])
 
 
 def publish(args: argparse.Namespace, documents: list[dict]) -> int:

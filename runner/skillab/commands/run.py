@@ -32,6 +32,9 @@ def check_destinations(args: argparse.Namespace) -> None:
         path = getattr(args, attr, None)
         if path is not None:
             check_file_destination(path, flag)
+    for name, path in getattr(args, "reporter", None) or []:
+        if path is not None:
+            check_file_destination(path, f"--reporter {name}")
     if getattr(args, "trajectories", None) is not None:
         check_directory_destination(args.trajectories, "--trajectories")
     # A cache directory the user named must work; the default one degrades as it always has.
@@ -143,7 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     display = open_progress(args.quiet)
     checkpoint = _checkpoint(args, config)
-    reporters = [r for r in (display, checkpoint, _history(config)) if r is not None]
+    reporters = [r for r in (display, checkpoint) if r is not None]
     runs = [SuiteRun(target, agent_config, resume_from)
             for agent_config in configs for target, resume_from in zip(targets, earlier)]
     with display or _nothing():
@@ -192,13 +195,6 @@ def _checkpoint(args: argparse.Namespace, config: RunConfig):
     return Checkpoint(journal, Redactor.from_environ(config.credentials.environ), append=resuming_here)
 
 
-def _history(config: RunConfig):
-    from ..session.history import HistoryReporter
-
-    path = config.engine.history_path
-    return HistoryReporter(path) if path is not None else None
-
-
 def gate_exit(args: argparse.Namespace, documents: list[dict]) -> int:
     """The gates on finished documents: exit 1 with one line per failure, else 0."""
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
@@ -231,8 +227,12 @@ def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
 
 def write_reports(args: argparse.Namespace, documents: list[dict]) -> None:
     """The optional report files, each announced."""
+    from ..reports.reporters import write_reports as write_selected
     from ..session.outputs import Outputs, write_outputs
 
     outputs = Outputs(junit=args.junit, markdown=args.markdown, html=args.html,
                       trajectories=getattr(args, "trajectories", None))
     write_outputs(documents, outputs, announce=say)
+    # Reporters by name (``--reporter NAME[=PATH]``): the built-ins again, or an installed plugin's.
+    for written in write_selected(getattr(args, "reporter", None) or [], documents):
+        say(f"wrote {written}")

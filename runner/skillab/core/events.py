@@ -1,15 +1,17 @@
 """What a run reports while it goes: one typed event per step the engine finishes.
 
 The engine emits them in order to one ``Emit`` callable; reporters (progress, the terminal,
-the checkpoint journal, the history) subscribe to the stream through ``Broadcast``. The
-records they carry are ``skillab.records`` types, which this layer does not import.
+the checkpoint journal) subscribe to the stream through ``Broadcast``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, Union
+from typing import Protocol, Union
+
+from .records import ArmRecord, CaseRecord
+from .runlog import RunLog
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ class ArmFinished:
     case: str
     run_index: int
     arm: str  # with_skill, without_skill or original
-    record: Any  # skillab.records.ArmRecord
+    record: ArmRecord
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class CaseFinished:
     skill: str
     done: int
     planned: int
-    record: Any  # skillab.records.CaseRecord
+    record: CaseRecord
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,10 @@ class Notice:
 
 @dataclass(frozen=True)
 class RunFinished:
-    """A suite's results document is built (``interrupted`` when it stopped early)."""
+    """A suite's run log is complete (``interrupted`` when it stopped early)."""
 
     suite: str
-    document: dict[str, Any]
+    log: RunLog
     interrupted: bool
     sharded: bool = False
 

@@ -5,7 +5,7 @@ workspace prepared from setup, and never stops early: the unbiased pass@k estima
 attempt. An errored attempt is missing, not a failure; the arm is errored only when every
 attempt errored. The arm passes when any graded attempt passed. Its record keeps the deciding
 attempt's output and grades, counts the time, turns, tool calls and tokens of every attempt,
-and gives the attempts, pass@k and pass@1 in ``extra["pass_k"]``.
+and gives the attempts, pass@k and pass@1 in ``ArmRecord.pass_k``.
 """
 
 from __future__ import annotations
@@ -19,15 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..agents.base import AgentResult, ArmName, ArmRequest, Usage
+from ..agents.base import AgentResult, ArmName, ArmRequest
+from ..core.contracts import Agent
+from ..core.usage import Usage
 from ..errors import ProviderAuthError
+from ..core.checks import GraderResult
 from ..formats.grading import run_graders
-from ..grading.graders import GraderResult, GradingInput, stage_seed
+from ..grading.graders import GradingInput, stage_seed
 from ..grading.workspace_diff import render_changes, snapshot
 from ..grading.blinding import blind_transcript
 from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
-from ..records import ArmRecord
+from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
 from ..sandbox.backend import active
 from ..sandbox.process import stopping
 from ..scoring.pass_at_k import pass_at_k
@@ -52,7 +55,7 @@ class ArmJob:
 class ArmContext:
     """What every arm of a run shares."""
 
-    adapter: Any
+    adapter: Agent
     judge: Any | None
     # The skill under test: its bundled files are staged for setup and validators in every arm.
     skill: Skill
@@ -94,27 +97,20 @@ def combine_attempts(attempts: list[ArmRecord], k: int) -> ArmRecord:
     usage = Usage()
     for attempt in attempts:
         usage = usage.add(attempt.usage)
-    summary = {
-        "k": k,
-        "n": len(attempts),
-        "graded": len(graded),
-        "passes": passes,
-        "pass_at_k": pass_at_k(len(graded), passes, k),
-        "pass_at_1": passes / len(graded) if graded else None,
-        "estimator": "unbiased" if len(graded) >= k else "plug-in",
-        "passed_on": attempts.index(deciding) + 1 if passed else None,
-        "attempts": [
-            {
-                "attempt": number,
-                "passed": a.passed and not a.errored,
-                "errored": a.errored,
-                "error": a.error,
-                "duration_ms": a.duration_ms,
-                "total_tokens": a.total_tokens,
-            }
+    summary = PassKSummary(
+        k=k,
+        n=len(attempts),
+        graded=len(graded),
+        passes=passes,
+        pass_at_k=pass_at_k(len(graded), passes, k),
+        pass_at_1=passes / len(graded) if graded else None,
+        estimator="unbiased" if len(graded) >= k else "plug-in",
+        passed_on=attempts.index(deciding) + 1 if passed else None,
+        attempts=[
+            PassKAttempt(number, a.passed and not a.errored, a.errored, a.error, a.duration_ms, a.total_tokens)
             for number, a in enumerate(attempts, start=1)
         ],
-    }
+    )
     return dataclasses.replace(
         deciding,
         passed=passed,
@@ -125,7 +121,7 @@ def combine_attempts(attempts: list[ArmRecord], k: int) -> ArmRecord:
         tool_call_count=sum(a.tool_call_count for a in attempts),
         usage=usage,
         contaminated=any(a.contaminated for a in attempts),
-        extra={**deciding.extra, "pass_k": summary},
+        pass_k=summary,
     )
 
 
@@ -185,21 +181,16 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
         skill_activated=result.skill_activated,
     )
     if ctx.keep_workspaces:
-        record.extra["workspace"] = str(workspace.root)
+        record.workspace = str(workspace.root)
     # Which backend confined this arm: a cached baseline keeps the one it ran under.
-    record.extra["sandbox"] = active().backend.name
-    if result.served_model:
-        record.extra["served_model"] = result.served_model
-    if result.stop_reason:
-        record.extra["stop_reason"] = result.stop_reason
+    record.sandbox = active().backend.name
+    record.served_model = result.served_model or None
+    record.stop_reason = result.stop_reason or None
     if job.skill is None:
-        finding = find_contamination(result, ctx.skill, job.case)
+        finding = find_contamination(result, ctx.skill, job.case, ctx.adapter.staging_dirs)
         record.contaminated = finding.contaminated
         if finding.contaminated:
-            record.extra["contamination"] = {
-                "fingerprints_seen": len(finding.fingerprints),
-                "skill_paths_asked_for": list(finding.paths),
-            }
+            record.contamination = Contamination(len(finding.fingerprints), list(finding.paths))
     if record.errored:
         return record
 
@@ -219,8 +210,7 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     graded = _format_graders(job, ctx, workspace, record, work)
     if job.case.timeout_s is not None and elapsed_s > job.case.timeout_s:
         graded.append(_over_time(job.case.timeout_s, elapsed_s))
-    if graded:
-        record.extra["graders"] = [g.to_dict() for g in graded]
+    record.graders = graded
     checks = [*record.validator_results, *record.expectation_results, *graded]
     record.errored = any(check.errored for check in checks)
     record.passed = not record.errored and all(check.passed for check in checks)
@@ -283,5 +273,5 @@ def _agent_view(workspace: Workspace, job: ArmJob, ctx: ArmContext) -> Iterator[
 def _errored(message: str, workspace: Workspace, ctx: ArmContext) -> ArmRecord:
     record = ArmRecord(passed=False, errored=True, error=redact(message))
     if ctx.keep_workspaces:
-        record.extra["workspace"] = str(workspace.root)
+        record.workspace = str(workspace.root)
     return record

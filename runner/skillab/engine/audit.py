@@ -15,21 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents.base import AgentResult
-from ..agents.claude_code import SKILLS_DIR as CLAUDE_SKILLS_DIR
-from ..agents.codex import CodexAdapter
-from ..agents.gemini_cli import GeminiCliAdapter
-from ..agents.skill_view import DISCOVER_DIR
 from ..grading.trajectory import format_tool_args
 from ..skill.loader import SKILL_FILE, Skill
 from ..suite.model import Case
 
-# Where the adapters stage a skill for the with-skill agent; a without-skill arm has none.
-SKILL_STAGING_DIRS = (
-    f"{CLAUDE_SKILLS_DIR}/",
-    f"{DISCOVER_DIR}/",
-    f"{CodexAdapter.skills_dir}/",
-    f"{GeminiCliAdapter.skills_dir}/",
-)
 # A line shorter than this, or with fewer words, is too common to prove anything.
 MIN_FINGERPRINT_CHARS = 24
 MIN_FINGERPRINT_WORDS = 3
@@ -66,17 +55,21 @@ def fingerprints(skill: Skill, case: Case | None = None) -> list[str]:
     return list(found)
 
 
-def audit_baseline(result: AgentResult, skill: Skill, case: Case | None = None) -> bool:
+def audit_baseline(result: AgentResult, skill: Skill, case: Case | None = None,
+                   staging_dirs: tuple[str, ...] = ()) -> bool:
     """True when the without-skill arm saw skill content or asked for the skill by path."""
-    return find_contamination(result, skill, case).contaminated
+    return find_contamination(result, skill, case, staging_dirs).contaminated
 
 
-def find_contamination(result: AgentResult, skill: Skill, case: Case | None = None) -> AuditFinding:
+def find_contamination(result: AgentResult, skill: Skill, case: Case | None = None,
+                       staging_dirs: tuple[str, ...] = ()) -> AuditFinding:
+    """``staging_dirs``: where the agent is handed its skills (``Agent.staging_dirs``); a
+    without-skill arm has none there, so asking for one is a reach for the skill."""
     seen = _normalize("\n".join(_session_texts(result)))
     matched = tuple(line for line in fingerprints(skill, case) if line in seen)
     asked = [format_tool_args(call.args) for call in result.trajectory.tool_calls]
     asked += list(result.paths_touched)
-    markers = [SKILL_FILE, *SKILL_STAGING_DIRS, str(skill.root.resolve())]
+    markers = [SKILL_FILE, *(f"{d}/" for d in staging_dirs), str(skill.root.resolve())]
     paths = tuple(m for m in markers if any(m in text for text in asked))
     return AuditFinding(matched, paths)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_json
-from ..records import ArmRecord
+from ..core.records import ArmRecord
 
 ENTRY_FORMAT = "skillab.baseline/1"
 # A clock a little ahead on another machine sharing the cache is not tampering.
@@ -83,7 +83,7 @@ class BaselineCache:
             return None
         if time.time() - float(data["created_at"]) > self.ttl_days * 86400:
             return None
-        if record.extra.get("served_model") != served_model:
+        if record.served_model != served_model:
             return None
         record.cached = True
         return record
@@ -134,10 +134,7 @@ def _validated(data: Any, scope: str, key: str) -> ArmRecord:
     record = ArmRecord.from_dict(raw)
     checks = [v.passed for v in record.validator_results]
     checks += [e.passed for e in record.expectation_results]
-    graders = record.extra.get("graders") or []
-    if not isinstance(graders, list) or not all(isinstance(g, dict) for g in graders):
-        raise ValueError("record.extra.graders is not a list of objects")
-    checks += [bool(g.get("passed")) for g in graders]
+    checks += [g.passed for g in record.graders]
     if record.passed != all(checks):
         raise ValueError("record.passed disagrees with the checks it records")
     return record

@@ -14,6 +14,7 @@ sign-flip test (cases present in both runs are the pairs); otherwise it moved wi
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -24,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.runlog import RunLog
 from ..scoring.inference import ALPHA, sign_flip_p
 from ..core.settings import DEFAULT_HISTORY_PATH  # noqa: F401  (its home for readers of history)
 
@@ -339,11 +341,12 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
         os.close(fd)
 
 
-def record_into(document: dict[str, Any], path: Path) -> None:
-    """Record a finished run and give its document the trend and any history warnings."""
-    recorded = record_run(document, path)
-    document["trend"] = recorded.trend.to_dict() if recorded.trend else None
-    document["warnings"].extend(recorded.warnings)
+def record_into(log: RunLog, path: Path) -> RunLog:
+    """Record a finished run; its log with the trend and any history warnings."""
+    recorded = record_run(log.to_json(), path)
+    settings = dataclasses.replace(log.settings, trend=recorded.trend.to_dict() if recorded.trend else None,
+                                   warnings=(*log.settings.warnings, *recorded.warnings))
+    return dataclasses.replace(log, settings=settings)
 
 
 def record_run(document: dict[str, Any], path: Path) -> Recorded:

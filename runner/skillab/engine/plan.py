@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 from ..providers.pricing import cost_usd, price_of
 from ..core.settings import RunConfig
 from .prepare import Prepared

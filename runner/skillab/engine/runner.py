@@ -8,7 +8,7 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from queue import Empty, SimpleQueue
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,10 @@ from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFi
 from ..core.settings import RunConfig
 from ..formats.grading import grading_scope
 from ..heap import limit_arenas
-from ..records import ArmRecord, CaseRecord
-from ..reports.results import RunMeta, build_document
+from ..core.records import ArmRecord, CaseRecord
+from ..core.runlog import RunLog
+from ..reports.results import RunMeta, run_settings
+from ..reports.summary import summarize
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.backend import require_sandbox
 from ..sandbox.process import allow_commands, kill_running_commands
@@ -32,6 +34,7 @@ from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_key, default_cache_dir, scope_digest
 from .consistency import check_consistency
+from .history import record_into
 from .prepare import prepare_suite, run_warnings, sandbox_scope, suite_sandbox
 from .shard import ShardPlan, plan_shards
 from .trigger import run_triggers
@@ -52,22 +55,9 @@ def arms_in_flight(concurrency: int) -> int:
 
 @dataclass
 class RunReport:
-    document: dict[str, Any]
-    records: list[CaseRecord] = field(default_factory=list)
+    log: RunLog
     # Where --keep-workspaces left the arms' workspaces.
     kept_workspaces: Path | None = None
-
-    @property
-    def verdict(self) -> str:
-        return self.document["verdict"]
-
-    @property
-    def delta_pts(self) -> float | None:
-        return self.document["pass_rate"]["delta_pts"]
-
-    @property
-    def interrupted(self) -> bool:
-        return bool(self.document.get("interrupted"))
 
 
 def run_suite(
@@ -103,15 +93,21 @@ def run_suite(
         if resume_from is not None:
             execution.resume(resume_from)
         report = execution.run()
+        settings = report.log.settings
         if prepared.triggers and not getattr(adapter, "discovers_skills", False):
-            report.document["warnings"].append(
+            report.log = replace(report.log, settings=replace(settings, warnings=(
+                *settings.warnings,
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
-                "never offered a skill to choose (use agent, claude-code or mock)")
-        elif prepared.triggers and not report.interrupted:
-            report.document["triggers"] = run_triggers(prepared, config, adapter, original, emit)
-            report.document["cases_skipped_trigger_only"] = 0
-            report.document["interrupted"] = bool(report.document["triggers"]["interrupted"])
-    emit(RunFinished(str(prepared.suite.path), report.document, report.interrupted,
+                "never offered a skill to choose (use agent, claude-code or mock)")))
+        elif prepared.triggers and not report.log.interrupted:
+            block = run_triggers(prepared, config, adapter, original, emit)
+            report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
+                                   report.log.records)
+    # A shard is part of a run: the merged document is the one that has a place in the trend.
+    history = config.engine.history_path
+    if history is not None and not report.log.interrupted and config.engine.shard is None:
+        report.log = record_into(report.log, history)
+    emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
     return report
 
@@ -308,7 +304,7 @@ class Execution:
             self._finish(case_index, job, record)
             if not settled and not record.errored:
                 # A provider that names no model leaves nothing to check: run them.
-                served = record.extra.get("served_model")
+                served = record.served_model
                 settled, lookups = True, bool(served)
                 queue.extendleft(reversed(waiting))
                 waiting = []
@@ -401,13 +397,13 @@ class Execution:
         if self.cache is not None:
             self.warnings.extend(w for w in self.cache.warnings if w not in self.warnings)
         records = self.records()
-        return RunReport(self._document(records, interrupted=interrupted), records, self.kept_workspaces)
+        return RunReport(self._log(records, interrupted=interrupted), self.kept_workspaces)
 
-    def _document(self, records: list[CaseRecord], *, interrupted: bool) -> dict:
+    def _log(self, records: list[CaseRecord], *, interrupted: bool, partial: bool = False) -> RunLog:
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
                        self.judge, detect_isolation(self.adapter))
-        return build_document(
-            records, meta,
+        return summarize(run_settings(
+            meta,
             trigger_only=tuple(c.name for c in self.prepared.trigger_only),
             cache_hits=self.cache_hits,
             cache_arms=len(records) if self.cache is not None else 0,
@@ -421,5 +417,5 @@ class Execution:
             judge_consistency=self.consistency,
             shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
             if self.plan is not None else None,
-        )
+        ), records)
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..agents.base import ArmRequest, Usage
+from ..agents.base import ArmRequest
 from ..core.events import Emit, Notice, TriggerTrialFinished, ignore
+from ..core.usage import Usage
 from ..errors import ProviderAuthError
 from ..grading.trajectory import render_v1
 from ..sandbox.process import kill_running_commands
@@ -229,7 +230,6 @@ def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
                  original: "OriginalSkill | None", emit: Emit = ignore) -> dict[str, Any]:
     """Run a prepared suite's trigger trials; the results document's ``triggers`` block."""
     from ..scoring.trigger_summary import trigger_block
-    from ..secrets import Redactor
 
     plan = TriggerPlan(
         queries=prepared.triggers,
@@ -251,4 +251,5 @@ def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
     block = trigger_block(plan, run.trials, listing=listing, warnings=prepared.crowd_warnings,
                           original_label=original.label if original is not None else None,
                           interrupted=run.interrupted)
-    return Redactor.from_environ(config.credentials.environ).data(block)
+    # Masked with the rest of the document when it is written (``reports.results.document``).
+    return block

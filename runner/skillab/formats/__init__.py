@@ -9,29 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core import plugins
 from ..suite.model import Suite
-from . import eval_yaml, evals_json, ruby_bench, skillsbench, task_suite, tessl, trigger
 from .base import Grader, Loader, SuiteFormat, lazy
 from .registry import FormatRegistry, lazy_loader
 
-BUILTIN_FORMATS: dict[str, SuiteFormat] = {
-    fmt.name: fmt
-    for fmt in (
-        eval_yaml.FORMAT,
-        task_suite.FORMAT,
-        # Before skillsbench: a ruby-skill-bench eval directory holds a task.md too.
-        ruby_bench.FORMAT,
-        skillsbench.FORMAT,
-        # The Agent Skills evaluation format, kept in evals/ beside SKILL.md.
-        evals_json.FORMAT,
-        # Last: a skill whose only suite is a trigger set.
-        trigger.FORMAT,
-        # Shares criteria.json with ruby-skill-bench: chosen by content or --format.
-        tessl.FORMAT,
-    )
-}
+# Named in ``core.plugins`` in search order: eval.yaml first; ruby-skill-bench before
+# skillsbench (its eval directory holds a task.md too); the trigger set last; tessl shares
+# criteria.json with ruby-skill-bench and is chosen by content or --format.
+BUILTIN_FORMATS: dict[str, SuiteFormat] = {name: plugins.load("formats", name) for name in plugins.BUILTINS["formats"]}
 
-DEFAULT_REGISTRY = FormatRegistry()
+DEFAULT_REGISTRY = FormatRegistry(with_plugins=True)
 for _format in BUILTIN_FORMATS.values():
     DEFAULT_REGISTRY.add(_format)
 

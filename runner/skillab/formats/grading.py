@@ -7,7 +7,9 @@ import dataclasses
 import hashlib
 from typing import Any
 
-from ..grading.graders import GraderResult, GradingInput
+from ..core.checks import GraderResult
+from ..core.contracts import Grader as Grader_
+from ..grading.graders import GradingInput
 from ..suite.model import Case
 from .base import Grader
 
@@ -29,9 +31,13 @@ def run_graders(case: Case, grading: GradingInput) -> list[GraderResult]:
     results = []
     for spec in case.graders:
         grader = known.get(type(spec))
-        if grader is None:
+        if grader is not None:
+            results.append(grader.grade(spec, grading))
+        elif isinstance(spec, Grader_):
+            # A plugin format's spec that grades itself (``core.contracts.Grader``).
+            results.append(spec.grade(grading))
+        else:
             raise TypeError(f"no suite format grades {type(spec).__name__}")
-        results.append(grader.grade(spec, grading))
     return results
 
 

@@ -11,6 +11,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+from ..core import plugins
 from ..errors import SuiteError, SuiteIssue, UsageError
 from ..suite.model import Suite
 from .base import Loader, SuiteFormat, lazy
@@ -24,9 +25,20 @@ def lazy_loader(target: str) -> Loader:
 class FormatRegistry:
     """Formats by name; a directory is searched in registration order."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, with_plugins: bool = False) -> None:
         self._formats: dict[str, SuiteFormat] = {}
         self._sniffed: dict[str, SuiteFormat] = {}
+        # Installed plugin formats (entry point group ``skillab.formats``, a
+        # ``core.contracts.SuiteFormat``) join on first use: reading entry points scans sys.path.
+        self._plugins_pending = with_plugins
+
+    def _join_plugins(self) -> None:
+        if not self._plugins_pending:
+            return
+        self._plugins_pending = False
+        for name in plugins.plugins("formats"):
+            fmt = plugins.load("formats", name)
+            self.add(SuiteFormat(name, tuple(fmt.filenames), fmt.load))
 
     def register(self, name: str, filenames: tuple[str, ...], loader: Loader) -> None:
         """Add a format that only parses, or replace the one registered under ``name``."""
@@ -50,13 +62,16 @@ class FormatRegistry:
 
     def formats(self) -> tuple[SuiteFormat, ...]:
         """Every format, file-name formats in search order, then the sniffed ones."""
+        self._join_plugins()
         return (*self._formats.values(), *self._sniffed.values())
 
     def names(self) -> tuple[str, ...]:
+        self._join_plugins()
         return (*self._formats, *self._sniffed)
 
     def get(self, name: str) -> SuiteFormat:
         """The format called ``name``; an unknown name is a usage error listing the known ones."""
+        self._join_plugins()
         if name in self._sniffed:
             return self._sniffed[name]
         try:
@@ -67,11 +82,13 @@ class FormatRegistry:
 
     def for_filename(self, filename: str) -> SuiteFormat | None:
         """The format owning a file name (``evals.json``) or a path ending in one."""
+        self._join_plugins()
         path = filename.replace(os.sep, "/")
         return next((f for f in self._formats.values() if f.recognises(path)), None)
 
     def find(self, directory: Path, *, format: str | None = None) -> tuple[Path, str]:
         """The suite file in ``directory`` and its format name."""
+        self._join_plugins()
         directory = Path(directory)
         candidates = [self.get(format)] if format else list(self._formats.values())
         if not directory.is_dir():

@@ -182,7 +182,6 @@ class Action:
         """Every selected suite under each agent in turn, in one session: one spend cap, one stop."""
         from ..reports.progress import LineReporter
         from ..session import Session, SuiteRun
-        from ..session.history import HistoryReporter
 
         locations = {location.directory: location for location in self.state.selection.suites}
         several = len(configs) > 1
@@ -191,8 +190,7 @@ class Action:
                 if config.agent.adapter not in no_key)  # lazy: no_key grows as the session runs
 
         log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
-        history = HistoryReporter(configs[0].engine.history_path)
-        session = Session([log, history], on_document=lambda run, doc: self.ran(doc),
+        session = Session([log], on_document=lambda run, doc: self.ran(doc),
                           on_error=lambda run, exc: self.suite_failed(exc, no_key),
                           around=lambda run: self.suite_group(locations[run.target],
                                                              run.config.agent.adapter if several else None),

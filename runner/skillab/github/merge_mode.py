@@ -27,11 +27,13 @@ def merge_outcomes(root: Path, workspace: Path, own_output: Path,
     """Each merged suite document with the suite's location in the repository, recorded in the
     history as an unsharded run would be (the shards record nothing)."""
     from ..engine.history import record_into
+    from ..reports.results import document
 
-    for document in merge_shards(load_shards(shard_files(root, own_output))):
+    for log in merge_shards(load_shards(shard_files(root, own_output))):
         if history is not None:
-            record_into(document, history)
-        yield document, _location(document, workspace)
+            log = record_into(log, history)
+        merged = document(log)
+        yield merged, _location(merged, workspace)
 
 
 def _location(document: dict[str, Any], workspace: Path) -> SuiteLocation:

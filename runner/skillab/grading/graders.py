@@ -10,14 +10,13 @@ stays out of the lift, exactly like an errored validator. Judge calls go through
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
+from ..core.checks import GraderKind, GraderResult
 from ..errors import ProviderError
 from ..sandbox.process import CommandResult
 from ..sandbox.workspace import Workspace
@@ -25,80 +24,11 @@ from ..secrets import redact
 from ..suite.model import SeedFiles
 from .judge import JudgeTransport, fence, fence_nonce, neutralize
 
-GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist"]
-
 JUDGE_DIR = ".skillab-judge"
 VERIFIER_DIR = ".skillab-verifier"
 AI_OUTPUT_ENV = "AI_OUTPUT_FILE"
 # Command output kept per result (its end says most).
 OUTPUT_TAIL = 2000
-
-
-@dataclass
-class DimensionScore:
-    name: str
-    max_score: int
-    score: float
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-@dataclass
-class GraderResult:
-    """One grader's verdict on one arm. ``errored``: no verdict could be reached."""
-
-    kind: GraderKind
-    label: str
-    passed: bool
-    reason: str
-    errored: bool = False
-    score: float | None = None
-    max_score: float | None = None
-    dimensions: list[DimensionScore] = field(default_factory=list)
-    # The tail of a command's output (pytest, verifier).
-    output: str = ""
-    # The score the grader passes at (rubric, dimensions), and the with-minus-without total
-    # the dimensions format's own verdict requires.
-    threshold: float | None = None
-    minimum_delta: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "kind": self.kind,
-            "label": self.label,
-            "passed": self.passed,
-            "errored": self.errored,
-            "reason": self.reason,
-            "score": self.score,
-            "max_score": self.max_score,
-        }
-        if self.dimensions:
-            data["dimensions"] = [d.to_dict() for d in self.dimensions]
-        if self.output:
-            data["output"] = self.output
-        if self.threshold is not None:
-            data["threshold"] = self.threshold
-        if self.minimum_delta is not None:
-            data["minimum_delta"] = self.minimum_delta
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "GraderResult":
-        return cls(
-            kind=data["kind"],
-            label=str(data.get("label", "")),
-            passed=bool(data.get("passed")),
-            reason=str(data.get("reason", "")),
-            errored=bool(data.get("errored")),
-            score=data.get("score"),
-            max_score=data.get("max_score"),
-            dimensions=[DimensionScore(**d) for d in data.get("dimensions", [])],
-            output=str(data.get("output", "")),
-            threshold=data.get("threshold"),
-            minimum_delta=data.get("minimum_delta"),
-        )
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
 from ..errors import ProviderError
-from ..records import ExpectationResult
+from ..core.checks import ExpectationResult
 
 OPEN_MARK = "⟦"
 CLOSE_MARK = "⟧"

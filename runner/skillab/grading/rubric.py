@@ -8,7 +8,8 @@ import math
 from typing import Any
 
 from ..suite.model import RubricGrader
-from .graders import GraderResult, GradingInput, ask_judge, unreadable_reply, judge_message
+from ..core.checks import GraderResult
+from .graders import GradingInput, ask_judge, unreadable_reply, judge_message
 from .judge import UnreadableReply, clean_reason, json_objects
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..records import ValidatorResult
+from ..core.checks import ValidatorResult
 from ..sandbox.process import CommandResult
 from ..sandbox.workspace import Workspace
 from ..suite.model import ValidatorSpec

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..agents.base import Usage
+from ..core.usage import Usage
 from ..errors import UsageError
-from ..records import ArmRecord, CaseRecord
-from ..reports.summary import RunSettings, summarize
+from ..core.records import ArmRecord, CaseRecord, HarborTrial
+from ..core.runlog import RunLog, RunSettings
+from ..reports.summary import summarize
 from ..scoring import classify_outcome
 from .export import ARMS, MANIFEST, task_name
 
@@ -34,7 +35,7 @@ def read_trial(path: Path) -> dict[str, Any]:
     return json.loads(TrialResult.model_validate_json(text).model_dump_json())
 
 
-def import_job(job_dir: Path, tasks_dir: Path | None = None, *, reward_threshold: float = 1.0) -> dict[str, Any]:
+def import_job(job_dir: Path, tasks_dir: Path | None = None, *, reward_threshold: float = 1.0) -> RunLog:
     trials = [read_trial(p) for p in sorted(job_dir.glob("*/result.json"))]
     if not trials:
         raise UsageError(f"{job_dir}: no trial results (<trial>/result.json); is it a Harbor job directory?")
@@ -90,7 +91,7 @@ def _arm(trial: dict[str, Any], threshold: float) -> ArmRecord:
     reward = float(next(iter(rewards.values()))) if rewards else 0.0
     return ArmRecord(passed=error is None and reward >= threshold, errored=error is not None, error=error,
                      duration_ms=_duration_ms(trial), usage=usage,
-                     extra={"harbor": {"trial_name": trial["trial_name"], "rewards": rewards}})
+                     harbor=HarborTrial(trial["trial_name"], rewards))
 
 
 def _nth(arms: list[ArmRecord], run: int) -> ArmRecord:

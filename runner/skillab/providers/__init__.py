@@ -1,6 +1,7 @@
 """Model providers behind one seam, ``ModelClient``.
 
-- ``base``: the protocol and the provider-neutral message types adapters speak.
+- ``base``: the built-in providers' names, key and base-URL variables (the ``ModelClient``
+  protocol is in ``core.contracts``, the message types adapters speak in ``core.messages``).
 - ``anthropic`` / ``openai_compat``: the two SDK-backed clients (imported lazily).
 - ``retry``: the one retry policy and the per-provider concurrency cap.
 - ``sdk_client``: what the SDK-backed clients share (retried, timed calls; temperature fallback).
@@ -9,16 +10,9 @@
 - ``judge_transport``: the LLM judge's transport and the judge-independence warning.
 """
 
-from .base import (
-    PROVIDERS,
-    Message,
-    ModelClient,
-    ModelResponse,
-    ProviderName,
-    ToolOutcome,
-    ToolSpec,
-    ToolUse,
-)
+from ..core.contracts import ModelClient
+from ..core.messages import Message, ModelResponse, ToolOutcome, ToolSpec, ToolUse
+from .base import PROVIDERS, ProviderName
 from .pricing import cost_usd, price_of
 from .registry import (
     ProviderSettings,

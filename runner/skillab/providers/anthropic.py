@@ -10,8 +10,8 @@ from typing import Any, Sequence
 
 import anthropic
 
-from ..agents.base import Usage
-from .base import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.usage import Usage
+from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout, remaining_s
 from .sdk_client import SdkClient

@@ -16,8 +16,8 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from ..agents.base import Usage
-from .base import Message, ModelResponse, ToolSpec, ToolUse
+from ..core.usage import Usage
+from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
 from .sdk_client import SdkClient

@@ -11,8 +11,9 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
-from ..agents.base import Usage
-from .base import Message, ModelClient
+from ..core.usage import Usage
+from ..core.contracts import ModelClient
+from ..core.messages import Message
 from .registry import client_for
 
 if TYPE_CHECKING:

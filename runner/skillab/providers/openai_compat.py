@@ -12,9 +12,9 @@ from typing import Any, Sequence
 
 import openai
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 from ..errors import ProviderError
-from .base import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout
 from .sdk_client import SdkClient

@@ -15,8 +15,8 @@ from typing import Any, Sequence
 
 import openai
 
-from ..agents.base import Usage
-from .base import Message, ModelResponse, ToolSpec, ToolUse
+from ..core.usage import Usage
+from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .openai_compat import _arguments
 from .pricing import cost_usd
 from .retry import RetryPolicy

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..agents.base import Usage
+from ..core.usage import Usage
 
 
 @dataclass(frozen=True)

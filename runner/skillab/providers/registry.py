@@ -22,9 +22,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
+from ..core import plugins
+from ..core.contracts import ModelClient
 from ..core.settings import JudgeSettings, ModelRole, ProviderTuning, RunConfig
 from ..errors import MissingDependencyError, ProviderAuthError, UsageError
-from .base import BASE_URL_ENV, KEY_ENV, PROVIDERS, ModelClient, ProviderName
+from .base import BASE_URL_ENV, KEY_ENV, ProviderName
 from .retry import DEFAULT_PROVIDER_CONCURRENCY, RetryPolicy
 
 KEYLESS_PLACEHOLDER = "skillab-keyless"
@@ -48,8 +50,12 @@ class ProviderSettings:
     stream: bool = False
 
     @property
-    def key_env(self) -> str:
-        return KEY_ENV[self.provider]
+    def key_env(self) -> str | None:
+        """Where the key comes from: a built-in's variable, or the plugin client's ``key_env``
+        (None: the provider needs no key)."""
+        if self.provider in KEY_ENV:
+            return KEY_ENV[self.provider]
+        return getattr(plugins.load("models", self.provider), "key_env", None)
 
 
 def provider_of_name(model: str) -> ProviderName | None:
@@ -67,8 +73,9 @@ def infer_provider(
     model: str, *, explicit: str | None = None, base_url: str | None = None
 ) -> ProviderName:
     if explicit:
-        if explicit not in PROVIDERS:
-            raise UsageError(f"unknown provider '{explicit}' (choose from {', '.join(PROVIDERS)})")
+        known = plugins.names("models")
+        if explicit not in known:
+            raise UsageError(f"unknown provider '{explicit}' (choose from {', '.join(known)})")
         return explicit  # type: ignore[return-value]
     if base_url:
         return "openai"
@@ -156,12 +163,15 @@ def resolve_base_url(
     settings: ProviderSettings, environ: Mapping[str, str] | None = None
 ) -> str | None:
     env = os.environ if environ is None else environ
-    return settings.base_url or env.get(BASE_URL_ENV[settings.provider]) or None
+    variable = BASE_URL_ENV.get(settings.provider)  # type: ignore[call-overload]
+    return settings.base_url or (env.get(variable) if variable else None) or None
 
 
 def require_api_key(settings: ProviderSettings, environ: Mapping[str, str] | None = None) -> str:
     """The provider's key from the environment; if unset, ``ProviderAuthError`` naming it."""
     env = os.environ if environ is None else environ
+    if settings.key_env is None:
+        return KEYLESS_PLACEHOLDER
     key = env.get(settings.key_env, "").strip()
     if key:
         return key
@@ -186,30 +196,20 @@ def create_client(
         policy=settings.policy,
         concurrency=settings.concurrency,
     )
+    if settings.provider in _STREAMING:
+        common["stream"] = settings.stream
     try:
-        if settings.provider == "anthropic":
-            from .anthropic import AnthropicClient
-
-            return AnthropicClient(settings.model, stream=settings.stream, **common)
-        if settings.provider == "openai-responses":
-            from .openai_responses import OpenAIResponsesClient
-
-            return OpenAIResponsesClient(settings.model, stream=settings.stream, **common)
-        if settings.provider == "gemini":
-            from .gemini import GeminiClient
-
-            return GeminiClient(settings.model, **common)
-        from .openai_compat import OpenAICompatClient
-
-        return OpenAICompatClient(settings.model, **common)
+        return plugins.load("models", settings.provider)(settings.model, **common)
     except ImportError as exc:
-        package = _PACKAGES[settings.provider]
+        package = _PACKAGES.get(settings.provider, settings.provider)
         raise MissingDependencyError(
             f"the {settings.provider} provider needs the '{package}' package: "
             f"pip install '{package}' ({exc})"
         ) from None
 
 
+# Providers whose clients can stream (Anthropic SSE, the Responses API).
+_STREAMING = ("anthropic", "openai-responses")
 _PACKAGES = {
     "anthropic": "anthropic",
     "openai": "openai",

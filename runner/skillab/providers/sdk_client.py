@@ -14,7 +14,8 @@ from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
 from ..errors import ProviderError
-from .base import KEY_ENV, Message, ModelResponse, ProviderName, ToolSpec
+from .base import KEY_ENV, ProviderName
+from ..core.messages import Message, ModelResponse, ToolSpec
 from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error, provider_slot
 
 

@@ -3,7 +3,7 @@ most important cases first)."""
 
 from __future__ import annotations
 
-from ..records import ArmRecord
+from ..core.records import ArmRecord
 from . import escape
 from .markdown_view import EDIT_LABEL, OUTCOME_LABEL, CaseView, SuiteView
 
@@ -165,15 +165,15 @@ def _arm_findings(label: str, arm: ArmRecord) -> list[str]:
             f"- expectation {escape.inline(e.expectation, 200)}: {state} — "
             f"judge: {escape.inline(e.reason, 400)}"
         )
-    for g in arm.extra.get("graders", []):
-        if g.get("passed") and not g.get("errored"):
+    for g in arm.graders:
+        if g.passed and not g.errored:
             continue
-        state = "no verdict (errored)" if g.get("errored") else "failed"
-        tail = str(g.get("output") or "").strip()[-300:]
+        state = "no verdict (errored)" if g.errored else "failed"
+        tail = g.output.strip()[-300:]
         detail = f" — {escape.inline(tail, 300)}" if tail else ""
         items.append(
-            f"- {escape.inline(str(g.get('label', '')), 120)}: {state} — "
-            f"{escape.inline(str(g.get('reason', '')), 400)}{detail}"
+            f"- {escape.inline(g.label, 120)}: {state} — "
+            f"{escape.inline(g.reason, 400)}{detail}"
         )
     lines = [f"**{label}**", ""] + (items or ["- failed"]) + [""]
     if arm.final_output.strip():

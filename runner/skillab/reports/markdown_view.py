@@ -6,7 +6,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import ArmRecord
+from ..core.records import ArmRecord
 from . import escape
 
 _FLIPS_SHOWN = 25

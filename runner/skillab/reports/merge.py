@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..agents.base import Usage
+from ..core.usage import Usage
 from ..errors import UsageError
-from ..records import CaseRecord
-from ..secrets import Redactor
+from ..core.records import CaseRecord
+from ..core.runlog import RunLog, RunSettings
 from .results import load_documents
-from .summary import RunSettings, read_run, summarize
+from .summary import summarize
 
 
 class MergeError(UsageError):
@@ -82,7 +82,7 @@ def load_shards(paths: list[Path]) -> list[ShardDocument]:
     return shards
 
 
-def merge_shards(shards: list[ShardDocument]) -> list[dict[str, Any]]:
+def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
     """One merged document per suite, in the order the suites first appear."""
     groups: dict[tuple[str, str], list[ShardDocument]] = {}
     for shard in shards:
@@ -91,7 +91,7 @@ def merge_shards(shards: list[ShardDocument]) -> list[dict[str, Any]]:
     return [merge_suite(group) for group in groups.values()]
 
 
-def merge_suite(group: list[ShardDocument]) -> dict[str, Any]:
+def merge_suite(group: list[ShardDocument]) -> RunLog:
     """The document of one suite from all of its shards."""
     _check_agreement(group)
     written_by = group[0].document["tool"]["version"]
@@ -105,7 +105,8 @@ def merge_suite(group: list[ShardDocument]) -> dict[str, Any]:
     records: list[CaseRecord] = []
     runs: list[RunSettings] = []
     for shard in by_index.values():
-        settings, found = read_run(shard.document)
+        log = RunLog.from_json(shard.document)
+        settings, found = log.settings, log.records
         _check_units(shard, found)
         runs.append(settings)
         records.extend(found)
@@ -123,8 +124,7 @@ def merge_suite(group: list[ShardDocument]) -> dict[str, Any]:
         trend=None,
         shard=None,
     )
-    # Each shard redacted its own document; the merge adds nothing but masks its own environment.
-    return Redactor.from_environ().data(summarize(settings, records))
+    return summarize(settings, records)
 
 
 def _check_agreement(group: list[ShardDocument]) -> None:

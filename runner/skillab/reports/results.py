@@ -2,28 +2,28 @@
 
 Format ``skillab.results/1``. The spec's ``test-run-result`` fields sit at the top level so any
 conforming consumer can read it; ``cases`` holds one spec ``test-case-result`` per (case, run).
-The document never holds a credential: every model-produced string passes through ``redact``
-before it gets here. This module reads a live run's settings off its objects; the document
-itself is ``summary.summarize`` of those settings and the records.
+The document is ``RunLog.to_json`` of a run's log, passed once through ``document``, which masks
+every credential. This module also reads a live run's settings off its objects.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..atomic import write_json
+from ..core.contracts import Agent
+from ..core.runlog import FORMAT, RunLog, RunSettings
 from ..formats.grading import grading_scope
-from ..records import CaseRecord
 from ..sandbox.isolation import Isolation
 from ..secrets import Redactor
 from ..skill.loader import Skill
 from ..suite.model import Suite
-from .summary import FORMAT, RunSettings, summarize
 
 if TYPE_CHECKING:  # the engine imports this module
     from ..core.settings import RunConfig
@@ -38,17 +38,17 @@ class RunMeta:
     suite: Suite
     skill: Skill
     config: RunConfig
-    adapter: Any
+    adapter: Agent
     judge: Any | None
     isolation: Isolation
 
 
-def build_document(records: list[CaseRecord], meta: RunMeta, **state: Any) -> dict[str, Any]:
-    """The document of a live run: its settings read off the live objects, then ``summarize``.
-    ``state`` is the rest of ``RunSettings`` (timings, cache counts, interruption, shard...)."""
+def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
+    """A live run's settings, read off its objects. ``state`` is the rest of ``RunSettings``
+    (timings, cache counts, interruption, shard...)."""
     config, judge = meta.config, meta.judge
     engine = config.engine
-    settings = RunSettings(
+    return RunSettings(
         tool_version=__version__,
         suite={
             "path": str(meta.suite.path),
@@ -74,10 +74,15 @@ def build_document(records: list[CaseRecord], meta: RunMeta, **state: Any) -> di
         judge_usage=getattr(judge.transport, "usage", None) if judge is not None else None,
         **state,
     )
-    # The one gate every string of the document passes: model answers, validator output, judge
-    # reasons, error messages. Keys handed over as Action inputs are masked by value too.
-    doc = summarize(settings, records)
-    redactor = Redactor.from_environ(config.credentials.environ)
+
+
+def document(log: RunLog, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The results document of ``log``: the one gate every string of it passes (model answers,
+    validator output, judge reasons, error messages, trigger transcripts) before anything
+    writes or shows it. ``environ`` names the secrets to mask by value (the process
+    environment, plus keys handed over as Action inputs: ``Credentials.environ``)."""
+    doc = log.to_json()
+    redactor = Redactor.from_environ(environ)
     cases, doc["cases"] = doc["cases"], []
     redacted = redactor.data(doc)
     redacted["cases"] = _redact_each(cases, redactor)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..records import Verdict
+from ..core.records import Verdict
 from .outcomes import compute_verdict
 from .rounding import round_half_away
 

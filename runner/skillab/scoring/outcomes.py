@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..records import OUTCOMES, Outcome, Verdict
+from ..core.records import OUTCOMES, Outcome, Verdict
 
 PASSING: frozenset[str] = frozenset({"flip_to_pass", "pass_kept"})
 FAILING: frozenset[str] = frozenset({"flip_to_fail", "fail_kept"})

@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass
 from statistics import NormalDist
 from typing import Any
 
+from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
 from .inference import ALPHA, adjusted_moments, t_quantile
 
 POWER = 0.80
 # One-sided confidence that the planning spread is not below the true one.
 _PLANNING_CONFIDENCE = 0.80
-DEFAULT_TARGET_LIFT_PTS = 10.0
 _MAX_CASES = 100_000
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed, is_comparable
 from .inference import ALPHA, CasePair, LiftInference, infer_lift, integer_scores, sign_flip_lower_p
-from .power import DEFAULT_TARGET_LIFT_PTS, PowerStatement, power_statement
+from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
+from .power import PowerStatement, power_statement
 from .rounding import round_half_away
 from .sentences import lift_sentence
 

@@ -170,7 +170,7 @@ def _comparison(results: list[QueryResult], label: str | None) -> dict[str, Any]
 
 
 def _usage(trials: Sequence["TriggerTrial"]) -> dict[str, Any]:
-    from ..agents.base import Usage
+    from ..core.usage import Usage
 
     total = Usage()
     for trial in trials:

@@ -73,6 +73,7 @@ class Session:
 
     def run(self, runs: Iterable[SuiteRun]) -> SessionResult:
         from ..engine import run_suite
+        from ..reports.results import document
 
         result = SessionResult()
         for item in runs:
@@ -82,6 +83,8 @@ class Session:
                     config = self.configure(item, suite_config(item.config, item.target))
                     config = self._within_cap(config, result.documents)
                     report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from)
+                    # Redaction happens here, once, on what is written and shown.
+                    doc = document(report.log, config.credentials.environ)
                 except KeyboardInterrupt:
                     result.interrupted = True
                     break
@@ -93,15 +96,15 @@ class Session:
                 if go_on:
                     continue
                 break
-            result.documents.append(report.document)
+            result.documents.append(doc)
             if report.kept_workspaces is not None:
                 result.kept_workspaces.append(report.kept_workspaces)
             if self.on_document is not None:
-                self.on_document(item, report.document)
-            if report.document.get("stopped"):
-                result.stopped = report.document["stopped"]
+                self.on_document(item, doc)
+            if report.log.stopped:
+                result.stopped = report.log.stopped
                 break
-            if report.interrupted:
+            if report.log.interrupted:
                 result.interrupted = True
                 break
         return result

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from ...core.checks import DimensionScore, GraderResult
 from ...grading.graders import (
-    DimensionScore,
-    GraderResult,
     GradingInput,
     ask_judge,
     judge_message,

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.checks import DimensionScore, GraderResult
 from ...grading.graders import (
-    DimensionScore,
-    GraderResult,
     GradingInput,
     ask_judge,
     judge_message,

@@ -16,9 +16,9 @@ import re
 import stat
 from pathlib import Path
 
+from ...core.checks import GraderResult
 from ...grading.graders import (
     VERIFIER_DIR,
-    GraderResult,
     GradingInput,
     no_verdict,
     output_tail,

@@ -17,10 +17,10 @@ import os
 import shlex
 import sys
 
+from ...core.checks import GraderResult
 from ...grading.graders import (
     AI_OUTPUT_ENV,
     JUDGE_DIR,
-    GraderResult,
     GradingInput,
     clear_entry,
     no_verdict,

@@ -1,0 +1,135 @@
+"""The typed result of every check an arm is graded by: validators, judged expectations and the
+suite formats' graders. Each serializes itself once and reads itself back exactly."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist"]
+
+
+@dataclass(slots=True)
+class ValidatorResult:
+    """One validator's verdict. ``errored``: no verdict (timeout, spawn failure, odd exit code)."""
+
+    label: str
+    passed: bool
+    exit_code: int | None = None
+    expect_exit_code: int = 0
+    stdout: str = ""
+    stderr: str = ""
+    errored: bool = False
+    duration_ms: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "label": self.label,
+            "passed": self.passed,
+            "expect_exit_code": self.expect_exit_code,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "errored": self.errored,
+            "duration_ms": self.duration_ms,
+        }
+        if self.exit_code is not None:
+            data["exit_code"] = self.exit_code
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ValidatorResult":
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class ExpectationResult:
+    """The judge's verdict on one expectation. ``errored``: the judge could not be asked."""
+
+    expectation: str
+    passed: bool
+    reason: str
+    score: float | None = None
+    errored: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "expectation": self.expectation,
+            "passed": self.passed,
+            "reason": self.reason or "(no reason given)",
+            "errored": self.errored,
+        }
+        if self.score is not None:
+            data["score"] = self.score
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ExpectationResult":
+        return cls(**data)
+
+
+@dataclass
+class DimensionScore:
+    name: str
+    max_score: int
+    score: float
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class GraderResult:
+    """One grader's verdict on one arm. ``errored``: no verdict could be reached."""
+
+    kind: GraderKind
+    label: str
+    passed: bool
+    reason: str
+    errored: bool = False
+    score: float | None = None
+    max_score: float | None = None
+    dimensions: list[DimensionScore] = field(default_factory=list)
+    # The tail of a command's output (pytest, verifier).
+    output: str = ""
+    # The score the grader passes at (rubric, dimensions), and the with-minus-without total
+    # the dimensions format's own verdict requires.
+    threshold: float | None = None
+    minimum_delta: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "label": self.label,
+            "passed": self.passed,
+            "errored": self.errored,
+            "reason": self.reason,
+            "score": self.score,
+            "max_score": self.max_score,
+        }
+        if self.dimensions:
+            data["dimensions"] = [d.to_dict() for d in self.dimensions]
+        if self.output:
+            data["output"] = self.output
+        if self.threshold is not None:
+            data["threshold"] = self.threshold
+        if self.minimum_delta is not None:
+            data["minimum_delta"] = self.minimum_delta
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GraderResult":
+        return cls(
+            kind=data["kind"],
+            label=str(data.get("label", "")),
+            passed=bool(data.get("passed")),
+            reason=str(data.get("reason", "")),
+            errored=bool(data.get("errored")),
+            score=data.get("score"),
+            max_score=data.get("max_score"),
+            dimensions=[DimensionScore(**d) for d in data.get("dimensions", [])],
+            output=str(data.get("output", "")),
+            threshold=data.get("threshold"),
+            minimum_delta=data.get("minimum_delta"),
+        )

@@ -1,0 +1,102 @@
+"""The contracts the layers meet at, as structural protocols: whatever has these members plugs in,
+built-in or shipped by another package (``core.plugins``).
+
+The request and result types of ``Agent`` and ``SuiteFormat`` belong to the layers that define
+them (``agents.base.ArmRequest``/``AgentResult``, ``suite.model.Suite``); the core names them only
+in prose so that it imports nothing above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .checks import GraderResult
+from .messages import Message, ModelResponse, ToolSpec
+from .runlog import RunLog
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """An agent runtime that works one arm of one case (``agents.base.ArmRequest``) in its
+    workspace and says what it did (``agents.base.AgentResult``). Chosen by ``--adapter NAME``;
+    built with ``from_config(RunConfig)``."""
+
+    name: str
+    # Workspace-relative directories where the agent is handed the skills it is offered; the
+    # baseline audit flags a without-skill arm that asks for one of them.
+    staging_dirs: tuple[str, ...]
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that changes the without-skill baseline (model, loading mode, max turns).
+        Scopes the baseline cache: two agents with equal identities may share baselines."""
+        ...
+
+    def run(self, request: Any) -> Any:
+        """Work the arm in ``request.workspace``. Provider failures return a result with
+        ``error`` set, never raise."""
+        ...
+
+
+@runtime_checkable
+class ModelClient(Protocol):
+    """A chat model behind one provider. Retries, the concurrency cap and pricing live inside.
+
+    ``create`` raises ``ProviderAuthError`` when the credentials are rejected (stop the run) and
+    ``ProviderError`` when the call failed after retries (the arm is errored).
+    """
+
+    provider: str
+    model: str
+
+    def create(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int = 4096,
+        temperature: float | None = None,
+        seed: str = "",
+    ) -> ModelResponse: ...
+
+
+@runtime_checkable
+class Grader(Protocol):
+    """A grader spec a suite format puts on a case (a frozen dataclass, hashed into the suite's
+    identity). Built-in graders are dispatched by type in ``grading.graders``; any other spec
+    grades itself. ``grading`` is ``grading.graders.GradingInput`` (workspace, final output,
+    judge transport)."""
+
+    # Whether grading asks the judge model (the run then builds one), and whether it reads the
+    # files the agent changed (the engine then snapshots the workspace): ``suite.model.GraderSpec``.
+    judged: bool
+    reads_work: bool
+
+    def grade(self, grading: Any) -> GraderResult: ...
+
+
+@runtime_checkable
+class SuiteFormat(Protocol):
+    """A suite format: the file names it owns (searched in a skill directory, and used by the
+    Action's discovery) and its loader, which returns a ``suite.model.Suite`` or raises
+    ``SuiteError`` listing every issue."""
+
+    filenames: tuple[str, ...]
+
+    def load(self, path: Path) -> Any: ...
+
+
+@runtime_checkable
+class Reporter(Protocol):
+    """Writes a report of finished runs, selected with ``skillab run --reporter NAME[=PATH]``.
+
+    ``logs`` are the runs read back from their written (redacted) results documents, one per
+    suite and agent; ``path`` is the PATH the user gave, or None. ``description`` names the
+    report in the line that announces it (``wrote PATH (description)``).
+    """
+
+    description: str
+
+    def write(self, logs: Sequence[RunLog], path: Path | None) -> None: ...

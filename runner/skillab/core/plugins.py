@@ -1,0 +1,106 @@
+"""The one plugin registry: suite formats, agents, model providers and reporters by name.
+
+Built-ins are named here as ``"module:attr"`` strings and imported on first use, so the core
+imports nothing and an optional part costs nothing until it is chosen. Another package adds one
+by declaring a Python entry point in the matching group, for example in its ``pyproject.toml``::
+
+    [project.entry-points."skillab.formats"]
+    my-format = "my_package.format:FORMAT"      # a core.contracts.SuiteFormat
+
+Groups: ``skillab.formats`` (``SuiteFormat``), ``skillab.agents`` (an ``Agent`` class with
+``from_config``), ``skillab.models`` (a ``ModelClient`` class), ``skillab.reporters`` (a
+``Reporter``). The entry point's name is the name users select (``--format``, ``--adapter``,
+``--provider``, ``--reporter``). A built-in name wins over a plugin of the same name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+from typing import Any, Literal
+
+Kind = Literal["formats", "agents", "models", "reporters"]
+KINDS: tuple[Kind, ...] = ("formats", "agents", "models", "reporters")
+GROUP_PREFIX = "skillab."
+
+BUILTINS: dict[Kind, dict[str, str]] = {
+    # Suite formats (``formats.base.SuiteFormat``), in the order a skill directory is searched.
+    "formats": {
+        "eval.yaml": "skillab.formats.eval_yaml:FORMAT",
+        "task_suite.yaml": "skillab.formats.task_suite:FORMAT",
+        "ruby-skill-bench": "skillab.formats.ruby_bench:FORMAT",
+        "skillsbench": "skillab.formats.skillsbench:FORMAT",
+        "evals.json": "skillab.formats.evals_json:FORMAT",
+        "trigger-evals": "skillab.formats.trigger:FORMAT",
+        "tessl": "skillab.formats.tessl:FORMAT",
+    },
+    "agents": {
+        "mock": "skillab.agents.mock:MockAdapter",
+        "llm": "skillab.agents.llm:LlmAdapter",
+        "agent": "skillab.agents.agent:AgentAdapter",
+        "claude-code": "skillab.agents.claude_code:ClaudeCodeAdapter",
+        "codex": "skillab.agents.codex:CodexAdapter",
+        "gemini-cli": "skillab.agents.gemini_cli:GeminiCliAdapter",
+    },
+    "models": {
+        "anthropic": "skillab.providers.anthropic:AnthropicClient",
+        "openai": "skillab.providers.openai_compat:OpenAICompatClient",
+        "openai-responses": "skillab.providers.openai_responses:OpenAIResponsesClient",
+        "gemini": "skillab.providers.gemini:GeminiClient",
+    },
+    "reporters": {
+        "junit": "skillab.reports.reporters:JUNIT",
+        "markdown": "skillab.reports.reporters:MARKDOWN",
+        "html": "skillab.reports.reporters:HTML",
+    },
+}
+
+
+class UnknownPlugin(LookupError):
+    """No built-in and no installed plugin has this name; ``available`` lists those that do."""
+
+    def __init__(self, kind: Kind, name: str, available: tuple[str, ...]) -> None:
+        self.kind, self.name, self.available = kind, name, available
+        super().__init__(f"unknown {kind[:-1]} {name!r} (choose from {', '.join(available) or 'none'})")
+
+
+def group(kind: Kind) -> str:
+    return GROUP_PREFIX + kind
+
+
+def plugins(kind: Kind) -> dict[str, metadata.EntryPoint]:
+    """The installed entry points of ``kind`` not shadowed by a built-in, by name."""
+    found = {}
+    for point in metadata.entry_points(group=group(kind)):
+        if point.name not in BUILTINS[kind]:
+            found.setdefault(point.name, point)
+    return dict(sorted(found.items()))
+
+
+def names(kind: Kind) -> tuple[str, ...]:
+    """Every name of ``kind``: the built-ins in their order, then the plugins by name."""
+    return (*BUILTINS[kind], *plugins(kind))
+
+
+def is_builtin(kind: Kind, name: str) -> bool:
+    return name in BUILTINS[kind]
+
+
+def target(kind: Kind, name: str) -> str:
+    """Where ``name`` lives, as ``"module:attr"``; ``UnknownPlugin`` when nothing has the name."""
+    if name in BUILTINS[kind]:
+        return BUILTINS[kind][name]
+    point = plugins(kind).get(name)
+    if point is None:
+        raise UnknownPlugin(kind, name, names(kind))
+    return point.value
+
+
+def load(kind: Kind, name: str) -> Any:
+    """The object ``name`` stands for, imported now. An ``ImportError`` of the module itself
+    propagates, so the caller can name the package to install."""
+    module, _, attr = target(kind, name).partition(":")
+    loaded: Any = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr.strip() else ():
+        loaded = getattr(loaded, part)
+    return loaded

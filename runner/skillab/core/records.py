@@ -1,0 +1,247 @@
+"""What a run produces: per-arm and per-(case, run) records, and the outcomes and verdicts over
+them.
+
+These are the boundary types between the engine, scoring and reports; each serializes itself
+once, into the spec's ``test-case-result`` shape plus skillab's extras, and reads itself back
+exactly (``from_dict(x.to_dict()) == x``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .checks import ExpectationResult, GraderResult, ValidatorResult
+from .usage import Usage
+
+Outcome = Literal["flip_to_pass", "pass_kept", "fail_kept", "flip_to_fail", "error"]
+OUTCOMES: tuple[Outcome, ...] = ("flip_to_pass", "pass_kept", "fail_kept", "flip_to_fail", "error")
+Verdict = Literal["pass", "fail", "mixed", "error"]
+
+
+@dataclass
+class Contamination:
+    """Signs that a without-skill arm saw the skill anyway (``engine.audit``)."""
+
+    fingerprints_seen: int
+    skill_paths_asked_for: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"fingerprints_seen": self.fingerprints_seen,
+                "skill_paths_asked_for": list(self.skill_paths_asked_for)}
+
+
+@dataclass
+class PassKAttempt:
+    attempt: int
+    passed: bool
+    errored: bool
+    error: str | None
+    duration_ms: int
+    total_tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"attempt": self.attempt, "passed": self.passed, "errored": self.errored,
+                "error": self.error, "duration_ms": self.duration_ms, "total_tokens": self.total_tokens}
+
+
+@dataclass
+class PassKSummary:
+    """An arm's attempts under ``--pass-k``: the arm passes if any of the first k does."""
+
+    k: int
+    n: int
+    graded: int
+    passes: int
+    pass_at_k: float | None
+    pass_at_1: float | None
+    estimator: Literal["unbiased", "plug-in"]
+    passed_on: int | None
+    attempts: list[PassKAttempt]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"k": self.k, "n": self.n, "graded": self.graded, "passes": self.passes,
+                "pass_at_k": self.pass_at_k, "pass_at_1": self.pass_at_1,
+                "estimator": self.estimator, "passed_on": self.passed_on,
+                "attempts": [a.to_dict() for a in self.attempts]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "PassKSummary":
+        return cls(**{**data, "attempts": [PassKAttempt(**a) for a in data["attempts"]]})
+
+
+@dataclass
+class HarborTrial:
+    """An arm read back from a Harbor job: its trial and the rewards its verifier wrote."""
+
+    trial_name: str
+    # None when the trial's verifier wrote none.
+    rewards: dict[str, float] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"trial_name": self.trial_name, "rewards": None if self.rewards is None else dict(self.rewards)}
+
+
+# The document keeps the arm's grading detail under ``extra``, in this order.
+_EXTRA = ("workspace", "sandbox", "served_model", "stop_reason", "contamination", "graders", "harbor", "pass_k")
+
+
+@dataclass(slots=True)
+class ArmRecord:
+    """One arm of one (case, run): what the agent did and how it was graded."""
+
+    passed: bool
+    errored: bool
+    task_attempted: bool = True
+    error: str | None = None
+    duration_ms: int = 0
+    turns: int = 0
+    tool_call_count: int = 0
+    usage: Usage = field(default_factory=Usage)
+    final_output: str = ""
+    transcript: str = ""
+    validator_results: list[ValidatorResult] = field(default_factory=list)
+    expectation_results: list[ExpectationResult] = field(default_factory=list)
+    cached: bool = False
+    skill_activated: bool | None = None
+    contaminated: bool = False
+    # Where --keep-workspaces left the arm's workspace.
+    workspace: str | None = None
+    # The sandbox backend that confined the arm (a cached baseline keeps the one it ran under).
+    sandbox: str | None = None
+    # The model id the provider reported serving (the baseline cache is keyed on it).
+    served_model: str | None = None
+    # Why the agent stopped short of an answer of its own (its turn cap: ``max_turns``).
+    stop_reason: str | None = None
+    contamination: Contamination | None = None
+    # The suite format's own graders, after the validators and expectations.
+    graders: list[GraderResult] = field(default_factory=list)
+    harbor: HarborTrial | None = None
+    pass_k: PassKSummary | None = None
+    # A compact document's arm (``--compact-results``): its transcript and final output are in
+    # this file beside the document, not in it.
+    detail: str | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.usage.total_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "passed": self.passed,
+            "task_attempted": self.task_attempted,
+            "errored": self.errored,
+            "error": self.error,
+            "duration_ms": self.duration_ms,
+            "turns": self.turns,
+            "total_tokens": self.total_tokens,
+            "tool_call_count": self.tool_call_count,
+            "usage": self.usage.to_dict(),
+            "final_output": self.final_output,
+            "transcript": self.transcript,
+            "validator_results": [v.to_dict() for v in self.validator_results],
+            "expectation_results": [e.to_dict() for e in self.expectation_results],
+            "cached": self.cached,
+            "skill_activated": self.skill_activated,
+            "contaminated": self.contaminated,
+        }
+        extra = self._extra()
+        if extra:
+            data["extra"] = extra
+        if self.detail is not None:
+            del data["final_output"], data["transcript"]
+            data["detail"] = self.detail
+        return data
+
+    def _extra(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        for name in _EXTRA:
+            value = getattr(self, name)
+            if value is None or value == []:
+                continue
+            if isinstance(value, list):
+                extra[name] = [item.to_dict() for item in value]
+            else:
+                extra[name] = value if isinstance(value, str) else value.to_dict()
+        return extra
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ArmRecord":
+        extra = data.get("extra") or {}
+        unknown = sorted(set(extra) - set(_EXTRA))
+        if unknown:
+            raise ValueError(f"unknown arm detail {', '.join(map(repr, unknown))} under 'extra'")
+        contamination, harbor, pass_k = extra.get("contamination"), extra.get("harbor"), extra.get("pass_k")
+        return cls(
+            passed=bool(data["passed"]),
+            errored=bool(data.get("errored", False)),
+            task_attempted=bool(data.get("task_attempted", True)),
+            error=data.get("error"),
+            duration_ms=int(data.get("duration_ms", 0)),
+            turns=int(data.get("turns", 0)),
+            tool_call_count=int(data.get("tool_call_count", 0)),
+            usage=Usage.from_dict(data.get("usage", {})),
+            final_output=data.get("final_output", ""),
+            transcript=data.get("transcript", ""),
+            validator_results=[ValidatorResult.from_dict(v) for v in data.get("validator_results", [])],
+            expectation_results=[ExpectationResult.from_dict(e) for e in data.get("expectation_results", [])],
+            cached=bool(data.get("cached", False)),
+            skill_activated=data.get("skill_activated"),
+            contaminated=bool(data.get("contaminated", False)),
+            workspace=extra.get("workspace"),
+            sandbox=extra.get("sandbox"),
+            served_model=extra.get("served_model"),
+            stop_reason=extra.get("stop_reason"),
+            contamination=None if contamination is None else Contamination(**contamination),
+            graders=[GraderResult.from_dict(g) for g in extra.get("graders", [])],
+            harbor=None if harbor is None else HarborTrial(**harbor),
+            pass_k=None if pass_k is None else PassKSummary.from_dict(pass_k),
+            detail=data.get("detail"),
+        )
+
+
+@dataclass(slots=True)
+class CaseRecord:
+    """One (case, run) A/B record: the unit the spec aggregates over."""
+
+    case_name: str
+    outcome: Outcome
+    with_skill: ArmRecord
+    without_skill: ArmRecord
+    run_index: int = 0
+    tags: tuple[str, ...] = ()
+    # Set when the run compares against the original skill (``--against``).
+    original: ArmRecord | None = None
+    original_outcome: Outcome | None = None
+    # Why the case errored before any arm ran (setup failure, unsupported task).
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "case_name": self.case_name,
+            "run_index": self.run_index,
+            "outcome": self.outcome,
+            "tags": list(self.tags),
+            "error": self.error,
+            "with_skill": self.with_skill.to_dict(),
+            "without_skill": self.without_skill.to_dict(),
+        }
+        if self.original is not None:
+            data["original"] = self.original.to_dict()
+            data["original_outcome"] = self.original_outcome
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CaseRecord":
+        original = data.get("original")
+        return cls(
+            case_name=data["case_name"],
+            outcome=data["outcome"],
+            with_skill=ArmRecord.from_dict(data["with_skill"]),
+            without_skill=ArmRecord.from_dict(data["without_skill"]),
+            run_index=int(data.get("run_index", 0)),
+            tags=tuple(data.get("tags") or ()),
+            original=None if original is None else ArmRecord.from_dict(original),
+            original_outcome=data.get("original_outcome"),
+            error=data.get("error"),
+        )

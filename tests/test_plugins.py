@@ -1,0 +1,172 @@
+"""Another package adds a suite format, an agent and a reporter through entry points, and
+``skillab run`` runs a suite through all three without a line of skillab changed.
+
+The package is real: a module plus a ``.dist-info`` directory that ``importlib.metadata`` finds
+on ``PYTHONPATH``, exactly as ``pip install`` would leave it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from skillab.core import plugins
+
+PLUGIN = textwrap.dedent('''
+    """A throwaway skillab plugin: the "lines" suite format, the "echo-agent" agent and the
+    "tally" reporter."""
+
+    import json
+    from dataclasses import dataclass
+    from pathlib import Path
+
+    from skillab.agents.base import AgentResult
+    from skillab.core.checks import GraderResult
+    from skillab.grading.trajectory import Trajectory
+    from skillab.suite.model import Case, Suite, ValidatorSpec
+
+
+    @dataclass(frozen=True)
+    class SaysGrader:
+        """A grader the format brings along: the answer must contain ``word``."""
+
+        word: str
+        judged = False  # asks no judge model
+        reads_work = False  # nor the files the agent changed
+
+        def grade(self, grading):
+            found = self.word in grading.final_output
+            return GraderResult("says", f"says {self.word}", found,
+                                "found" if found else f"{self.word!r} is missing")
+
+
+    class LinesFormat:
+        filenames = ("cases.lines",)
+
+        def load(self, path):
+            cases = []
+            for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
+                name, _, prompt = line.partition(":")
+                cases.append(Case(name=name.strip(), prompt=prompt.strip(), line=number,
+                                  validators=(ValidatorSpec("grep -q SKILLED answer.txt"),),
+                                  graders=(SaysGrader("SKILLED"),)))
+            return Suite(Path(path), "lines", tuple(cases))
+
+
+    FORMAT = LinesFormat()
+
+
+    class EchoAgent:
+        """Answers SKILLED when offered the skill, plain without it; writes its answer down."""
+
+        name = "echo-agent"
+        staging_dirs = ()
+
+        @classmethod
+        def from_config(cls, config):
+            return cls()
+
+        def identity(self):
+            return {"adapter": self.name}
+
+        def run(self, request):
+            answer = "SKILLED" if request.skill is not None else "plain"
+            (request.workspace / "answer.txt").write_text(answer)
+            return AgentResult(final_output=answer, trajectory=Trajectory(user_input=request.case.prompt))
+
+
+    class Tally:
+        description = "tally of outcomes"
+
+        def write(self, logs, path):
+            tally = {log.settings.suite["skill"]: {"verdict": log.verdict, "format": log.settings.suite["format"],
+                                                   "outcomes": [r.outcome for r in log.records],
+                                                   "graders": [g.label for r in log.records for g in r.with_skill.graders]}
+                     for log in logs}
+            Path(path).write_text(json.dumps(tally))
+
+
+    REPORTER = Tally()
+''')
+
+ENTRY_POINTS = """\
+[skillab.formats]
+lines = skillab_lines_plugin:FORMAT
+
+[skillab.agents]
+echo-agent = skillab_lines_plugin:EchoAgent
+
+[skillab.reporters]
+tally = skillab_lines_plugin:REPORTER
+"""
+
+
+def install_plugin(site: Path) -> None:
+    """What ``pip install`` of the plugin leaves on disk: the module and its metadata."""
+    site.mkdir(parents=True)
+    (site / "skillab_lines_plugin.py").write_text(PLUGIN)
+    info = site / "skillab_lines_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: skillab-lines-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+
+
+def skill_with_lines_suite(root: Path) -> Path:
+    skill = root / "greeter"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: Greets people in a known way.\n---\n"
+                                    "Always answer SKILLED.\n")
+    (skill / "cases.lines").write_text("hello: Say hello.\nbye: Say goodbye.\n")
+    return skill
+
+
+def skillab(args: list[str], site: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "skillab", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_format_an_agent_and_a_reporter_from_another_package_run_a_suite(tmp_path):
+    site = tmp_path / "site"
+    install_plugin(site)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "echo-agent", "--model", "any", "--no-cache",
+                    "--no-history", "--quiet", "--output", "results.json", "--reporter", "tally=tally.json"],
+                   site, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "wrote tally.json (tally of outcomes)" in done.stderr
+    tally = json.loads((tmp_path / "tally.json").read_text())
+    assert tally == {"greeter": {"verdict": "pass", "format": "lines", "outcomes": ["flip_to_pass"] * 2,
+                                 "graders": ["says SKILLED"] * 2}}
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["adapter"]["name"] == "echo-agent" and doc["suite"]["format"] == "lines"
+    assert [c["case_name"] for c in doc["cases"]] == ["hello", "bye"]
+    for case in doc["cases"]:
+        assert case["with_skill"]["validator_results"][0]["passed"] is True
+        assert case["without_skill"]["validator_results"][0]["passed"] is False
+        assert case["without_skill"]["extra"]["graders"][0]["reason"] == "'SKILLED' is missing"
+
+
+def test_unknown_names_list_the_plugins_beside_the_built_ins(tmp_path):
+    site = tmp_path / "site"
+    install_plugin(site)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "nope"], site, tmp_path)
+    assert done.returncode == 2 and "mock, llm, agent" in done.stderr and "echo-agent" in done.stderr
+    done = skillab(["run", str(skill), "--adapter", "mock", "--reporter", "nope=x"], site, tmp_path)
+    assert done.returncode == 2 and "junit, markdown, html, tally" in done.stderr
+    done = skillab(["validate", str(skill), "--format", "nope"], site, tmp_path)
+    assert done.returncode == 2 and "lines" in done.stderr
+
+
+def test_without_the_plugin_its_names_are_unknown():
+    assert "echo-agent" not in plugins.names("agents")
+    assert plugins.names("reporters")[:3] == ("junit", "markdown", "html")
+    with pytest.raises(plugins.UnknownPlugin, match="choose from mock, llm, agent"):
+        plugins.load("agents", "echo-agent")
