@@ -22,10 +22,15 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_json
 from ..core.records import ArmRecord
+
+if TYPE_CHECKING:
+    from ..core.settings import RunConfig
+    from ..skill.loader import Skill
+    from .arm import ArmJob
 
 ENTRY_FORMAT = "skillab.baseline/1"
 # A clock a little ahead on another machine sharing the cache is not tampering.
@@ -138,3 +143,30 @@ def _validated(data: Any, scope: str, key: str) -> ArmRecord:
     if record.passed != all(checks):
         raise ValueError("record.passed disagrees with the checks it records")
     return record
+
+
+def baseline_slot(job: "ArmJob", skill: "Skill", config: "RunConfig", adapter: Any,
+                  judge: Any | None) -> tuple[str, str]:
+    """The cache's (scope, key) for a baseline arm: everything its verdict depends on."""
+    from ..formats.grading import grading_scope
+    from .prepare import sandbox_scope
+
+    engine = config.engine
+    scope = scope_digest(
+        {
+            "adapter": adapter.identity(),
+            "judge": None if judge is None else [judge.model, judge.prompt_sha256],
+            "case": job.case.to_spec_dict(),
+            # SKILL.md edits keep the baseline; edits to graders the validators call must not.
+            "bundled": skill.bundled_hash(),
+            "default_max_turns": config.agent.max_turns,
+            # Imported formats' graders and seeds; attempts per arm change the grade too.
+            "grading": grading_scope(job.case),
+            "pass_k": engine.pass_k,
+            # A baseline that ran unsandboxed (or in another image) is not this run's baseline.
+            "sandbox": sandbox_scope(),
+            "pass_n": max(engine.pass_k, engine.pass_n),
+        }
+    )
+    return scope, baseline_key(skill=skill.name, case=job.case.name, prompt=job.case.prompt,
+                               run_index=job.run_index)

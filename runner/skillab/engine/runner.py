@@ -18,7 +18,6 @@ from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
 from ..core.settings import RunConfig
-from ..formats.grading import grading_scope
 from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
@@ -32,10 +31,10 @@ from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
-from .cache import BaselineCache, baseline_key, default_cache_dir, scope_digest
+from .cache import BaselineCache, baseline_slot, default_cache_dir
 from .consistency import check_consistency
 from .history import record_into
-from .prepare import prepare_suite, run_warnings, sandbox_scope, suite_sandbox
+from .prepare import prepare_suite, run_warnings, suite_sandbox
 from .shard import ShardPlan, plan_shards
 from .trigger import run_triggers
 
@@ -188,29 +187,7 @@ class Execution:
     def _cache_slot(self, job: ArmJob) -> tuple[str, str] | None:
         if self.cache is None or job.arm != "without_skill":
             return None
-        scope = scope_digest(
-            {
-                "adapter": self.adapter.identity(),
-                "judge": None if self.judge is None else [self.judge.model, self.judge.prompt_sha256],
-                "case": job.case.to_spec_dict(),
-                # SKILL.md edits keep the baseline; edits to graders the validators call must not.
-                "bundled": self.prepared.skill.bundled_hash(),
-                "default_max_turns": self.config.agent.max_turns,
-                # Imported formats' graders and seeds; attempts per arm change the grade too.
-                "grading": grading_scope(job.case),
-                "pass_k": self.config.engine.pass_k,
-                # A baseline that ran unsandboxed (or in another image) is not this run's baseline.
-                "sandbox": sandbox_scope(),
-                "pass_n": max(self.config.engine.pass_k, self.config.engine.pass_n),
-            }
-        )
-        key = baseline_key(
-            skill=self.prepared.skill.name,
-            case=job.case.name,
-            prompt=job.case.prompt,
-            run_index=job.run_index,
-        )
-        return scope, key
+        return baseline_slot(job, self.prepared.skill, self.config, self.adapter, self.judge)
 
     # -- execution -------------------------------------------------------------------------
 
@@ -399,7 +376,7 @@ class Execution:
         records = self.records()
         return RunReport(self._log(records, interrupted=interrupted), self.kept_workspaces)
 
-    def _log(self, records: list[CaseRecord], *, interrupted: bool, partial: bool = False) -> RunLog:
+    def _log(self, records: list[CaseRecord], *, interrupted: bool) -> RunLog:
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
                        self.judge, detect_isolation(self.adapter))
         return summarize(run_settings(
