@@ -12,7 +12,7 @@ from skillab.errors import SuiteError, SuiteIssue
 from skillab.suite import SUITE_MAX_BYTES, Setup, load_suite, parse_eval_yaml
 from skillab.formats.eval_yaml.parser import REMOVED_REV1_KEYS, schema
 from skillab.suite.loading import setup_path_problem
-from skillab.suite.yaml_source import MAX_ALIAS_EXPANSION, MAX_NODES
+from skillab.yaml_source import MAX_ALIAS_EXPANSION, MAX_NODES
 
 PATH = Path("skills/demo/eval.yaml")
 

@@ -45,7 +45,7 @@ def read_frontmatter(text: str, path: Path) -> Frontmatter:
     body = "".join(lines[end + 1:])
     if not block.strip():
         return Frontmatter({}, body)
-    from ..suite.yaml_source import YamlSyntaxError, parse_yaml
+    from ..yaml_source import YamlSyntaxError, parse_yaml
 
     try:
         doc = parse_yaml(block, path)

@@ -81,7 +81,7 @@ def load_skill(directory: Path) -> Skill:
         if len(members) > 1:
             return load_skill_set(directory, [load_skill(d) for d in members])
         raise SkillError(f"{path}: missing — a skill directory needs a {SKILL_FILE}")
-    from ..suite.yaml_source import read_suite_text  # the suite package imports this module
+    from ..yaml_source import read_suite_text
 
     try:
         text = read_suite_text(path)

@@ -20,7 +20,7 @@ _EXPORTS = {
     "Setup": ".model",
     "Suite": ".model",
     "ValidatorSpec": ".model",
-    "SUITE_MAX_BYTES": ".yaml_source",
+    "SUITE_MAX_BYTES": "skillab.yaml_source",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
-from .yaml_source import (
+from ..yaml_source import (
     MAX_DEPTH,
     MAX_NUMBER_DIGITS,
     DuplicateKey,

@@ -93,7 +93,7 @@ def _unsupported(what: str, todo: str) -> str:
 
 
 def _peek_yaml(path: Path) -> Any:
-    from .yaml_source import parse_yaml, read_suite_text
+    from ..yaml_source import parse_yaml, read_suite_text
 
     try:
         return parse_yaml(read_suite_text(path), path).value
@@ -103,7 +103,7 @@ def _peek_yaml(path: Path) -> Any:
 
 def _peek_json(path: Path) -> Any:
     from .json_source import parse_located_json
-    from .yaml_source import read_suite_text
+    from ..yaml_source import read_suite_text
 
     try:
         return parse_located_json(read_suite_text(path), path).value

@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import SuiteError, SuiteIssue
 from .loading import IssueList
 from .model import Suite
-from .yaml_source import YamlDocument, parse_yaml, read_suite_text
+from ..yaml_source import YamlDocument, parse_yaml, read_suite_text
 
 JSON_FILES = ("trigger-evals.json", "trigger_evals.json")
 YAML_FILES = ("triggers.yaml",)

@@ -20,7 +20,7 @@ from ...errors import SuiteError, SuiteIssue
 from ...suite.loading import setup_path_problem
 from ...suite.model import Case, Setup, Suite, ValidatorSpec
 from ...suite.schema_check import is_valid
-from ...suite.yaml_source import (
+from ...yaml_source import (
     SUITE_MAX_BYTES,
     YamlDocument,
     YamlPath,

@@ -43,7 +43,7 @@ from ...skill.loader import SKILL_FILE
 from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, seed_files
 from ...suite.model import Case, SeedFiles, Suite, ValidatorSpec
-from ...suite.yaml_source import YamlPath, read_suite_text
+from ...yaml_source import YamlPath, read_suite_text
 from .specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "evals.json"

@@ -46,7 +46,7 @@ from ...suite.loading import (
     seed_files,
 )
 from ...suite.model import Case, Suite
-from ...suite.yaml_source import YamlDocument, YamlPath, read_suite_text
+from ...yaml_source import YamlDocument, YamlPath, read_suite_text
 from .specs import Dimension, DimensionGrader
 
 FORMAT_NAME = "ruby-skill-bench"

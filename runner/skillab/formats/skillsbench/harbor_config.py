@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...suite.loading import IssueList
-from ...suite.yaml_source import YamlPath
+from ...yaml_source import YamlPath
 
 DEFAULT_AGENT_TIMEOUT_S = 600.0
 DEFAULT_VERIFIER_TIMEOUT_S = 600.0

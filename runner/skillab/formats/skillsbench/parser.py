@@ -42,7 +42,7 @@ from ...errors import SuiteError, SuiteIssue
 from ...skill.loader import SKILL_FILE
 from ...suite.loading import IssueList, collect_files, read_prompt_file, seed_files
 from ...suite.model import Case, ImageRequest, SeedFiles, Setup, Suite
-from ...suite.yaml_source import (
+from ...yaml_source import (
     MAX_DEPTH,
     MAX_NUMBER_DIGITS,
     YamlDocument,

@@ -36,7 +36,7 @@ from ...suite.loading import (
     setup_path_problem,
 )
 from ...suite.model import Case, GraderSpec, RubricGrader, Suite
-from ...suite.yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
+from ...yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
 from .specs import ContainsGrader, PytestGrader
 
 FORMAT_NAME = "task_suite.yaml"

@@ -29,7 +29,7 @@ from ...skill.loader import SKILL_FILE
 from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, collect_files, read_prompt_file, seed_files
 from ...suite.model import Case, Suite
-from ...suite.yaml_source import read_suite_text
+from ...yaml_source import read_suite_text
 from ..evals_json.specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "tessl"

@@ -21,7 +21,7 @@ from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
-from ..errors import SuiteError, SuiteIssue
+from .errors import SuiteError, SuiteIssue
 
 SUITE_MAX_BYTES = 4 * 1024 * 1024
 # A suite nests five levels at most; anything far deeper is a mistake or an attack.
