@@ -133,3 +133,39 @@ class GraderResult:
             threshold=data.get("threshold"),
             minimum_delta=data.get("minimum_delta"),
         )
+
+
+# Below this agreement the lift is withheld (why 0.8: ``engine.consistency``).
+AGREEMENT_FLOOR = 0.80
+
+
+@dataclass(frozen=True)
+class ConsistencyCheck:
+    verdicts: int
+    sampled: int
+    agreed: int
+    errored: int
+    floor: float = AGREEMENT_FLOOR
+
+    @property
+    def compared(self) -> int:
+        return self.sampled - self.errored
+
+    @property
+    def agreement(self) -> float | None:
+        return self.agreed / self.compared if self.compared else None
+
+    @property
+    def lift_withheld(self) -> bool:
+        return self.agreement is not None and self.agreement < self.floor
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdicts": self.verdicts,
+            "sampled": self.sampled,
+            "agreed": self.agreed,
+            "errored": self.errored,
+            "agreement": None if self.agreement is None else round(self.agreement, 4),
+            "floor": self.floor,
+            "lift_withheld": self.lift_withheld,
+        }

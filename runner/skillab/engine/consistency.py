@@ -16,47 +16,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from ..core.checks import ConsistencyCheck
 from ..grading.blinding import blind_transcript
 
 DEFAULT_SHARE = 0.10
 MINIMUM_SAMPLE = 5
-AGREEMENT_FLOOR = 0.80
 _ARMS = ("with_skill", "without_skill", "original")
-
-
-@dataclass(frozen=True)
-class ConsistencyCheck:
-    verdicts: int
-    sampled: int
-    agreed: int
-    errored: int
-    floor: float = AGREEMENT_FLOOR
-
-    @property
-    def compared(self) -> int:
-        return self.sampled - self.errored
-
-    @property
-    def agreement(self) -> float | None:
-        return self.agreed / self.compared if self.compared else None
-
-    @property
-    def lift_withheld(self) -> bool:
-        return self.agreement is not None and self.agreement < self.floor
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "verdicts": self.verdicts,
-            "sampled": self.sampled,
-            "agreed": self.agreed,
-            "errored": self.errored,
-            "agreement": None if self.agreement is None else round(self.agreement, 4),
-            "floor": self.floor,
-            "lift_withheld": self.lift_withheld,
-        }
 
 
 def check_consistency(

@@ -189,7 +189,7 @@ def _total_usage(usages: list[Usage | None]) -> Usage | None:
 def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] | None:
     """The shards' judge consistency checks as one: each re-asked a sample of its own verdicts,
     so the pooled check counts every verdict, every re-ask and every agreement."""
-    from ..engine.consistency import ConsistencyCheck
+    from ..core.checks import ConsistencyCheck
 
     present = [c for c in checks if c]
     if not present:
