@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from skillab.cli import main
-from skillab.engine.history import (
+from skillab.scoring.history import (
     HISTORY_FORMAT,
     HistoryEntry,
     compute_trend,
@@ -118,7 +118,7 @@ def test_an_entry_keeps_what_the_issue_lists(tmp_path, monkeypatch):
 
 
 def test_runs_that_differ_in_what_they_measure_are_not_comparable():
-    from skillab.engine.history import previous_comparable
+    from skillab.scoring.history import previous_comparable
 
     base = entry(suite_hash="s1", case_selection="c1", adapter_identity="a1", judge="j1")
     for change in ({"suite_hash": "s2"}, {"case_selection": "c2"}, {"runs": 3}, {"pass_k": 5},

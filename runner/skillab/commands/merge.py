@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..engine.history import DEFAULT_HISTORY_PATH
+from ..scoring.history import DEFAULT_HISTORY_PATH
 from ..reports.terminal import render_table
 from .run import gate_exit, say, write_reports
 
@@ -17,7 +17,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
     logs = merge_shards(load_shards(args.documents))
     if not args.no_history:
-        from ..engine.history import record_into
+        from ..scoring.history import record_into
 
         # The merged run takes the place in the trend that its shards did not.
         logs = [record_into(log, args.history or DEFAULT_HISTORY_PATH) for log in logs]

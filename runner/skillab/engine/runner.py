@@ -33,7 +33,7 @@ from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, default_cache_dir
 from .consistency import check_consistency
-from .history import record_into
+from ..scoring.history import record_into
 from .prepare import prepare_suite, run_warnings, suite_sandbox
 from .shard import ShardPlan, plan_shards
 from .trigger import run_triggers

@@ -26,7 +26,7 @@ def merge_outcomes(root: Path, workspace: Path, own_output: Path,
                    history: Path | None) -> Iterator[tuple[dict[str, Any], SuiteLocation]]:
     """Each merged suite document with the suite's location in the repository, recorded in the
     history as an unsharded run would be (the shards record nothing)."""
-    from ..engine.history import record_into
+    from ..scoring.history import record_into
     from ..reports.results import document
 
     for log in merge_shards(load_shards(shard_files(root, own_output))):

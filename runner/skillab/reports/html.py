@@ -135,7 +135,7 @@ def _trend_chart(doc: dict[str, Any]) -> list[str]:
 def _history_series(doc: dict[str, Any], history: str | None) -> list[tuple[str, dict[str, Any]]]:
     if not history or not Path(history).is_file():
         return []
-    from ..engine.history import HistoryEntry, read_history
+    from ..scoring.history import HistoryEntry, read_history
 
     entries, _ = read_history(Path(history))
     key = HistoryEntry.from_document(doc).key

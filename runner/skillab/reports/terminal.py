@@ -298,7 +298,7 @@ def _versus_original(doc: dict[str, Any]) -> list[str]:
 
 
 ARM_LABELS = {"with_skill": "with skill", "without_skill": "without skill", "original": "original"}
-# "improved" / "regressed" only when the per-case change passed its test (engine/history.py).
+# "improved" / "regressed" only when the per-case change passed its test (scoring/history.py).
 _TREND_WORDS = {"within_noise": "changed within noise"}
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core.runlog import RunLog
-from ..scoring.inference import ALPHA, sign_flip_p
+from .inference import ALPHA, sign_flip_p
 from ..core.settings import DEFAULT_HISTORY_PATH  # noqa: F401  (its home for readers of history)
 
 HISTORY_FORMAT = "skillab.history/2"
