@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .commands.settings import adapter_list, provider_name, reporter_choice
-from .core.settings import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
+from .commands.choices import adapter_list, provider_name, reporter_choice
+from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
 VERDICTS = ("pass", "fail", "mixed", "error")

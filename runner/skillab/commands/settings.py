@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..core.settings import (
     DEFAULT_HISTORY_PATH,
@@ -23,43 +22,6 @@ GETTING_STARTED = (
     "  skillab run PATH --adapter mock                 (offline: scripted answers, honest grading)\n"
     "The model can also come from the SKILLAB_MODEL environment variable."
 )
-
-
-def adapter_list(text: str) -> tuple[str, ...]:
-    """``--adapter A,B,...``: known adapters (built-in or plugin), each once."""
-    from ..agents.registry import adapter_names
-
-    known = adapter_names()
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in known]
-    if not names or unknown or len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: choose one or more of {', '.join(known)}, comma-separated, each once"
-        )
-    return names
-
-
-def provider_name(text: str) -> str:
-    """``--provider NAME``: a built-in model provider or a plugin's."""
-    from ..core import plugins
-
-    known = plugins.names("models")
-    if text not in known:
-        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(repr, known))})")
-    return text
-
-
-def reporter_choice(text: str) -> tuple[str, Path | None]:
-    """``--reporter NAME[=PATH]``: a built-in reporter or a plugin's, and where it writes."""
-    from ..core import plugins
-
-    name, sep, path = text.partition("=")
-    known = plugins.names("reporters")
-    if name not in known:
-        raise argparse.ArgumentTypeError(f"unknown reporter {name!r} (choose from {', '.join(known)})")
-    if sep and not path:
-        raise argparse.ArgumentTypeError(f"{text!r}: a path after '=' (--reporter {name}=PATH)")
-    return name, Path(path) if sep else None
 
 
 def configs_from_args(args: argparse.Namespace) -> list[RunConfig]:

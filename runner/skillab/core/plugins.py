@@ -16,8 +16,10 @@ Groups: ``skillab.formats`` (``SuiteFormat``), ``skillab.agents`` (an ``Agent`` 
 from __future__ import annotations
 
 import importlib
-from importlib import metadata
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 Kind = Literal["formats", "agents", "models", "reporters"]
 KINDS: tuple[Kind, ...] = ("formats", "agents", "models", "reporters")
@@ -70,6 +72,8 @@ def group(kind: Kind) -> str:
 
 def plugins(kind: Kind) -> dict[str, metadata.EntryPoint]:
     """The installed entry points of ``kind`` not shadowed by a built-in, by name."""
+    from importlib import metadata  # scanning sys.path: paid only when a plugin may be asked for
+
     found = {}
     for point in metadata.entry_points(group=group(kind)):
         if point.name not in BUILTINS[kind]:

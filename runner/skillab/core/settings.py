@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-DEFAULT_MAX_TURNS = 12
-DEFAULT_CACHE_TTL_DAYS = 7.0
-# The run history ``--history`` defaults to (``scoring.history`` reads and appends it).
-DEFAULT_HISTORY_PATH = Path(".skillab") / "history.jsonl"
+from .defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS  # noqa: F401
 
 
 @dataclass(frozen=True)

@@ -29,16 +29,19 @@ class FormatRegistry:
         self._formats: dict[str, SuiteFormat] = {}
         self._sniffed: dict[str, SuiteFormat] = {}
         # Installed plugin formats (entry point group ``skillab.formats``, a
-        # ``core.contracts.SuiteFormat``) join on first use: reading entry points scans sys.path.
+        # ``core.contracts.SuiteFormat``) join when a built-in does not answer, or a listing asks:
+        # reading entry points scans sys.path and imports importlib.metadata (tens of ms).
         self._plugins_pending = with_plugins
 
-    def _join_plugins(self) -> None:
+    def _join_plugins(self) -> bool:
+        """Join the installed plugin formats; whether any were pending (so a miss may retry)."""
         if not self._plugins_pending:
-            return
+            return False
         self._plugins_pending = False
         for name in plugins.plugins("formats"):
             fmt = plugins.load("formats", name)
             self.add(SuiteFormat(name, tuple(fmt.filenames), fmt.load))
+        return True
 
     def register(self, name: str, filenames: tuple[str, ...], loader: Loader) -> None:
         """Add a format that only parses, or replace the one registered under ``name``."""
@@ -71,7 +74,8 @@ class FormatRegistry:
 
     def get(self, name: str) -> SuiteFormat:
         """The format called ``name``; an unknown name is a usage error listing the known ones."""
-        self._join_plugins()
+        if name not in self._formats and name not in self._sniffed:
+            self._join_plugins()
         if name in self._sniffed:
             return self._sniffed[name]
         try:
@@ -82,13 +86,12 @@ class FormatRegistry:
 
     def for_filename(self, filename: str) -> SuiteFormat | None:
         """The format owning a file name (``evals.json``) or a path ending in one."""
-        self._join_plugins()
         path = filename.replace(os.sep, "/")
-        return next((f for f in self._formats.values() if f.recognises(path)), None)
+        found = next((f for f in self._formats.values() if f.recognises(path)), None)
+        return found if found is not None or not self._join_plugins() else self.for_filename(filename)
 
     def find(self, directory: Path, *, format: str | None = None) -> tuple[Path, str]:
         """The suite file in ``directory`` and its format name."""
-        self._join_plugins()
         directory = Path(directory)
         candidates = [self.get(format)] if format else list(self._formats.values())
         if not directory.is_dir():
@@ -103,6 +106,8 @@ class FormatRegistry:
                 )
             if present:
                 return present[0], fmt.name
+        if directory.is_dir() and self._join_plugins():
+            return self.find(directory, format=format)
         from ..suite.sniff import foreign_directory
 
         foreign = None if format else foreign_directory(directory)
