@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.settings import DEFAULT_MAX_TURNS, EngineSettings
+from ..core.defaults import DEFAULT_MAX_TURNS
+from ..core.settings import EngineSettings
 from ..errors import EXIT_OK
 from .merge import publish
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..scoring.history import DEFAULT_HISTORY_PATH
+from ..core.defaults import DEFAULT_HISTORY_PATH
 from ..reports.terminal import render_table
 from .run import gate_exit, say, write_reports
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.defaults import DEFAULT_HISTORY_PATH
 from ..core.settings import (
-    DEFAULT_HISTORY_PATH,
     AgentSettings,
     Credentials,
     EngineSettings,

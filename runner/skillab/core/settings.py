@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from .defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS  # noqa: F401
+from .defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_MAX_TURNS
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ from typing import Any, Literal
 
 from ..core.runlog import RunLog
 from .inference import ALPHA, sign_flip_p
-from ..core.settings import DEFAULT_HISTORY_PATH  # noqa: F401  (its home for readers of history)
 
 HISTORY_FORMAT = "skillab.history/2"
 # Entries written before the comparability fields existed: read, never comparable to a new run.
