@@ -45,13 +45,14 @@ def check_destinations(args: argparse.Namespace) -> None:
 def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) -> list:
     """Everything that can fail on bad input, for every suite, before the first case runs."""
     from ..engine.prepare import prepare_suite
-    from ..providers.mock_script import check_case_names
-    from ..suite import load_suite
-    from ..suite.trigger import suite_trigger_queries
 
     check_destinations(args)
     prepared = [prepare_suite(target, config.engine) for target in targets]
     if config.agent.adapter == "mock":
+        from ..providers.mock_script import check_case_names
+        from ..suite import load_suite
+        from ..suite.trigger import suite_trigger_queries
+
         scripts: dict[Path, set[str]] = {}
         for target, ready in zip(targets, prepared):
             script = suite_config(config, target).agent.mock_responses

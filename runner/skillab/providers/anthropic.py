@@ -6,6 +6,7 @@ tool definitions before it) from the prompt cache; cache reads and writes are re
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Sequence
 
 import anthropic
@@ -45,6 +46,7 @@ class AnthropicClient(SdkClient):
         self._sdk = anthropic.Anthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
         )
+        _warm_reading()
 
     def _params(
         self, messages: Sequence[Message], system: str, tools: Sequence[ToolSpec], max_tokens: int
@@ -85,6 +87,32 @@ class AnthropicClient(SdkClient):
 
     def _parse(self, raw: Any) -> ModelResponse:
         return _to_response(raw, self.model)
+
+
+# A reply with every block type the agent loop reads, for ``_warm_reading``.
+_SAMPLE_REPLY: dict[str, Any] = {
+    "id": "msg_warm", "type": "message", "role": "assistant", "model": "warm",
+    "stop_reason": "tool_use", "stop_sequence": None,
+    "content": [{"type": "text", "text": ""}, {"type": "tool_use", "id": "t", "name": "t", "input": {}}],
+    "usage": {"input_tokens": 0, "output_tokens": 0},
+}
+_warming = threading.Lock()
+_warmed = False
+
+
+def _warm_reading() -> None:
+    """Have the SDK build its reply types (pydantic schemas, tens of ms of CPU) in the background
+    while the first request waits on the model, once per process: otherwise every arm's first
+    reply builds them at once, on the run's critical path."""
+    global _warmed
+    with _warming:
+        if _warmed:
+            return
+        _warmed = True
+    threading.Thread(
+        target=anthropic.types.Message.model_construct, kwargs=_SAMPLE_REPLY,
+        name="skillab-warm-anthropic", daemon=True,
+    ).start()
 
 
 def _wire_message(message: Message) -> dict[str, Any]:

@@ -101,10 +101,10 @@ def _redact_each(items: list[Any], redactor: Redactor) -> list[Any]:
 
 def _same_family(agent: str | None, judge: Any | None) -> bool:
     """Whether a model judge is of the agent's family (allowed only with --judge-same-family)."""
-    from ..providers.judge_transport import model_family
-
     if not agent or judge is None or not isinstance(getattr(judge, "model", None), str):
         return False
+    from ..providers.judge_transport import model_family
+
     return model_family(agent) == model_family(judge.model)
 
 
