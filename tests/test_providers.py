@@ -492,3 +492,21 @@ def test_slow_attempts_share_one_deadline(server):
     with pytest.raises(ProviderError, match="deadline"):
         openai_client(server, timeout_s=0.8, policy=policy).create([Message.user("q")], system="S")
     assert time.monotonic() - started < 2.5 and server.count == 2
+
+
+def test_importing_an_sdk_leaves_the_garbage_collector_as_it_found_it():
+    import gc
+
+    from skillab.providers.sdk_client import collector_paused
+
+    assert gc.isenabled()  # the providers above were imported under collector_paused
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a collector someone else turned off stays off
+    finally:
+        gc.enable()

@@ -9,13 +9,14 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
-import anthropic
-
 from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout, remaining_s
-from .sdk_client import SdkClient
+from .sdk_client import SdkClient, collector_paused
+
+with collector_paused():
+    import anthropic
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",

@@ -12,15 +12,16 @@ from __future__ import annotations
 import itertools
 from typing import Any, Sequence
 
-from google import genai
-from google.genai import errors as genai_errors
-from google.genai import types
-
 from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
-from .sdk_client import SdkClient
+from .sdk_client import SdkClient, collector_paused
+
+with collector_paused():
+    from google import genai
+    from google.genai import errors as genai_errors
+    from google.genai import types
 
 _STOP_REASONS = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
 

@@ -10,14 +10,15 @@ import json
 import re
 from typing import Any, Sequence
 
-import openai
-
 from ..core.usage import Usage
 from ..errors import ProviderError
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout
-from .sdk_client import SdkClient
+from .sdk_client import SdkClient, collector_paused
+
+with collector_paused():
+    import openai
 
 # Reasoning models take ``max_completion_tokens`` and only their default temperature.
 _REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")

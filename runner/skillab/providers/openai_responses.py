@@ -13,14 +13,15 @@ import json
 import re
 from typing import Any, Sequence
 
-import openai
-
 from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .openai_compat import _arguments
 from .pricing import cost_usd
 from .retry import RetryPolicy
-from .sdk_client import SdkClient
+from .sdk_client import SdkClient, collector_paused
+
+with collector_paused():
+    import openai
 
 _REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5|codex)")
 
