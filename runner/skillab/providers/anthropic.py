@@ -110,10 +110,14 @@ def _warm_reading() -> None:
         if _warmed:
             return
         _warmed = True
-    threading.Thread(
-        target=anthropic.types.Message.model_construct, kwargs=_SAMPLE_REPLY,
-        name="skillab-warm-anthropic", daemon=True,
-    ).start()
+    threading.Thread(target=_build_reply_types, name="skillab-warm-anthropic", daemon=True).start()
+
+
+def _build_reply_types() -> None:
+    try:
+        anthropic.types.Message.model_construct(**_SAMPLE_REPLY)
+    except Exception:  # only a head start: the first reply builds whatever this could not
+        pass
 
 
 def _wire_message(message: Message) -> dict[str, Any]:
