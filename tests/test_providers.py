@@ -494,18 +494,19 @@ def test_slow_attempts_share_one_deadline(server):
     assert time.monotonic() - started < 2.5 and server.count == 2
 
 
-def test_importing_an_sdk_leaves_the_garbage_collector_as_it_found_it():
+def test_an_sdk_is_imported_out_of_the_collectors_reach_and_leaves_it_as_it_found_it():
     import gc
 
-    from skillab.providers.sdk_client import collector_paused
+    from skillab.providers.sdk_client import importing_sdk
 
-    assert gc.isenabled()  # the providers above were imported under collector_paused
-    with collector_paused():
+    # The providers above were imported under importing_sdk: their types are frozen.
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    with importing_sdk():
         assert not gc.isenabled()
     assert gc.isenabled()
     gc.disable()
     try:
-        with collector_paused():
+        with importing_sdk():
             pass
         assert not gc.isenabled()  # a collector someone else turned off stays off
     finally:

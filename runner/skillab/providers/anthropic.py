@@ -13,9 +13,9 @@ from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout, remaining_s
-from .sdk_client import SdkClient, collector_paused
+from .sdk_client import SdkClient, importing_sdk
 
-with collector_paused():
+with importing_sdk():
     import anthropic
 
 _STOP_REASONS: dict[str, StopReason] = {

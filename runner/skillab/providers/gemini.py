@@ -16,9 +16,9 @@ from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
-from .sdk_client import SdkClient, collector_paused
+from .sdk_client import SdkClient, importing_sdk
 
-with collector_paused():
+with importing_sdk():
     from google import genai
     from google.genai import errors as genai_errors
     from google.genai import types

@@ -15,9 +15,9 @@ from ..errors import ProviderError
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout
-from .sdk_client import SdkClient, collector_paused
+from .sdk_client import SdkClient, importing_sdk
 
-with collector_paused():
+with importing_sdk():
     import openai
 
 # Reasoning models take ``max_completion_tokens`` and only their default temperature.

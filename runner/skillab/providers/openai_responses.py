@@ -18,9 +18,9 @@ from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
 from .openai_compat import _arguments
 from .pricing import cost_usd
 from .retry import RetryPolicy
-from .sdk_client import SdkClient, collector_paused
+from .sdk_client import SdkClient, importing_sdk
 
-with collector_paused():
+with importing_sdk():
     import openai
 
 _REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5|codex)")

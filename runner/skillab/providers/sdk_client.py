@@ -6,7 +6,7 @@ makes that a ``ModelClient``. When a model refuses a temperature (reasoning mode
 models with fixed sampling) the call is made once more without it and the client stops sending
 it: the model's default is the nearest equivalent it offers.
 
-An SDK is imported under ``collector_paused``: importing one makes some 150,000 objects (its
+An SDK is imported under ``importing_sdk``: importing one makes some 150,000 objects (its
 pydantic types) that live as long as the process.
 """
 
@@ -27,20 +27,24 @@ from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_s
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block: while an SDK's types are being made it
-    would walk them again and again for nothing, a tenth of the import's time."""
+def importing_sdk() -> Iterator[None]:
+    """Around an SDK's import. The cyclic garbage collector would walk its types again and again
+    while they are made (a tenth of the import's time), then in each full collection after (a
+    pause of 0.1-0.3 s, in the middle of a run): it is paused for the import, and what the import
+    made is moved out of its reach once made (``gc.freeze``). Those types live as long as the
+    process anyway."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was_enabled:
             gc.enable()
 
 
-# The interpreter's last collection at exit walks every object still alive, an SDK's types
-# included (hundreds of ms once one is imported); the process frees them with its memory anyway.
+# The interpreter's last collection at exit walks every object still alive; the process frees
+# them with its memory anyway.
 atexit.register(gc.freeze)
 
 
