@@ -26,7 +26,9 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     counts = Counter(outcomes)
     withheld = _judge_withheld(settings.judge_consistency)
     # ruby-skill-bench's own per-case rule, beside the A/B outcome (None for other formats).
-    cases = [r.to_dict() for r in records]
+    # Only records with a format's graders or pass@k detail feed these: converting every record
+    # held a second copy of a large run at once.
+    cases = [r.to_dict() for r in records if _scored_beyond_checks(r)]
     criteria = criteria_verdicts(cases)
     summary = RunSummary(
         aggregate=agg.to_dict(),
@@ -48,6 +50,11 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         reward=mean_rewards(cases),
     )
     return RunLog(settings, list(records), summary)
+
+
+def _scored_beyond_checks(record: CaseRecord) -> bool:
+    arms = (record.with_skill, record.without_skill, record.original)
+    return any(arm is not None and (arm.graders or arm.pass_k is not None) for arm in arms)
 
 
 def _judge_withheld(check: dict[str, Any] | None) -> str | None:
