@@ -74,7 +74,19 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, max_help_position=32, width=100)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Unbuilt:
+    """Stands in for the parser of a command that is not being run: its arguments are never
+    built (the run parser alone adds about 70), while its name and help stay in the listing."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> "_Unbuilt":
+        return self
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given the ``command`` about to run, only that one's arguments."""
     parser = argparse.ArgumentParser(
         prog="skillab",
         description="Does this agent skill make the agent better, and by how much?",
@@ -84,7 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"skillab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p_validate = sub.add_parser(
+    def add_parser(name: str, **kwargs: Any) -> Any:
+        if command is None or command == name:
+            return sub.add_parser(name, **kwargs)
+        sub.add_parser(name, help=kwargs.get("help"), add_help=False)
+        return _Unbuilt()
+
+    p_validate = add_parser(
         "validate", help="check skill dirs or suite files; exit 2 if invalid", formatter_class=_Formatter,
         description="Parse each suite strictly and load its skill. Nothing is run.",
         epilog="exit codes:\n  0  every suite is valid\n  2  a suite or skill is invalid (each problem "
@@ -94,13 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_validate.add_argument("--format", dest="suite_format", metavar="NAME",
                             help="suite format when the file name does not tell")
 
-    p_run = sub.add_parser(
+    p_run = add_parser(
         "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter, epilog=RUN_EPILOG,
         description="Run every case of each suite with and without the skill, grade both arms,\n"
                     "and report the lift with its evidence.")
     add_run_arguments(p_run)
 
-    p_report = sub.add_parser(
+    p_report = add_parser(
         "report", help="re-render the reports of a results document", formatter_class=_Formatter,
         description="Print the terminal table of RESULTS and write any of the other reports "
                     "from it. Nothing is run.",
@@ -112,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_report.add_argument("-v", "--verbose", action="store_true",
                           help="after the table, both arms' reasons, longer output tails and answers")
 
-    p_diff = sub.add_parser(
+    p_diff = add_parser(
         "diff", help="compare two results documents case by case", formatter_class=_Formatter,
         description="Compare run A (before) with run B (after): each case that changed, the pass "
                     "rates, and whether the change is more than noise (sign-flip test on the "
@@ -130,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 1 when B is significantly worse than A")
     p_diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
-    p_init = sub.add_parser(
+    p_init = add_parser(
         "init", help="scaffold a skill's eval suite, mock responses and PR workflow",
         formatter_class=_Formatter,
         description="Write SKILL.md (if absent), eval.yaml, mock-responses.yaml and "
@@ -145,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_init.add_argument("--workflow-root", type=Path, metavar="DIR",
                         help="repository root for .github/workflows (default: the git root above DIR, else DIR)")
 
-    p_cal = sub.add_parser(
+    p_cal = add_parser(
         "calibrate-judge", help="grade the hand-labelled calibration set; report kappa, "
                                 "sensitivity and specificity per arm", formatter_class=_Formatter,
         epilog="examples:\n  skillab calibrate-judge\n  skillab calibrate-judge --judge-model gpt-4.1\n\n"
@@ -159,25 +177,25 @@ def build_parser() -> argparse.ArgumentParser:
     p_cal.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint or a proxy")
     p_cal.add_argument("--json", action="store_true", help="print the scores as JSON")
 
-    p_merge = sub.add_parser("merge", help="join the results documents of run --shard I/N")
+    p_merge = add_parser("merge", help="join the results documents of run --shard I/N")
     p_merge.add_argument("documents", nargs="+", type=Path, metavar="DOC")
     add_results_options(p_merge)
     p_merge.add_argument("--history", type=Path, metavar="PATH",
                          help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
     p_merge.add_argument("--no-history", action="store_true", help="neither read nor append the history")
 
-    p_export = sub.add_parser("export", help="write each case and arm of a suite as a Harbor task")
+    p_export = add_parser("export", help="write each case and arm of a suite as a Harbor task")
     p_export.add_argument("--harbor", type=Path, required=True, metavar="DIR")
     p_export.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     p_export.add_argument("--format", dest="suite_format")
-    p_import = sub.add_parser("import", help="read a Harbor job's trials into a results document")
+    p_import = add_parser("import", help="read a Harbor job's trials into a results document")
     p_import.add_argument("--harbor", type=Path, required=True, metavar="JOB_DIR")
     p_import.add_argument("--tasks", type=Path, metavar="DIR", help="the export directory, when the job moved")
     p_import.add_argument("--reward-threshold", type=_unit_interval, default=1.0, metavar="R",
                           help="verifier reward (0-1) at which an arm passes (default 1.0)")
     add_results_options(p_import)
 
-    sub.add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
+    add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
                    description="Run as the GitHub Action: inputs come from INPUT_* variables.")
     return parser
 
@@ -371,7 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .sandbox.guard import guard_process
 
     guard_process()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad flags, 0 on --help
