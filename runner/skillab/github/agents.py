@@ -41,16 +41,15 @@ class AgentChoice:
 def choose_agents(adapter_input: str | None, model_input: str | None) -> list[AgentChoice]:
     """The agents the ``adapter`` and ``model`` inputs name. ``model`` is one model for every
     agent or one per agent in the same order; without ``adapter``, a model means ``agent``."""
-    from ..agents.registry import adapter_names
+    from ..core import plugins
 
-    known = adapter_names()
     names = [n.strip() for n in (adapter_input or "").split(",") if n.strip()]
     models = [m.strip() for m in (model_input or "").split(",")] if model_input else []
     if not names:
         names = ["agent"] if models else []
-    unknown = [n for n in names if n not in known]
+    unknown = [n for n in names if not plugins.is_known("agents", n)]
     if unknown or len(set(names)) != len(names):
-        raise UsageError(f"input 'adapter' takes one or more of {', '.join(known)}, "
+        raise UsageError(f"input 'adapter' takes one or more of {', '.join(plugins.names('agents'))}, "
                          f"comma-separated, each once; got {adapter_input!r}")
     if len(models) > 1 and len(models) != len(names):
         raise UsageError(f"input 'adapter' names {len(names)} agent(s) but input 'model' names "
