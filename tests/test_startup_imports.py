@@ -51,3 +51,11 @@ def test_help_builds_every_command_and_a_command_builds_only_its_own():
         assert alone[name].format_help() == parser.format_help()
         assert list(alone) == list(commands)  # the listing stays whole
     assert build_parser("validate").format_help() == whole.format_help()
+
+
+def test_the_action_starts_without_the_engine_or_the_sandbox_runner():
+    # Inputs, event and suite selection come first; what runs a suite loads once one runs.
+    loaded = modules_after("import skillab.github.action")
+    unwanted = {"skillab.reports.results", "skillab.sandbox.process", "skillab.grading", "skillab.session",
+                "skillab.engine.runner", "skillab.formats.grading", "jsonschema"}
+    assert unwanted & loaded == set()

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UsageError
-from ..reports.results import safe_file_name
 
 NO_MODEL = (
     "the action needs a model to evaluate skills with: set the `model` input (and "
@@ -73,6 +72,10 @@ def choose_agents(adapter_input: str | None, model_input: str | None) -> list[Ag
 def results_file(out_dir: Path, rel_dir: str, agent: str | None) -> Path:
     """Where one suite's document goes: ``<suite>/results.json``, or, when several agents run,
     ``<suite>/<agent>/results.json``."""
+    # Imported here: the results document's module loads the engine's types, which the Action
+    # needs only once a suite has run.
+    from ..reports.results import safe_file_name
+
     suite = out_dir / safe_file_name(rel_dir.replace("/", "__"), fallback="root")
     return (suite / safe_file_name(agent, fallback="agent") if agent else suite) / "results.json"
 
