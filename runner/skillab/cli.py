@@ -75,8 +75,8 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 class _Unbuilt:
-    """Stands in for the parser of a command that is not being run: its arguments are never
-    built (the run parser alone adds about 70), while its name and help stay in the listing."""
+    """Stands in for the parser of a command that is not being run: nothing of it is built (the
+    run parser alone adds about 70 arguments)."""
 
     def add_argument(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -86,7 +86,8 @@ class _Unbuilt:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; given the ``command`` about to run, only that one's arguments."""
+    """The whole command line; given the ``command`` about to run, only what parsing it needs:
+    its own parser (the listing of every command is for ``--help`` and a bad command)."""
     parser = argparse.ArgumentParser(
         prog="skillab",
         description="Does this agent skill make the agent better, and by how much?",
@@ -97,10 +98,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add_parser(name: str, **kwargs: Any) -> Any:
-        if command is None or command == name:
-            return sub.add_parser(name, **kwargs)
-        sub.add_parser(name, help=kwargs.get("help"), add_help=False)
-        return _Unbuilt()
+        return sub.add_parser(name, **kwargs) if command is None or command == name else _Unbuilt()
 
     p_validate = add_parser(
         "validate", help="check skill dirs or suite files; exit 2 if invalid", formatter_class=_Formatter,
