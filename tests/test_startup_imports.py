@@ -31,6 +31,15 @@ def test_validate_of_an_eval_yaml_suite_imports_only_its_own_format():
     assert unwanted & loaded == set()
 
 
+def test_a_suite_without_a_trigger_set_does_not_load_the_trigger_reader(tmp_path):
+    (tmp_path / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\nbody\n")
+    (tmp_path / "eval.yaml").write_text("cases:\n  - name: a\n    prompt: p\n    validators:\n"
+                                        "      - cmd: 'true'\n")
+    loaded = modules_after("from skillab.cli import main\nassert main(['validate', sys.argv[1]]) == 0",
+                           str(tmp_path))
+    assert "skillab.suite.trigger_sets" in loaded and "skillab.suite.trigger" not in loaded
+
+
 def test_built_in_plugin_names_are_parsed_without_reading_entry_points():
     loaded = modules_after(
         "from skillab.cli import build_parser\n"
