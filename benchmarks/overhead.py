@@ -34,8 +34,11 @@ import sys
 import tempfile
 import time
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from skillab.core.settings import EngineSettings
 
 REFERENCE = "skillevaluation[runner]==0.8.0"
 HERE = Path(__file__).resolve().parent
@@ -124,18 +127,46 @@ def workspaces_on() -> str:
     return f"{parent} ({'tmpfs' if roomy_tmpfs(parent) else 'SKILLAB_WORKSPACE_DIR'})"
 
 
-def paired(pairs: int, ours, theirs) -> tuple[list[Sample], list[Sample], list[float]]:
-    """Interleaved pairs, alternating which runner goes first; per-pair time ratios."""
+def paired(pairs: int, ours, theirs, beside=None) -> tuple[list[Sample], list[Sample], list[float]]:
+    """Interleaved pairs, alternating which runner goes first; per-pair time ratios.
+    ``beside`` (optional) runs within each pair too, so its figure shares the pair's load."""
     mine, ref, ratios = [], [], []
     for index in range(pairs):
         if index % 2:
             b, a = theirs(), ours()
         else:
             a, b = ours(), theirs()
+        if beside is not None:
+            beside(b)
         mine.append(a)
         ref.append(b)
         ratios.append(a.seconds / b.seconds)
     return mine, ref, ratios
+
+
+def sandbox_floor(work: Path, commands: int, concurrency: int) -> float | None:
+    """Seconds to run the suite's validator ``commands`` times through skillab's own sandboxed
+    command path (bwrap: fresh namespaces per command, its cgroup, its limits) at skillab's
+    concurrency, with no engine around it: the least the bwrap row above can take here."""
+    from skillab.sandbox.backend import active
+    from skillab.sandbox.process import run_command
+
+    if active().backend.name != "bwrap":
+        return None
+    workspace = work / "floor"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "response.txt").write_text("answer\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(workspace)}
+
+    def one(_: int) -> None:
+        result = run_command("test -s response.txt", cwd=workspace, env=env, timeout_s=60)
+        if result.exit_code != 0:
+            raise SystemExit(f"the floor's command failed: {result.describe()}\n{result.stderr}")
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, range(commands)))
+    return time.perf_counter() - start
 
 
 def median_of(samples: list[Sample], attribute: str) -> float:
@@ -190,8 +221,20 @@ def main() -> int:
         def ours() -> Sample:
             return measure(skillab_cmd(skill, ours_out, *extra), ours_out)
 
-        report_pair(f"skillab{shape} (sandbox: bwrap) vs reference", *paired(args.pairs, ours, theirs),
-                    "target <= 0.50x")
+        floors: list[tuple[float, float]] = []
+
+        def floor(reference: Sample) -> None:
+            seconds = sandbox_floor(work, args.cases * args.runs * 2,
+                                    args.concurrency or EngineSettings().concurrency)
+            if seconds is not None:
+                floors.append((seconds, seconds / reference.seconds))
+
+        report_pair(f"skillab{shape} (sandbox: bwrap) vs reference",
+                    *paired(args.pairs, ours, theirs, floor), "target <= 0.50x")
+        if floors:
+            print(f"    floor    the same commands through skillab's sandboxed run_command alone, "
+                  f"no engine: {statistics.median(f[0] for f in floors):.2f} s, median pair ratio "
+                  f"{statistics.median(f[1] for f in floors):.2f}x  (the least the ratio above can be here)")
         if not args.skip_bare:
             def bare() -> Sample:
                 return measure(skillab_cmd(skill, ours_out, *extra), ours_out, env={"SKILLAB_SANDBOX": "none"})

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from skillab.secrets import MASK, is_secret_env_var, redact, redact_data, secret_values
+import json
+
+import pytest
+
+from skillab.secrets import (
+    MASK, Redactor, is_secret_env_var, redact, redact_data, secret_values,
+)
 
 ANTHROPIC_KEY = "sk-ant-api03-" + "A1b2C3d4" * 6
 OPENAI_KEY = "sk-proj-" + "Zz9Yy8Xx" * 5
@@ -50,6 +56,32 @@ def test_redact_data_walks_nested_documents():
     doc = {"cases": [{"final_output": f"key {ANTHROPIC_KEY}", "n": 3}], ANTHROPIC_KEY: None}
     out = redact_data(doc, environ={})
     assert out == {"cases": [{"final_output": f"key {MASK}", "n": 3}], MASK: None}
+
+
+DOCUMENT = {
+    "cases": [{"final_output": f"key {ANTHROPIC_KEY}\nnext line", "n": 12345678, "ok": True},
+              {"stderr": "tok-98765432 and \u00e9t\u00e9 \"quoted\" tab\there", "x": None}],
+    ANTHROPIC_KEY: [1.5, "tok-98765432"],
+}
+
+
+@pytest.mark.parametrize("env", [
+    {},
+    {"MY_SERVICE_TOKEN": "tok-98765432"},
+    {"MY_SERVICE_TOKEN": "12345678"},  # also a number in the document: masked in strings only
+    {"MY_SERVICE_TOKEN": 'has"quote-1'},  # escapes differently in JSON
+    {"MY_SERVICE_TOKEN": "with\nnewline"},
+    {"MY_SERVICE_TOKEN": "été \"quoted"},
+])
+def test_dumps_masks_the_encoded_text_exactly_as_walking_the_value_does(env):
+    redactor = Redactor.from_environ(env)
+    assert json.loads(redactor.dumps(DOCUMENT)) == redactor.data(DOCUMENT)
+
+
+def test_dumps_masks_a_secret_value_that_json_escapes():
+    env = {"MY_SERVICE_TOKEN": "line-one\nline-two"}
+    out = Redactor.from_environ(env).dumps({"stdout": "got line-one\nline-two here"})
+    assert "line-one" not in out and json.loads(out) == {"stdout": f"got {MASK} here"}
 
 
 def test_redact_reads_the_process_environment_by_default(monkeypatch):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+import json
 import os
 import re
 from typing import Any, Callable, Mapping
@@ -115,6 +116,34 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.data(v) for v in value]
         return value
+
+    def dumps(self, value: Any) -> str:
+        """``json.dumps(self.data(value), ensure_ascii=False)``, masked on the encoded text.
+
+        Masking the encoded text is two C passes where walking the value is a Python call per
+        string. It is exact: a secret is matched in its JSON-escaped form, neither it nor the
+        key shapes contain a quote or backslash (a secret that does is masked string by string),
+        and one that matched outside a string (a number, say) leaves text that does not parse,
+        so that value is masked string by string too.
+        """
+        if self._encoded is None:
+            return json.dumps(self.data(value), ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False)
+        masked = text
+        for secret in self._encoded:
+            if secret in masked:
+                masked = masked.replace(secret, MASK)
+        if masked is not text:
+            try:
+                json.loads(masked)
+            except ValueError:
+                return json.dumps(self.data(value), ensure_ascii=False)
+        return _KEY_PATTERNS.sub(MASK, masked)
+
+    @functools.cached_property
+    def _encoded(self) -> tuple[str, ...] | None:
+        encoded = tuple(json.dumps(v, ensure_ascii=False)[1:-1] for v in self.values)
+        return None if any('"' in e or "\\" in e for e in encoded) else encoded
 
     # Bounded, and keyed by the instance too, so each redactor's secrets stay its own.
     @functools.lru_cache(maxsize=8192)  # noqa: B019

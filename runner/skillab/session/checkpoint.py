@@ -45,13 +45,13 @@ class Checkpoint:
         elif isinstance(event, ArmFinished):
             self._write({"suite": event.suite, "adapter": self._suite.get("adapter"),
                          "case_name": event.case, "run_index": event.run_index, "arm": event.arm,
-                         "record": self.redactor.data(event.record.to_dict())})
+                         "record": event.record.to_dict()})
 
     def _write(self, entry: dict[str, Any]) -> None:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a" if self._append else "w", encoding="utf-8")
-        self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._file.write(self.redactor.dumps(entry) + "\n")
         self._file.flush()
 
     def close(self, *, complete: bool) -> None:
