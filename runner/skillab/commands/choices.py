@@ -1,11 +1,14 @@
-"""The argparse types of the names a plugin can add (agents, model providers, reporters): they
-resolve through ``core.plugins`` only when such a flag is given, and read the installed
-plugins only for a name no built-in has (or to list them in the error)."""
+"""The argparse types of the command line: numbers within bounds, and the names a plugin can
+add (agents, model providers, reporters). Those resolve through ``core.plugins`` only when such
+a flag is given, and read the installed plugins only for a name no built-in has (or to list
+them in the error)."""
 
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
+from typing import Any, Callable
 
 
 def adapter_list(text: str) -> tuple[str, ...]:
@@ -41,3 +44,38 @@ def reporter_choice(text: str) -> tuple[str, Path | None]:
     if sep and not path:
         raise argparse.ArgumentTypeError(f"{text!r}: a path after '=' (--reporter {name}=PATH)")
     return name, Path(path) if sep else None
+
+
+def finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        # nan compares false with everything, so a nan gate would silently never fail.
+        raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
+    return value
+
+
+def _bounded(parse: Callable[[str], Any], accept: Callable[[Any], bool], requirement: str, name: str):
+    """An argparse type: ``parse`` the text, then insist on ``accept``."""
+
+    def convert(text: str) -> Any:
+        value = parse(text)
+        if not accept(value):
+            raise argparse.ArgumentTypeError(requirement)
+        return value
+
+    convert.__name__ = name  # argparse names the type in "invalid <name> value"
+    return convert
+
+
+positive_float = _bounded(finite_float, lambda v: v > 0, "must be greater than zero", "number")
+lift_pts = _bounded(finite_float, lambda v: 0 < v <= 100,
+                    "must be a number of points above 0 and at most 100", "number")
+share = _bounded(finite_float, lambda v: 0 <= v <= 1, "must be a share between 0 and 1", "number")
+unit_interval = _bounded(finite_float, lambda v: 0 <= v <= 1, "must be a number from 0 to 1", "number")
+non_negative_float = _bounded(finite_float, lambda v: v >= 0, "must be zero or more", "number")
+probability = _bounded(finite_float, lambda v: 0 < v < 1, "must be between 0 and 1", "number")
+positive_int = _bounded(int, lambda v: v >= 1, "must be a positive integer", "integer")
+non_negative_int = _bounded(int, lambda v: v >= 0, "must be zero or more", "integer")
