@@ -66,3 +66,17 @@ def test_the_action_starts_without_the_engine_or_the_sandbox_runner():
     unwanted = {"skillab.reports.results", "skillab.sandbox.process", "skillab.grading", "skillab.session",
                 "skillab.engine.runner", "skillab.formats.grading", "jsonschema"}
     assert unwanted & loaded == set()
+
+
+def test_a_mock_run_of_a_native_suite_loads_no_other_format_and_reads_no_entry_points(tmp_path):
+    # The table at the end asks the suite's own format for its sections, not every format.
+    loaded = modules_after(
+        "from skillab.cli import main\n"
+        "assert main(['run', sys.argv[1], '--adapter', 'mock', '--sandbox', 'none', '--no-cache',"
+        " '--no-history', '--quiet', '--output', sys.argv[2]]) == 0",
+        str(ROOT / "examples" / "changelog-entry"), str(tmp_path / "results.json"))
+    assert "skillab.engine.runner" in loaded  # the suite ran
+    unwanted = {"importlib.metadata", "email", "tarfile", "uuid", "skillab.formats.task_suite",
+                "skillab.formats.ruby_bench", "skillab.formats.skillsbench", "skillab.formats.evals_json",
+                "skillab.formats.tessl"}
+    assert unwanted & loaded == set()

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..core import plugins
 from ..errors import SuiteError, SuiteIssue, UsageError
@@ -107,6 +109,19 @@ class FormatRegistry:
         except KeyError:
             known = ", ".join(self.names()) or "none"
             raise UsageError(f"unknown suite format {name!r} — known formats: {known}") from None
+
+    def of_documents(self, documents: Sequence[dict[str, Any]]) -> tuple[SuiteFormat, ...]:
+        """The formats that wrote these results documents (``suite.format``), in order of first
+        appearance: a report asks them alone for their sections, loading no other format."""
+        found: dict[str, SuiteFormat] = {}
+        for document in documents:
+            name = (document.get("suite") or {}).get("format")
+            if isinstance(name, str) and name not in found:
+                try:
+                    found[name] = self.get(name)
+                except UsageError:  # a plugin format no longer installed: nothing of its own
+                    continue
+        return tuple(found.values())
 
     def for_filename(self, filename: str) -> SuiteFormat | None:
         """The format owning a file name (``evals.json``) or a path ending in one."""
