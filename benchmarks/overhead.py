@@ -19,7 +19,11 @@ option meant for large runs; the reference has no such option and always writes 
 
 skillab runs every validator in its sandbox (bubblewrap by default: fresh namespaces, a private
 /proc, a scrubbed environment, resource limits); the reference wraps each in `unshare -rn`.
-`--sandbox none` rows show what the sandbox itself costs.
+`--sandbox none` rows show what the sandbox itself costs. Within each bwrap pair the same
+number of validator commands also runs with no engine around it, twice: through skillab's
+sandboxed ``run_command`` and as the bare ``bwrap`` command under ``xargs -P`` (the "floor"
+lines): the least the bwrap ratio can be on this machine while every command gets fresh
+namespaces.
 """
 
 from __future__ import annotations
@@ -144,14 +148,19 @@ def paired(pairs: int, ours, theirs, beside=None) -> tuple[list[Sample], list[Sa
     return mine, ref, ratios
 
 
-def sandbox_floor(work: Path, commands: int, concurrency: int) -> float | None:
-    """Seconds to run the suite's validator ``commands`` times through skillab's own sandboxed
-    command path (bwrap: fresh namespaces per command, its cgroup, its limits) at skillab's
-    concurrency, with no engine around it: the least the bwrap row above can take here."""
-    from skillab.sandbox.backend import active
+def sandbox_floors(work: Path, commands: int, concurrency: int) -> tuple[float, float] | None:
+    """Seconds to run the suite's validator ``commands`` times at skillab's concurrency, with no
+    engine around it: through skillab's own sandboxed command path (bwrap: fresh namespaces per
+    command, its cgroup, its limits, the Python that spawns and watches it), and as the bare
+    ``bwrap`` invocation alone, started by ``xargs -P`` (no cgroup, no Python). The first is the
+    least the bwrap row above can take here; the second, the least any runner starting one
+    bwrap sandbox per command can."""
+    from skillab.sandbox.backend import View, active
+    from skillab.sandbox.limits import ulimit_script
     from skillab.sandbox.process import run_command
 
-    if active().backend.name != "bwrap":
+    backend = active().backend
+    if backend.name != "bwrap":
         return None
     workspace = work / "floor"
     workspace.mkdir(exist_ok=True)
@@ -166,7 +175,20 @@ def sandbox_floor(work: Path, commands: int, concurrency: int) -> float | None:
     start = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(one, range(commands)))
-    return time.perf_counter() - start
+    through_skillab = time.perf_counter() - start
+
+    script = ulimit_script(60) + "test -s response.txt"
+    wrapped = backend.wrap(["/bin/bash", "-c", script], View(workspace=workspace, cwd=workspace), env)
+    for release in wrapped.cleanup:
+        release()
+    argv = wrapped.argv[wrapped.argv.index(backend.binary):]
+    # xargs puts each input line into --setenv's value, so every command is the same bwrap.
+    at = argv.index("--")
+    argv = [*argv[:at], "--setenv", "FLOOR_INDEX", "{}", *argv[at:]]
+    start = time.perf_counter()
+    subprocess.run(["xargs", "-P", str(concurrency), "-I{}", *argv], cwd=workspace, check=True,
+                   input="".join(f"{i}\n" for i in range(commands)), text=True, env={})
+    return through_skillab, time.perf_counter() - start
 
 
 def median_of(samples: list[Sample], attribute: str) -> float:
@@ -221,20 +243,22 @@ def main() -> int:
         def ours() -> Sample:
             return measure(skillab_cmd(skill, ours_out, *extra), ours_out)
 
-        floors: list[tuple[float, float]] = []
+        floors: list[tuple[float, float, float]] = []
 
         def floor(reference: Sample) -> None:
-            seconds = sandbox_floor(work, args.cases * args.runs * 2,
-                                    args.concurrency or EngineSettings().concurrency)
+            seconds = sandbox_floors(work, args.cases * args.runs * 2,
+                                     args.concurrency or EngineSettings().concurrency)
             if seconds is not None:
-                floors.append((seconds, seconds / reference.seconds))
+                floors.append((*seconds, reference.seconds))
 
         report_pair(f"skillab{shape} (sandbox: bwrap) vs reference",
                     *paired(args.pairs, ours, theirs, floor), "target <= 0.50x")
-        if floors:
-            print(f"    floor    the same commands through skillab's sandboxed run_command alone, "
-                  f"no engine: {statistics.median(f[0] for f in floors):.2f} s, median pair ratio "
-                  f"{statistics.median(f[1] for f in floors):.2f}x  (the least the ratio above can be here)")
+        for index, label in enumerate(("skillab's sandboxed run_command, no engine",
+                                       "bare bwrap under xargs -P, no Python")):
+            if floors:
+                print(f"    floor    the same commands through {label}: "
+                      f"{statistics.median(f[index] for f in floors):.2f} s, median pair ratio "
+                      f"{statistics.median(f[index] / f[2] for f in floors):.2f}x")
         if not args.skip_bare:
             def bare() -> Sample:
                 return measure(skillab_cmd(skill, ours_out, *extra), ours_out, env={"SKILLAB_SANDBOX": "none"})

@@ -160,6 +160,15 @@ def test_the_native_format_is_registered_first():
     assert known_formats()[0] == "eval.yaml"
 
 
+def test_each_builtin_format_is_found_by_the_file_names_its_package_declares():
+    # The registry finds suite files before importing a format's package, by this table.
+    from skillab.formats import BUILTIN_FILENAMES, BUILTIN_FORMATS
+
+    declared = {name: (fmt.filenames, fmt.sniffed) for name, fmt in BUILTIN_FORMATS.items()}
+    assert BUILTIN_FILENAMES == declared
+    assert all(DEFAULT_REGISTRY.get(name) is fmt for name, fmt in BUILTIN_FORMATS.items())
+
+
 # --- registering formats -----------------------------------------------------------------------
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from . import __version__
-from .commands.choices import adapter_list, provider_name, reporter_choice
+from .commands.choices import (adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
+                               positive_float, positive_int, probability, provider_name, reporter_choice,
+                               share, unit_interval)
 from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
@@ -74,7 +75,20 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, max_help_position=32, width=100)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Unbuilt:
+    """Stands in for the parser of a command that is not being run: nothing of it is built (the
+    run parser alone adds about 70 arguments)."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> "_Unbuilt":
+        return self
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given the ``command`` about to run, only what parsing it needs:
+    its own parser (the listing of every command is for ``--help`` and a bad command)."""
     parser = argparse.ArgumentParser(
         prog="skillab",
         description="Does this agent skill make the agent better, and by how much?",
@@ -84,7 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"skillab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p_validate = sub.add_parser(
+    def add_parser(name: str, **kwargs: Any) -> Any:
+        return sub.add_parser(name, **kwargs) if command is None or command == name else _Unbuilt()
+
+    p_validate = add_parser(
         "validate", help="check skill dirs or suite files; exit 2 if invalid", formatter_class=_Formatter,
         description="Parse each suite strictly and load its skill. Nothing is run.",
         epilog="exit codes:\n  0  every suite is valid\n  2  a suite or skill is invalid (each problem "
@@ -94,13 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_validate.add_argument("--format", dest="suite_format", metavar="NAME",
                             help="suite format when the file name does not tell")
 
-    p_run = sub.add_parser(
+    p_run = add_parser(
         "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter, epilog=RUN_EPILOG,
         description="Run every case of each suite with and without the skill, grade both arms,\n"
                     "and report the lift with its evidence.")
     add_run_arguments(p_run)
 
-    p_report = sub.add_parser(
+    p_report = add_parser(
         "report", help="re-render the reports of a results document", formatter_class=_Formatter,
         description="Print the terminal table of RESULTS and write any of the other reports "
                     "from it. Nothing is run.",
@@ -112,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_report.add_argument("-v", "--verbose", action="store_true",
                           help="after the table, both arms' reasons, longer output tails and answers")
 
-    p_diff = sub.add_parser(
+    p_diff = add_parser(
         "diff", help="compare two results documents case by case", formatter_class=_Formatter,
         description="Compare run A (before) with run B (after): each case that changed, the pass "
                     "rates, and whether the change is more than noise (sign-flip test on the "
@@ -124,13 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_diff.add_argument("after", type=Path, metavar="B", help="the later (or candidate) results.json")
     p_diff.add_argument("--arm", choices=("with_skill", "without_skill"), default="with_skill",
                         help="which arm to compare across the two runs (default %(default)s)")
-    p_diff.add_argument("--alpha", type=_probability, default=0.05, metavar="P",
+    p_diff.add_argument("--alpha", type=probability, default=0.05, metavar="P",
                         help="significance level of the noise test (default %(default)s)")
     p_diff.add_argument("--fail-on-regression", action="store_true",
                         help="exit 1 when B is significantly worse than A")
     p_diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
-    p_init = sub.add_parser(
+    p_init = add_parser(
         "init", help="scaffold a skill's eval suite, mock responses and PR workflow",
         formatter_class=_Formatter,
         description="Write SKILL.md (if absent), eval.yaml, mock-responses.yaml and "
@@ -145,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_init.add_argument("--workflow-root", type=Path, metavar="DIR",
                         help="repository root for .github/workflows (default: the git root above DIR, else DIR)")
 
-    p_cal = sub.add_parser(
+    p_cal = add_parser(
         "calibrate-judge", help="grade the hand-labelled calibration set; report kappa, "
                                 "sensitivity and specificity per arm", formatter_class=_Formatter,
         epilog="examples:\n  skillab calibrate-judge\n  skillab calibrate-judge --judge-model gpt-4.1\n\n"
@@ -159,25 +176,25 @@ def build_parser() -> argparse.ArgumentParser:
     p_cal.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint or a proxy")
     p_cal.add_argument("--json", action="store_true", help="print the scores as JSON")
 
-    p_merge = sub.add_parser("merge", help="join the results documents of run --shard I/N")
+    p_merge = add_parser("merge", help="join the results documents of run --shard I/N")
     p_merge.add_argument("documents", nargs="+", type=Path, metavar="DOC")
     add_results_options(p_merge)
     p_merge.add_argument("--history", type=Path, metavar="PATH",
                          help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
     p_merge.add_argument("--no-history", action="store_true", help="neither read nor append the history")
 
-    p_export = sub.add_parser("export", help="write each case and arm of a suite as a Harbor task")
+    p_export = add_parser("export", help="write each case and arm of a suite as a Harbor task")
     p_export.add_argument("--harbor", type=Path, required=True, metavar="DIR")
     p_export.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     p_export.add_argument("--format", dest="suite_format")
-    p_import = sub.add_parser("import", help="read a Harbor job's trials into a results document")
+    p_import = add_parser("import", help="read a Harbor job's trials into a results document")
     p_import.add_argument("--harbor", type=Path, required=True, metavar="JOB_DIR")
     p_import.add_argument("--tasks", type=Path, metavar="DIR", help="the export directory, when the job moved")
-    p_import.add_argument("--reward-threshold", type=_unit_interval, default=1.0, metavar="R",
+    p_import.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                           help="verifier reward (0-1) at which an arm passes (default 1.0)")
     add_results_options(p_import)
 
-    sub.add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
+    add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
                    description="Run as the GitHub Action: inputs come from INPUT_* variables.")
     return parser
 
@@ -201,7 +218,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     agent.add_argument("--judge-same-family", action="store_true",
                        help="let a model of the agent's family judge (by default the judge is of "
                             "another family); the report discloses it")
-    agent.add_argument("--judge-consistency", type=_share, default=0.10, metavar="SHARE",
+    agent.add_argument("--judge-consistency", type=share, default=0.10, metavar="SHARE",
                        help="share of judge verdicts asked again (at least 5); the lift is withheld "
                             "when the judge agrees with itself below 80%% (0 turns it off; "
                             "default %(default)s)")
@@ -213,20 +230,20 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     agent.add_argument("--skill-loading", choices=("inline", "discover"), default="inline",
                        help="agent adapter: skill body in the system prompt (inline) or listed and "
                             "read by the agent with its tools (discover); default %(default)s")
-    agent.add_argument("--max-turns", type=_positive_int, default=DEFAULT_MAX_TURNS, metavar="N",
+    agent.add_argument("--max-turns", type=positive_int, default=DEFAULT_MAX_TURNS, metavar="N",
                        help="tool-loop cap for cases without max_turns (default %(default)s)")
     agent.add_argument("--mock-responses", type=Path, metavar="FILE",
                        help="mock adapter script: case name -> with/without answers (default: the "
                             "skill's mock-responses.yaml); a key that names no case is an error")
-    agent.add_argument("--mock-latency-ms", type=_non_negative_int, default=0, metavar="MS",
+    agent.add_argument("--mock-latency-ms", type=non_negative_int, default=0, metavar="MS",
                        help="mock adapter sleeps this long per arm, for benchmarks (default %(default)s)")
 
     plan = p_run.add_argument_group("what to run")
-    plan.add_argument("--runs", type=_positive_int, default=1, metavar="N",
+    plan.add_argument("--runs", type=positive_int, default=1, metavar="N",
                       help="i.i.d. repeats per case, MEAN-aggregated (default %(default)s)")
-    plan.add_argument("--pass-k", type=_positive_int, default=1, metavar="K",
+    plan.add_argument("--pass-k", type=positive_int, default=1, metavar="K",
                       help="up to K attempts per arm; the arm passes if any does (default %(default)s)")
-    plan.add_argument("--pass-n", type=_positive_int, default=None, metavar="N",
+    plan.add_argument("--pass-n", type=positive_int, default=None, metavar="N",
                       help="attempts per arm for pass@k, at least K (default K); more attempts "
                            "make the unbiased pass@k estimate less noisy")
     plan.add_argument("--against", metavar="REF_OR_DIR",
@@ -237,13 +254,13 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                       help="run only this case (repeatable)")
     plan.add_argument("--tag", action="append", default=[], metavar="TAG",
                       help="run only cases with this tag (repeatable)")
-    plan.add_argument("--reward-threshold", type=_unit_interval, default=1.0, metavar="R",
+    plan.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                       help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes "
                            "(default %(default)s)")
     plan.add_argument("--siblings", type=Path, metavar="DIR",
                       help="trigger trials: offer the other skills in DIR beside the candidate "
                            "(crowd mode)")
-    plan.add_argument("--concurrency", type=_positive_int, default=4, metavar="N",
+    plan.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
                       help="arms in flight at once (default %(default)s)")
     plan.add_argument("--sandbox", choices=("bwrap", "image", "none"),
                       default=os.environ.get("SKILLAB_SANDBOX") or None,
@@ -251,7 +268,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                            "$SKILLAB_SANDBOX, else bwrap; 'none' runs them unsandboxed)")
     plan.add_argument("--dry-run", action="store_true",
                       help="print the plan (arms, model calls, cache hits, estimated cost) and exit 0")
-    plan.add_argument("--max-cost-usd", type=_positive_float, metavar="USD",
+    plan.add_argument("--max-cost-usd", type=positive_float, metavar="USD",
                       help="stop starting arms once the measured spend reaches USD; the partial "
                            "results are kept and the run exits 1 (default: no cap)")
     plan.add_argument("--shard", metavar="I/N",
@@ -283,16 +300,16 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                             "error always fails unless --allow-error-verdict")
     gates.add_argument("--allow-error-verdict", action="store_true",
                        help="exit 0 even when nothing could be measured (verdict error)")
-    gates.add_argument("--min-delta-pts", type=_finite_float, metavar="PTS",
+    gates.add_argument("--min-delta-pts", type=finite_float, metavar="PTS",
                        help="exit 1 when the pass-rate delta is below PTS points, or was not measured")
     gates.add_argument("--gate-on", choices=("point", "lower-bound"), default="point",
                        help="what --min-delta-pts compares: the point estimate, or the lower bound "
                             "of its 95%% interval (default %(default)s)")
-    gates.add_argument("--target-lift-pts", type=_lift_pts, default=10.0, metavar="P",
+    gates.add_argument("--target-lift-pts", type=lift_pts, default=10.0, metavar="P",
                        help="the lift the power statement sizes the suite for (default %(default)s)")
-    gates.add_argument("--min-trigger-recall", type=_share, metavar="R",
+    gates.add_argument("--min-trigger-recall", type=share, metavar="R",
                        help="exit 1 when a suite's trigger recall is below R (0..1)")
-    gates.add_argument("--max-false-trigger-rate", type=_share, metavar="R",
+    gates.add_argument("--max-false-trigger-rate", type=share, metavar="R",
                        help="exit 1 when a suite's false-trigger rate is above R (0..1)")
 
     cache = p_run.add_argument_group("baseline cache and history")
@@ -301,7 +318,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     cache.add_argument("--cache-dir", type=Path, metavar="DIR",
                        help="where baselines are cached (default: $XDG_CACHE_HOME/skillab, else "
                             "~/.cache/skillab); must be writable")
-    cache.add_argument("--cache-ttl-days", type=_non_negative_float, default=DEFAULT_CACHE_TTL_DAYS, metavar="D",
+    cache.add_argument("--cache-ttl-days", type=non_negative_float, default=DEFAULT_CACHE_TTL_DAYS, metavar="D",
                        help="cached baselines older than D days are rerun (default %(default)s)")
     cache.add_argument("--history", type=Path, metavar="PATH",
                        help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
@@ -315,11 +332,11 @@ def add_results_options(parser: argparse.ArgumentParser) -> None:
     add_report_arguments(parser)
     parser.add_argument("--fail-on-verdict", action="append", choices=VERDICTS, default=[], metavar="V")
     parser.add_argument("--allow-error-verdict", action="store_true")
-    parser.add_argument("--min-delta-pts", type=_finite_float, metavar="PTS")
+    parser.add_argument("--min-delta-pts", type=finite_float, metavar="PTS")
     parser.add_argument("--gate-on", choices=("point", "lower-bound"), default="point")
     # The merged document keeps its trigger trials, so their gates apply to it too.
-    parser.add_argument("--min-trigger-recall", type=_share, metavar="R")
-    parser.add_argument("--max-false-trigger-rate", type=_share, metavar="R")
+    parser.add_argument("--min-trigger-recall", type=share, metavar="R")
+    parser.add_argument("--max-false-trigger-rate", type=share, metavar="R")
 
 
 def add_report_arguments(group) -> None:
@@ -332,46 +349,12 @@ def add_report_arguments(group) -> None:
                             "to PATH; repeatable")
 
 
-def _finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        # nan compares false with everything, so a nan gate would silently never fail.
-        raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
-    return value
-
-
-def _bounded(parse: Callable[[str], Any], accept: Callable[[Any], bool], requirement: str, name: str):
-    """An argparse type: ``parse`` the text, then insist on ``accept``."""
-
-    def convert(text: str) -> Any:
-        value = parse(text)
-        if not accept(value):
-            raise argparse.ArgumentTypeError(requirement)
-        return value
-
-    convert.__name__ = name  # argparse names the type in "invalid <name> value"
-    return convert
-
-
-_positive_float = _bounded(_finite_float, lambda v: v > 0, "must be greater than zero", "number")
-_lift_pts = _bounded(_finite_float, lambda v: 0 < v <= 100,
-                     "must be a number of points above 0 and at most 100", "number")
-_share = _bounded(_finite_float, lambda v: 0 <= v <= 1, "must be a share between 0 and 1", "number")
-_unit_interval = _bounded(_finite_float, lambda v: 0 <= v <= 1, "must be a number from 0 to 1", "number")
-_non_negative_float = _bounded(_finite_float, lambda v: v >= 0, "must be zero or more", "number")
-_probability = _bounded(_finite_float, lambda v: 0 < v < 1, "must be between 0 and 1", "number")
-_positive_int = _bounded(int, lambda v: v >= 1, "must be a positive integer", "integer")
-_non_negative_int = _bounded(int, lambda v: v >= 0, "must be zero or more", "integer")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     from .sandbox.guard import guard_process
 
     guard_process()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad flags, 0 on --help

@@ -47,7 +47,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def trigger_set_size(suite) -> int:
     """How many queries the suite's trigger set files hold (they are checked on the way)."""
-    from ..suite.trigger import load_trigger_file, trigger_files
+    from ..suite.trigger_sets import trigger_files
 
     directories = [suite.path.parent] + ([suite.skill_dir] if suite.skill_dir else [])
-    return sum(len(load_trigger_file(path)) for path in trigger_files(*directories))
+    files = trigger_files(*directories)
+    if not files:
+        return 0
+    from ..suite.trigger import load_trigger_file
+
+    return sum(len(load_trigger_file(path)) for path in files)

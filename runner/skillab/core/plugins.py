@@ -90,6 +90,12 @@ def is_builtin(kind: Kind, name: str) -> bool:
     return name in BUILTINS[kind]
 
 
+def is_known(kind: Kind, name: str) -> bool:
+    """Whether a built-in or an installed plugin has ``name``; entry points are read only for a
+    name no built-in answers."""
+    return name in BUILTINS[kind] or name in plugins(kind)
+
+
 def target(kind: Kind, name: str) -> str:
     """Where ``name`` lives, as ``"module:attr"``; ``UnknownPlugin`` when nothing has the name."""
     if name in BUILTINS[kind]:

@@ -13,7 +13,6 @@ import io
 import os
 import shutil
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -156,6 +155,8 @@ class GitRepo:
         if prefix:
             args += ["--", prefix]
         data = self.git(*args).stdout
+        import tarfile  # here: only --against needs it, and a run should not pay its import
+
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
             # The data filter refuses absolute paths, '..' and links that leave the target.
             archive.extractall(into, filter="data")

@@ -45,6 +45,11 @@ def lazy(target: str) -> Callable[..., Any]:
     return call
 
 
+def recognises(filenames: Sequence[str], path: str) -> bool:
+    """Whether ``path`` (a file name, or a POSIX path ending in one) names one of ``filenames``."""
+    return any(path == n or path.endswith("/" + n) or path == n.rsplit("/", 1)[-1] for n in filenames)
+
+
 @dataclass(frozen=True)
 class Grader:
     """One grader a format's cases use: the spec type its parser writes into ``Case.graders``,
@@ -80,7 +85,7 @@ class SuiteFormat:
 
     def recognises(self, path: str) -> bool:
         """Whether ``path`` (a file name, or a POSIX path ending in one) names this format's suite."""
-        return any(path == n or path.endswith("/" + n) or path == n.rsplit("/", 1)[-1] for n in self.filenames)
+        return recognises(self.filenames, path)
 
     def suite_dir_of(self, path: str) -> str | None:
         """The directory of the suite ``path`` names (``a/evals/evals.json`` → ``a``), or None."""

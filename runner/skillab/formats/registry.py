@@ -9,12 +9,27 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..core import plugins
 from ..errors import SuiteError, SuiteIssue, UsageError
 from ..suite.model import Suite
-from .base import Loader, SuiteFormat, lazy
+from .base import Loader, SuiteFormat, lazy, recognises
+
+
+class _Builtin:
+    """A built-in format by its name and file names, its package not imported yet: finding a
+    suite file then imports only the format that owns it."""
+
+    __slots__ = ("name", "filenames", "sniffed")
+
+    def __init__(self, name: str, filenames: tuple[str, ...], sniffed: bool) -> None:
+        self.name, self.filenames, self.sniffed = name, filenames, sniffed
+
+    def recognises(self, path: str) -> bool:
+        return recognises(self.filenames, path)
 
 
 def lazy_loader(target: str) -> Loader:
@@ -26,8 +41,8 @@ class FormatRegistry:
     """Formats by name; a directory is searched in registration order."""
 
     def __init__(self, *, with_plugins: bool = False) -> None:
-        self._formats: dict[str, SuiteFormat] = {}
-        self._sniffed: dict[str, SuiteFormat] = {}
+        self._formats: dict[str, SuiteFormat | _Builtin] = {}
+        self._sniffed: dict[str, SuiteFormat | _Builtin] = {}
         # Installed plugin formats (entry point group ``skillab.formats``, a
         # ``core.contracts.SuiteFormat``) join when a built-in does not answer, or a listing asks:
         # reading entry points scans sys.path and imports importlib.metadata (tens of ms).
@@ -47,7 +62,18 @@ class FormatRegistry:
         """Add a format that only parses, or replace the one registered under ``name``."""
         self.add(SuiteFormat(name, tuple(filenames), loader))
 
-    def add(self, fmt: SuiteFormat) -> None:
+    def add_builtin(self, name: str, filenames: tuple[str, ...], *, sniffed: bool = False) -> None:
+        """Add the built-in format ``name`` (``core.plugins``), imported when it is first used."""
+        self.add(_Builtin(name, tuple(filenames), sniffed))
+
+    def _loaded(self, fmt: SuiteFormat | _Builtin) -> SuiteFormat:
+        if not isinstance(fmt, _Builtin):
+            return fmt
+        loaded: SuiteFormat = plugins.load("formats", fmt.name)
+        (self._sniffed if fmt.sniffed else self._formats)[fmt.name] = loaded  # keeps its place
+        return loaded
+
+    def add(self, fmt: SuiteFormat | _Builtin) -> None:
         """Add a format, or replace the one registered under its name."""
         if fmt.sniffed:
             # Its file name is another format's: reached by ``--format`` or by content.
@@ -66,7 +92,7 @@ class FormatRegistry:
     def formats(self) -> tuple[SuiteFormat, ...]:
         """Every format, file-name formats in search order, then the sniffed ones."""
         self._join_plugins()
-        return (*self._formats.values(), *self._sniffed.values())
+        return tuple(self._loaded(f) for f in (*self._formats.values(), *self._sniffed.values()))
 
     def names(self) -> tuple[str, ...]:
         self._join_plugins()
@@ -77,18 +103,33 @@ class FormatRegistry:
         if name not in self._formats and name not in self._sniffed:
             self._join_plugins()
         if name in self._sniffed:
-            return self._sniffed[name]
+            return self._loaded(self._sniffed[name])
         try:
-            return self._formats[name]
+            return self._loaded(self._formats[name])
         except KeyError:
             known = ", ".join(self.names()) or "none"
             raise UsageError(f"unknown suite format {name!r} — known formats: {known}") from None
+
+    def of_documents(self, documents: Sequence[dict[str, Any]]) -> tuple[SuiteFormat, ...]:
+        """The formats that wrote these results documents (``suite.format``), in order of first
+        appearance: a report asks them alone for their sections, loading no other format."""
+        found: dict[str, SuiteFormat] = {}
+        for document in documents:
+            name = (document.get("suite") or {}).get("format")
+            if isinstance(name, str) and name not in found:
+                try:
+                    found[name] = self.get(name)
+                except UsageError:  # a plugin format no longer installed: nothing of its own
+                    continue
+        return tuple(found.values())
 
     def for_filename(self, filename: str) -> SuiteFormat | None:
         """The format owning a file name (``evals.json``) or a path ending in one."""
         path = filename.replace(os.sep, "/")
         found = next((f for f in self._formats.values() if f.recognises(path)), None)
-        return found if found is not None or not self._join_plugins() else self.for_filename(filename)
+        if found is not None:
+            return self._loaded(found)
+        return self.for_filename(filename) if self._join_plugins() else None
 
     def find(self, directory: Path, *, format: str | None = None) -> tuple[Path, str]:
         """The suite file in ``directory`` and its format name."""

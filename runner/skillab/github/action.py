@@ -21,7 +21,6 @@ from typing import Any, TextIO
 
 from ..core.settings import AgentSettings, Credentials, EngineSettings, JudgeSettings, ModelRole, RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, ProviderAuthError, SkillabError, UsageError
-from ..reports.results import load_documents, write_document
 from ..secrets import redact
 from .agents import choose_agents, results_file, run_delta_pts
 from .client import GitHubClient, GitHubError
@@ -271,6 +270,8 @@ class Action:
 
     def save(self, outcome: SuiteOutcome, document: dict[str, Any]) -> None:
         """Write the suite's results, then read them back: the report uses what is on disk."""
+        from ..reports.results import load_documents, write_document
+
         path = results_file(self.out_dir, outcome.location.rel_dir, outcome.agent)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

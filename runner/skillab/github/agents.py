@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import UsageError
-from ..reports.results import safe_file_name
 
 NO_MODEL = (
     "the action needs a model to evaluate skills with: set the `model` input (and "
@@ -41,16 +40,15 @@ class AgentChoice:
 def choose_agents(adapter_input: str | None, model_input: str | None) -> list[AgentChoice]:
     """The agents the ``adapter`` and ``model`` inputs name. ``model`` is one model for every
     agent or one per agent in the same order; without ``adapter``, a model means ``agent``."""
-    from ..agents.registry import adapter_names
+    from ..core import plugins
 
-    known = adapter_names()
     names = [n.strip() for n in (adapter_input or "").split(",") if n.strip()]
     models = [m.strip() for m in (model_input or "").split(",")] if model_input else []
     if not names:
         names = ["agent"] if models else []
-    unknown = [n for n in names if n not in known]
+    unknown = [n for n in names if not plugins.is_known("agents", n)]
     if unknown or len(set(names)) != len(names):
-        raise UsageError(f"input 'adapter' takes one or more of {', '.join(known)}, "
+        raise UsageError(f"input 'adapter' takes one or more of {', '.join(plugins.names('agents'))}, "
                          f"comma-separated, each once; got {adapter_input!r}")
     if len(models) > 1 and len(models) != len(names):
         raise UsageError(f"input 'adapter' names {len(names)} agent(s) but input 'model' names "
@@ -74,6 +72,10 @@ def choose_agents(adapter_input: str | None, model_input: str | None) -> list[Ag
 def results_file(out_dir: Path, rel_dir: str, agent: str | None) -> Path:
     """Where one suite's document goes: ``<suite>/results.json``, or, when several agents run,
     ``<suite>/<agent>/results.json``."""
+    # Imported here: the results document's module loads the engine's types, which the Action
+    # needs only once a suite has run.
+    from ..reports.results import safe_file_name
+
     suite = out_dir / safe_file_name(rel_dir.replace("/", "__"), fallback="root")
     return (suite / safe_file_name(agent, fallback="agent") if agent else suite) / "results.json"
 

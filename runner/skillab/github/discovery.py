@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..errors import SuiteError, UsageError
+from ..errors import UsageError
 from ..skill.loader import SKILL_FILE
-from ..formats import DEFAULT_REGISTRY, find_suite_file, load_suite
-from ..suite.sniff import foreign_directory
+from ..formats import DEFAULT_REGISTRY, load_suite
+from ..formats.suite_dirs import is_suite_dir
 
 # Directories never searched for skills: VCS data, dependency trees, caches, build output.
 SKIPPED_DIRS = frozenset(
@@ -91,28 +91,6 @@ def resolve_root(workspace: Path, path: str) -> Path:
     if not root.is_dir():
         raise UsageError(f"input 'path': {path!r} is not a directory in the repository")
     return root
-
-
-def is_seed_suite_dir(directory: Path) -> bool:
-    """A seed-format suite in its benchmark's own layout, apart from its skill. Each format's
-    layout rule decides, not a file name alone: a stray task.md or criteria.json is not taken
-    for a suite."""
-    return any(fmt.layout(directory) for fmt in DEFAULT_REGISTRY.formats() if fmt.layout is not None)
-
-
-def is_suite_dir(directory: Path) -> bool:
-    """SKILL.md plus a file some suite format owns (a broken suite file still counts), or a
-    seed-format suite in its own layout."""
-    if not (directory / SKILL_FILE).is_file():
-        return is_seed_suite_dir(directory)
-    try:
-        find_suite_file(directory)
-        return True
-    except SuiteError:
-        # Two suite files, or a suite in a format skillab names but does not import: still a
-        # suite, whose run reports the problem in one line.
-        return any(DEFAULT_REGISTRY.for_filename(p.name) for p in directory.iterdir() if p.is_file()) or (
-            foreign_directory(directory) is not None)
 
 
 def find_suites(workspace: Path, root: Path) -> list[SuiteLocation]:

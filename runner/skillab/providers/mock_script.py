@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from ..errors import SkillabError
-from ..suite.loading import setup_path_problem
+from ..suite.model import setup_path_problem
 
 ARM_KEYS: tuple[str, ...] = ("with", "without", "original")
 LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original")

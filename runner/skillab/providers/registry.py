@@ -73,9 +73,8 @@ def infer_provider(
     model: str, *, explicit: str | None = None, base_url: str | None = None
 ) -> ProviderName:
     if explicit:
-        known = plugins.names("models")
-        if explicit not in known:
-            raise UsageError(f"unknown provider '{explicit}' (choose from {', '.join(known)})")
+        if not plugins.is_known("models", explicit):
+            raise UsageError(f"unknown provider '{explicit}' (choose from {', '.join(plugins.names('models'))})")
         return explicit  # type: ignore[return-value]
     if base_url:
         return "openai"

@@ -21,7 +21,6 @@ The concurrency cap is a semaphore per provider endpoint, held only while a requ
 
 from __future__ import annotations
 
-import email.utils
 import random
 import threading
 import time
@@ -84,6 +83,8 @@ def retry_after_seconds(
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # an HTTP date in Retry-After is rare; the email package is not small
+
     try:
         parsed = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -244,7 +244,7 @@ def _format_sections(suites: list[SuiteView], documents: Sequence[dict[str, Any]
     from ..formats import DEFAULT_REGISTRY
 
     named = [(s.name, doc) for s, doc in zip(suites, documents)]
-    sections = (fmt.markdown_section(named, escape.inline) for fmt in DEFAULT_REGISTRY.formats()
+    sections = (fmt.markdown_section(named, escape.inline) for fmt in DEFAULT_REGISTRY.of_documents(documents)
                 if fmt.markdown_section)
     return "\n\n".join(section for section in sections if section)
 

@@ -12,8 +12,6 @@ from typing import Any
 
 from ..core.runlog import RunLog, RunSettings, RunSummary
 from ..core.usage import Usage
-from ..formats.ruby_bench.dimensions import criteria_verdicts
-from ..formats.skillsbench.verifier import mean_rewards
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..scoring import aggregate, compute_verdict, run_verdict
 from ..scoring.pass_at_k import run_summary
@@ -25,9 +23,10 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     outcomes = [r.outcome for r in records]
     counts = Counter(outcomes)
     withheld = _judge_withheld(settings.judge_consistency)
-    # ruby-skill-bench's own per-case rule, beside the A/B outcome (None for other formats).
-    cases = [r.to_dict() for r in records]
-    criteria = criteria_verdicts(cases)
+    # The records a format's graders or pass@k scored, as the formats' own summaries read them;
+    # only these: converting every record held a second copy of a large run at once.
+    cases = [r.to_dict() for r in records if _scored_beyond_checks(r)]
+    criteria, reward = _format_scores(cases)
     summary = RunSummary(
         aggregate=agg.to_dict(),
         # Trigger-only cases are skipped by the A/B part; they run as trigger trials when any ran.
@@ -41,13 +40,29 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         usage=_usage(records, settings.judge_usage),
         activation=_activation(records),
         contaminated_arms=sum(r.without_skill.contaminated for r in records),
-        criteria=[c.to_dict() for c in criteria] or None,
+        criteria=criteria,
         pass_at_k=run_summary(cases, settings.pass_k) if settings.pass_n is not None else None,
         comparison=_comparison(records, settings),
         # Verifier formats (SkillsBench, Harbor): the mean fractional reward per arm.
-        reward=mean_rewards(cases),
+        reward=reward,
     )
     return RunLog(settings, list(records), summary)
+
+
+def _format_scores(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]] | None, dict | None]:
+    """ruby-skill-bench's criteria verdicts and the verifier formats' mean rewards; a run whose
+    records carry neither loads neither format."""
+    if not cases:
+        return None, None
+    from ..formats.ruby_bench.dimensions import criteria_verdicts
+    from ..formats.skillsbench.verifier import mean_rewards
+
+    return [c.to_dict() for c in criteria_verdicts(cases)] or None, mean_rewards(cases)
+
+
+def _scored_beyond_checks(record: CaseRecord) -> bool:
+    arms = (record.with_skill, record.without_skill, record.original)
+    return any(arm is not None and (arm.graders or arm.pass_k is not None) for arm in arms)
 
 
 def _judge_withheld(check: dict[str, Any] | None) -> str | None:

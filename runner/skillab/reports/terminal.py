@@ -261,7 +261,8 @@ def _format_sections(doc: dict[str, Any]) -> list[str]:
     """What the suite's format adds about its own cases (ruby-skill-bench: its criteria)."""
     from ..formats import DEFAULT_REGISTRY
 
-    return [line for fmt in DEFAULT_REGISTRY.formats() if fmt.terminal_section for line in fmt.terminal_section(doc)]
+    return [line for fmt in DEFAULT_REGISTRY.of_documents([doc]) if fmt.terminal_section
+            for line in fmt.terminal_section(doc)]
 
 
 def _versus_original(doc: dict[str, Any]) -> list[str]:

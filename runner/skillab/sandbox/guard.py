@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import signal
 import sys
-import threading
 from typing import Any
 
 _PR_SET_DUMPABLE = 4
@@ -20,9 +19,11 @@ _PR_SET_DUMPABLE = 4
 
 def guard_process() -> bool:
     """Apply both; returns whether the process is now non-dumpable."""
-    if threading.current_thread() is threading.main_thread():
+    try:
         signal.signal(signal.SIGINT, _stop)
         signal.signal(signal.SIGTERM, _stop)
+    except ValueError:
+        pass  # not the main thread (skillab called as a library): only that one may set them
     return set_non_dumpable()
 
 

@@ -18,7 +18,6 @@ import math
 import os
 import re
 import threading
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +53,7 @@ class CommandCgroup:
     """The cgroups of one command; ``join_paths`` are the ``cgroup.procs`` files to join."""
 
     def __init__(self, support: CgroupSupport, limits: tuple[int, int]):
-        name = f"skillab-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        name = f"skillab-{os.getpid()}-{os.urandom(6).hex()}"
         self.limits = limits
         pids, memory = limits
         self.dirs: list[Path] = []
@@ -225,7 +224,7 @@ def _own_cgroups() -> dict[str, str]:
 
 
 def _can_make_child(parent: Path) -> bool:
-    probe = parent / f"skillab-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    probe = parent / f"skillab-probe-{os.getpid()}-{os.urandom(4).hex()}"
     try:
         probe.mkdir()
     except OSError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +51,8 @@ class Skill:
         """SHA-256 over SKILL.md and every bundled file: what "the same skill" means."""
         if self.index is None:
             return digest_files(self.root, (SKILL_FILE, *self.bundled))
+        import hashlib
+
         digest = hashlib.sha256(self.index.encode() + b"\0")
         digest.update(digest_files(self.root, self.bundled).encode())
         return digest.hexdigest()
@@ -63,6 +64,8 @@ class Skill:
 
 def digest_files(root: Path, rels: tuple[str, ...]) -> str:
     """SHA-256 over (path, content) pairs in the given order."""
+    import hashlib  # on use: loading a skill (as validate does) never hashes it
+
     digest = hashlib.sha256()
     for rel in rels:
         digest.update(rel.encode() + b"\0")

@@ -3,9 +3,7 @@ the skill a suite names, prompt files and workspace paths."""
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +52,8 @@ def collect_files(directory: Path, *, skip: Collection[str] = ()) -> tuple[list[
 
 def seed_files(pairs: Sequence[tuple[Path, str]]) -> SeedFiles:
     """Seed files with the digest of their workspace paths and contents."""
+    import hashlib  # on use: validating an eval.yaml suite never hashes
+
     digest = hashlib.sha256()
     for source, target in pairs:
         digest.update(target.encode() + b"\0" + source.read_bytes() + b"\0")
@@ -136,19 +136,3 @@ def read_prompt_file(path: Path, issues: IssueList, *, missing: str) -> str:
     if not text.strip():
         issues.issues.append(SuiteIssue(path, "is empty — it holds the prompt", line=1))
     return text
-
-
-def setup_path_problem(rel: str) -> str | None:
-    """Why ``rel`` cannot name a file inside the workspace, or None when it can."""
-    parts = re.split(r"[\\/]", rel)
-    if not rel.strip():
-        return "is empty"
-    if "\0" in rel:
-        return "contains a NUL byte"
-    if rel.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", rel):
-        return "is absolute"
-    if ".." in parts:
-        return "climbs out with '..'"
-    if parts[-1] in ("", "."):
-        return "names a directory, not a file"
-    return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -30,6 +31,23 @@ class Setup:
 
     files: dict[str, str] = field(default_factory=dict)
     commands: tuple[str, ...] = ()
+
+
+def setup_path_problem(rel: str) -> str | None:
+    """Why ``rel`` cannot name a file inside the workspace (a key of ``Setup.files``), or None
+    when it can."""
+    parts = re.split(r"[\\/]", rel)
+    if not rel.strip():
+        return "is empty"
+    if "\0" in rel:
+        return "contains a NUL byte"
+    if rel.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", rel):
+        return "is absolute"
+    if ".." in parts:
+        return "climbs out with '..'"
+    if parts[-1] in ("", "."):
+        return "names a directory, not a file"
+    return None
 
 
 @dataclass(frozen=True)

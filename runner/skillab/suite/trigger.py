@@ -25,12 +25,9 @@ from typing import Any
 from ..errors import SuiteError, SuiteIssue
 from .loading import IssueList
 from .model import Suite
+from .trigger_sets import trigger_files
 from ..yaml_source import YamlDocument, parse_yaml, read_suite_text
 
-JSON_FILES = ("trigger-evals.json", "trigger_evals.json")
-YAML_FILES = ("triggers.yaml",)
-# Where a skill keeps its trigger sets, relative to the skill (or suite) directory.
-TRIGGER_DIRS = ("", "evals")
 ENTRY_KEYS = ("query", "should_trigger", "name", "skill")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -56,22 +53,6 @@ class TriggerQuery:
             "line": self.line,
             "owner": self.owner,
         }
-
-
-def trigger_files(*directories: Path) -> list[Path]:
-    """The trigger set files in ``directories`` (and their ``evals/``), each listed once."""
-    found: dict[Path, None] = {}
-    for directory in directories:
-        for sub in TRIGGER_DIRS:
-            base = directory / sub if sub else directory
-            present = [base / n for n in JSON_FILES if (base / n).is_file()]
-            if len(present) > 1:
-                raise SuiteError([SuiteIssue(base, f"holds both {present[0].name} and "
-                                             f"{present[1].name} — keep only one trigger set")])
-            present += [base / n for n in YAML_FILES if (base / n).is_file()]
-            for path in present:
-                found.setdefault(path.resolve(), None)
-    return list(found)
 
 
 def load_trigger_file(path: Path, *, owner: str | None = None) -> list[TriggerQuery]:

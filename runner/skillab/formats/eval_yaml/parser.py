@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import SuiteError, SuiteIssue
-from ...suite.loading import setup_path_problem
-from ...suite.model import Case, Setup, Suite, ValidatorSpec
+from ...suite.model import Case, Setup, Suite, ValidatorSpec, setup_path_problem
 from ...suite.schema_check import is_valid
 from ...yaml_source import (
     SUITE_MAX_BYTES,

@@ -33,9 +33,8 @@ from ...suite.loading import (
     collect_files,
     find_skill,
     seed_files,
-    setup_path_problem,
 )
-from ...suite.model import Case, GraderSpec, RubricGrader, Suite
+from ...suite.model import Case, GraderSpec, RubricGrader, Suite, setup_path_problem
 from ...yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
 from .specs import ContainsGrader, PytestGrader
 
