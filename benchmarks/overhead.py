@@ -19,7 +19,9 @@ option meant for large runs; the reference has no such option and always writes 
 
 skillab runs every validator in its sandbox (bubblewrap by default: fresh namespaces, a private
 /proc, a scrubbed environment, resource limits); the reference wraps each in `unshare -rn`.
-`--sandbox none` rows show what the sandbox itself costs. Within each bwrap pair the same
+`--sandbox none` rows show what the sandbox itself costs. Both runners start from compiled
+bytecode in one shared cache, as installed packages do (``bytecode_env``), filled by an
+unmeasured run of each on a 2-case suite. Within each bwrap pair the same
 number of validator commands also runs with no engine around it, twice: through skillab's
 sandboxed ``run_command`` and as the bare ``bwrap`` command under ``xargs -P`` (the "floor"
 lines): the least the bwrap ratio can be on this machine while every command gets fresh
@@ -88,12 +90,20 @@ class Sample:
     output_bytes: int
 
 
-def measure(cmd: list[str], output: Path, env: dict[str, str] | None = None) -> Sample:
+def bytecode_env(cache: Path) -> dict[str, str]:
+    """The environment every runner starts in here: compiled bytecode kept, in one cache both
+    share (filled by an unmeasured first run), as any installed package has it. A machine that
+    sets PYTHONDONTWRITEBYTECODE otherwise recompiles an editable checkout at every start."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
+def measure(cmd: list[str], output: Path, env: dict[str, str]) -> Sample:
     """Wall time and peak RSS (the largest of the runner and its waited-for descendants)."""
     output.unlink(missing_ok=True)
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env=None if env is None else {**os.environ, **env})
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     stderr = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
@@ -236,12 +246,17 @@ def main() -> int:
         print(f"skillab's workspaces: {workspaces_on()}")
         print("\n(a) runner overhead, mock adapter, zero latency, cache off")
 
-        def theirs() -> Sample:
-            return measure([str(ref), "run", str(skill), "--adapter", "mock", "--no-cache",
-                            "--runs", str(args.runs), "-o", str(ref_out)], ref_out)
+        env = bytecode_env(work / "pycache")
 
-        def ours() -> Sample:
-            return measure(skillab_cmd(skill, ours_out, *extra), ours_out)
+        def theirs(suite: Path = skill) -> Sample:
+            return measure([str(ref), "run", str(suite), "--adapter", "mock", "--no-cache",
+                            "--runs", str(args.runs), "-o", str(ref_out)], ref_out, env)
+
+        def ours(suite: Path = skill) -> Sample:
+            return measure(skillab_cmd(suite, ours_out, *extra), ours_out, env)
+
+        warm_up = make_suite(work / "warm-up", 2)
+        ours(warm_up), theirs(warm_up)
 
         floors: list[tuple[float, float, float]] = []
 
@@ -261,7 +276,7 @@ def main() -> int:
                       f"{statistics.median(f[index] / f[2] for f in floors):.2f}x")
         if not args.skip_bare:
             def bare() -> Sample:
-                return measure(skillab_cmd(skill, ours_out, *extra), ours_out, env={"SKILLAB_SANDBOX": "none"})
+                return measure(skillab_cmd(skill, ours_out, *extra), ours_out, {**env, "SKILLAB_SANDBOX": "none"})
 
             report_pair(f"skillab{shape} --sandbox none vs reference", *paired(args.pairs, bare, theirs),
                         "(what the sandbox costs)")
@@ -276,7 +291,7 @@ def main() -> int:
                 for _ in range(args.latency_repeats):
                     walls.append(measure(skillab_cmd(skill, ours_out, "--runs", str(args.runs),
                                                      "--mock-latency-ms", str(args.latency_ms),
-                                                     "--concurrency", str(concurrency)), ours_out).seconds)
+                                                     "--concurrency", str(concurrency)), ours_out, env).seconds)
                     runs.append(json.loads(ours_out.read_text())["timings"]["wall_ms"] / 1000)
                 wall, run = statistics.median(walls), statistics.median(runs)
                 # The process's wall is the figure; the run's own (from its document, without

@@ -14,7 +14,6 @@ it builds under `benchmarks/.cache/`).
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -26,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from overhead import load, make_suite, reference_runner  # noqa: E402
+from overhead import bytecode_env, load, make_suite, reference_runner  # noqa: E402
 
 
 def executable(name: str) -> str:
@@ -69,10 +68,7 @@ def main() -> int:
     ours, ref = executable("skillab"), str(reference_runner(cache))
     with tempfile.TemporaryDirectory() as tmp:
         skill = make_suite(Path(tmp), args.cases)
-        # Both runners start from compiled bytecode, as any installed package does: one shared
-        # cache, filled by the warm-up pair (an editable checkout otherwise recompiles each time).
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        env = bytecode_env(Path(tmp) / "pycache")  # filled by the warm-up pair
         print(f"start-up, {args.pairs} interleaved pairs, medians; {load()}")
         for label, mine, theirs in (
             ("--help", [ours, "--help"], [ref, "--help"]),
