@@ -256,7 +256,8 @@ def main() -> int:
             return measure(skillab_cmd(suite, ours_out, *extra), ours_out, env)
 
         warm_up = make_suite(work / "warm-up", 2)
-        ours(warm_up), theirs(warm_up)
+        for runner in (ours, theirs):
+            runner(warm_up)
 
         floors: list[tuple[float, float, float]] = []
 
