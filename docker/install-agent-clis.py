@@ -12,16 +12,13 @@ registry or mirror that serves anything else fails the build.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import io
-import os
 import platform
-import subprocess
 import sys
 import tarfile
-import urllib.request
 from pathlib import Path
+
+from npm_tarball import ARCH, fetch, link
 
 # (package, version) -> dist.integrity (`npm view PKG@VERSION dist.integrity`)
 PINNED = {
@@ -30,23 +27,15 @@ PINNED = {
     ("@openai/codex", "0.169.0-linux-arm64"): "sha512-NZ/DaQUpcQmxmqee7Z9uC1rzw3GhSbooawcaTe1LN5Yk+WlinUKGdTXJgClRT/9ogQEEM9TWxYzvxPfj5G/xFg==",
     ("@google/gemini-cli", "0.61.0"): "sha512-dbQ9A0qBtFJNi6XBkHvfZ6Azpn6PNgH/P8h2MZ67RLlX8hSAVjup39CRWqdRxZv7YXIuhrFaytr8y0jKnkoxnQ==",
 }
-ARCH = {"x86_64": "linux-x64", "amd64": "linux-x64", "aarch64": "linux-arm64", "arm64": "linux-arm64"}
 MODULES = Path("/usr/local/lib/node_modules")
-BIN = Path("/usr/local/bin")
 
 
-def fetch(package: str, version: str, into: Path) -> None:
-    """Download ``package@version``, check it against its pinned digest, unpack it into ``into``."""
+def unpack(package: str, version: str, into: Path) -> None:
+    """Fetch ``package@version`` against its pinned digest and unpack it into ``into``."""
     integrity = PINNED.get((package, version))
     if integrity is None:
         sys.exit(f"no pinned digest for {package}@{version}: add it to PINNED")
-    registry = os.environ.get("NPM_REGISTRY", "https://registry.npmjs.org").rstrip("/")
-    url = f"{registry}/{package}/-/{package.split('/')[-1]}-{version}.tgz"
-    with urllib.request.urlopen(url, timeout=600) as response:
-        data = response.read()
-    digest = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
-    if digest != integrity:
-        sys.exit(f"{url}: sha512 {digest} is not the pinned {integrity}")
+    data = fetch(package, version, integrity)
     into.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         for member in archive.getmembers():
@@ -56,23 +45,15 @@ def fetch(package: str, version: str, into: Path) -> None:
             archive.extract(member, into, filter="tar")
 
 
-def link(name: str, target: Path) -> None:
-    target.chmod(0o755)
-    path = BIN / name
-    path.unlink(missing_ok=True)
-    path.symlink_to(target)
-    subprocess.run([str(path), "--version"], check=True)
-
-
 def main(codex_version: str, gemini_version: str) -> int:
     target = ARCH.get(platform.machine().lower())
     if target is None:
         sys.exit(f"no Codex build for {platform.machine()}")
-    fetch("@openai/codex", codex_version, MODULES / "@openai" / "codex")
+    unpack("@openai/codex", codex_version, MODULES / "@openai" / "codex")
     # Where the launcher's require.resolve finds its platform package, as npm installs it.
-    fetch("@openai/codex", f"{codex_version}-{target}", MODULES / "@openai" / f"codex-{target}")
+    unpack("@openai/codex", f"{codex_version}-{target}", MODULES / "@openai" / f"codex-{target}")
     link("codex", MODULES / "@openai" / "codex" / "bin" / "codex.js")
-    fetch("@google/gemini-cli", gemini_version, MODULES / "@google" / "gemini-cli")
+    unpack("@google/gemini-cli", gemini_version, MODULES / "@google" / "gemini-cli")
     link("gemini", MODULES / "@google" / "gemini-cli" / "bundle" / "gemini.js")
     return 0
 

@@ -10,16 +10,13 @@ so a registry or mirror that serves anything else fails the build.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import io
-import os
 import platform
-import subprocess
 import sys
 import tarfile
-import urllib.request
 from pathlib import Path
+
+from npm_tarball import ARCH, fetch, link
 
 # version -> npm platform package -> dist.integrity (`npm view PKG@VERSION dist.integrity`)
 PINNED = {
@@ -28,7 +25,6 @@ PINNED = {
         "linux-arm64": "sha512-V4yanAY5EA5UpwwRPtjSfqDbNqAlUJeVn3NYZw2AgmRHjdpSsLtHAzbxRXfkAnbjwTXzE0uedjQxUY02ARPcsA==",
     },
 }
-ARCH = {"x86_64": "linux-x64", "amd64": "linux-x64", "aarch64": "linux-arm64", "arm64": "linux-arm64"}
 PREFIX = Path("/usr/local/lib/claude-code")
 
 
@@ -37,13 +33,7 @@ def main(version: str) -> int:
     integrity = PINNED.get(version, {}).get(target or "")
     if integrity is None:
         sys.exit(f"no pinned digest for Claude Code {version} on {platform.machine()}: add it to PINNED")
-    registry = os.environ.get("NPM_REGISTRY", "https://registry.npmjs.org").rstrip("/")
-    url = f"{registry}/@anthropic-ai/claude-code-{target}/-/claude-code-{target}-{version}.tgz"
-    with urllib.request.urlopen(url, timeout=300) as response:
-        data = response.read()
-    digest = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
-    if digest != integrity:
-        sys.exit(f"{url}: sha512 {digest} is not the pinned {integrity}")
+    data = fetch(f"@anthropic-ai/claude-code-{target}", version, integrity, timeout_s=300)
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         member = archive.getmember("package/claude")
         source = archive.extractfile(member)
@@ -51,11 +41,7 @@ def main(version: str) -> int:
         PREFIX.mkdir(parents=True, exist_ok=True)
         binary = PREFIX / "claude"
         binary.write_bytes(source.read())
-    binary.chmod(0o755)
-    link = Path("/usr/local/bin/claude")
-    link.unlink(missing_ok=True)
-    link.symlink_to(binary)
-    subprocess.run([str(link), "--version"], check=True)
+    link("claude", binary)
     return 0
 
 

@@ -115,7 +115,7 @@ def test_the_build_context_holds_what_pip_install_needs_and_nothing_else():
                if p.is_file() and "__pycache__" not in p.parts]
     assert package and all(in_context(rel) for rel in package)
     assert in_context("requirements/action.txt") and in_context("docker/install-claude-code.py")
-    assert in_context("docker/install-agent-clis.py")
+    assert in_context("docker/install-agent-clis.py") and in_context("docker/npm_tarball.py")
     for left_out in ("tests/test_action_image.py", ".git/HEAD", "examples/changelog-entry/SKILL.md",
                      "runner/skillab/__pycache__/cli.cpython-311.pyc", ".venv/bin/python"):
         assert not in_context(left_out), left_out
