@@ -88,6 +88,18 @@ class Sample:
     seconds: float
     peak_mib: float
     output_bytes: int
+    # Busy CPU time of the whole machine while the run lasted (/proc/stat): the runner, every
+    # process it started, whether waited for or not, and the kernel's own threads (a network
+    # namespace, a cgroup and a mount tree are torn down there, not in the process that used them).
+    machine_cpu_s: float
+
+
+def machine_busy_s() -> float:
+    """Seconds of CPU the whole machine has spent busy since boot, over all cores."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:8]]
+    user, nice, system, _idle, _iowait, irq, softirq = fields
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def bytecode_env(cache: Path) -> dict[str, str]:
@@ -102,11 +114,13 @@ def bytecode_env(cache: Path) -> dict[str, str]:
 def measure(cmd: list[str], output: Path, env: dict[str, str]) -> Sample:
     """Wall time and peak RSS (the largest of the runner and its waited-for descendants)."""
     output.unlink(missing_ok=True)
+    busy = machine_busy_s()
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     stderr = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
+    busy = machine_busy_s() - busy
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n"
@@ -116,7 +130,7 @@ def measure(cmd: list[str], output: Path, env: dict[str, str]) -> Sample:
     if detail.exists():
         size += detail.stat().st_size
         detail.unlink()
-    return Sample(elapsed, usage.ru_maxrss / 1024, size)
+    return Sample(elapsed, usage.ru_maxrss / 1024, size, busy)
 
 
 def skillab_cmd(skill: Path, out: Path, *extra: str) -> list[str]:
@@ -158,13 +172,15 @@ def paired(pairs: int, ours, theirs, beside=None) -> tuple[list[Sample], list[Sa
     return mine, ref, ratios
 
 
-def sandbox_floors(work: Path, commands: int, concurrency: int) -> tuple[float, float] | None:
+def sandbox_floors(work: Path, commands: int, concurrency: int) -> tuple[float, float, float] | None:
     """Seconds to run the suite's validator ``commands`` times at skillab's concurrency, with no
     engine around it: through skillab's own sandboxed command path (bwrap: fresh namespaces per
     command, its cgroup, its limits, the Python that spawns and watches it), and as the bare
     ``bwrap`` invocation alone, started by ``xargs -P`` (no cgroup, no Python). The first is the
     least the bwrap row above can take here; the second, the least any runner starting one
-    bwrap sandbox per command can."""
+    bwrap sandbox per command can. Third, the machine's busy CPU seconds during the bare run:
+    divided by the cores, the least wall time one bwrap per command allows here at any
+    concurrency."""
     from skillab.sandbox.backend import View, active
     from skillab.sandbox.limits import ulimit_script
     from skillab.sandbox.process import run_command
@@ -195,10 +211,11 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> tuple[float, 
     # xargs puts each input line into --setenv's value, so every command is the same bwrap.
     at = argv.index("--")
     argv = [*argv[:at], "--setenv", "FLOOR_INDEX", "{}", *argv[at:]]
+    busy = machine_busy_s()
     start = time.perf_counter()
     subprocess.run(["xargs", "-P", str(concurrency), "-I{}", *argv], cwd=workspace, check=True,
                    input="".join(f"{i}\n" for i in range(commands)), text=True, env={})
-    return through_skillab, time.perf_counter() - start
+    return through_skillab, time.perf_counter() - start, machine_busy_s() - busy
 
 
 def median_of(samples: list[Sample], attribute: str) -> float:
@@ -216,6 +233,12 @@ def report_pair(label: str, mine: list[Sample], ref: list[Sample], ratios: list[
     print(f"    peak RSS skillab {m_ours:8.1f} MiB   reference {m_ref:8.1f} MiB   {m_ours / m_ref:5.2f}x")
     print(f"    results  skillab {o_ours / 1e6:8.2f} MB    reference {o_ref / 1e6:8.2f} MB    "
           f"{o_ours / max(o_ref, 1):5.2f}x")
+    c_ours, c_ref = median_of(mine, "machine_cpu_s"), median_of(ref, "machine_cpu_s")
+    cores = os.cpu_count() or 1
+    print(f"    machine CPU skillab {c_ours:5.2f} s  reference {c_ref:5.2f} s  {c_ours / c_ref:5.2f}x   "
+          f"(busy time of all {cores} cores during the run, kernel threads included; "
+          f"spread over all {cores} cores skillab's would take at least {c_ours / cores:.2f} s, "
+          f"{c_ours / cores / t_ref:.2f}x of the reference's wall)")
 
 
 def main() -> int:
@@ -259,7 +282,7 @@ def main() -> int:
         for runner in (ours, theirs):
             runner(warm_up)
 
-        floors: list[tuple[float, float, float]] = []
+        floors: list[tuple[float, float, float, float]] = []
 
         def floor(reference: Sample) -> None:
             seconds = sandbox_floors(work, args.cases * args.runs * 2,
@@ -274,7 +297,14 @@ def main() -> int:
             if floors:
                 print(f"    floor    the same commands through {label}: "
                       f"{statistics.median(f[index] for f in floors):.2f} s, median pair ratio "
-                      f"{statistics.median(f[index] / f[2] for f in floors):.2f}x")
+                      f"{statistics.median(f[index] / f[-1] for f in floors):.2f}x")
+        if floors:
+            cpu = statistics.median(f[2] for f in floors)
+            cores = os.cpu_count() or 1
+            print(f"    floor    machine CPU of the bare bwrap commands: {cpu:.2f} s; on {cores} "
+                  f"cores at least {cpu / cores:.2f} s, median pair ratio "
+                  f"{statistics.median(f[2] / cores / f[-1] for f in floors):.2f}x: the least "
+                  f"any runner starting one bwrap per command can take here")
         if not args.skip_bare:
             def bare() -> Sample:
                 return measure(skillab_cmd(skill, ours_out, *extra), ours_out, {**env, "SKILLAB_SANDBOX": "none"})
