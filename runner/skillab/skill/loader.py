@@ -41,7 +41,7 @@ class Skill:
     index: str | None = None
 
     def skill_md_bytes(self) -> bytes:
-        return self.index.encode("utf-8") if self.index is not None else (self.root / SKILL_FILE).read_bytes()
+        return self.index.encode("utf-8") if self.index is not None else _skill_md(self.root).read_bytes()
 
     @property
     def skill_md(self) -> Path:
@@ -78,7 +78,7 @@ def load_skill(directory: Path) -> Skill:
     directory = Path(directory)
     if not directory.is_dir():
         raise SkillError(f"{directory}: not a skill directory (it should hold {SKILL_FILE})")
-    path = directory / SKILL_FILE
+    path = _skill_md(directory)
     if not path.is_file():
         members = sorted(d for d in directory.iterdir() if (d / SKILL_FILE).is_file())
         if len(members) > 1:
@@ -167,6 +167,17 @@ def _bundled_files(directory: Path) -> list[str]:
             continue
         found.append(rel.as_posix())
     return found
+
+
+def _skill_md(directory: Path) -> Path:
+    """``directory/SKILL.md``, refused when it is a link out of the skill's directory: it is read
+    on the host and staged into the sandbox, so it could carry any file of the runner."""
+    from ..yaml_source import links_out
+
+    path = directory / SKILL_FILE
+    if links_out(path):
+        raise SkillError(f"{path}: a link out of the skill's directory — SKILL.md must be a file of the skill")
+    return path
 
 
 def _is_eval_file(name: str) -> bool:
