@@ -19,7 +19,9 @@ from skillab.formats.skillsbench.verifier import grade_verifier
 from skillab.grading.graders import GradingInput, clear_entry
 from skillab.grading.workspace_diff import render_changes, snapshot
 from skillab.sandbox.backend import active
-from skillab.sandbox.workspace import Workspace, run_in
+from skillab.sandbox.scratch import SCRATCH_ENV, run_scratch
+from skillab.sandbox.trees import remove_tree
+from skillab.sandbox.workspace import Workspace, drain_discarded, run_in
 from skillab.skill.loader import load_skill
 from skillab.suite.loading import seed_files
 from skillab.yaml_source import read_suite_text
@@ -93,6 +95,29 @@ def test_the_work_judge_reads_a_bounded_prefix_of_huge_sparse_files(workspace):
     assert _bytes_read() - read_before < 64 << 20
     assert "=== big1 (new) ===" in work and "cut at" in work and "small work" in work
     assert "pipe" not in work and "=== pw" not in work and "root:" not in work
+
+
+def test_a_tree_nested_past_pythons_recursion_limit_is_walked_and_removed(tmp_path, monkeypatch):
+    # os.walk and shutil.rmtree recurse per level: this tree crashed grading, killed the clean-up
+    # thread, and made the run's own scratch removal (and the next run's sweep) raise.
+    parent = tmp_path / "scratch"
+    monkeypatch.setenv(SCRATCH_ENV, str(parent))
+    nest = "python3 -c \"import os\nfor _ in range(3000): os.mkdir('d'); os.chdir('d')\""
+    try:
+        with run_scratch() as scratch:
+            workspace = Workspace.create(scratch, "without_skill")
+            sandboxed(workspace, f"{nest}; mkdir -p locked/inner; chmod 000 locked")
+            assert "locked/inner" not in snapshot(workspace.root)  # walked, not crashed
+            (parent / "kept-outside").mkdir()
+            sandboxed(Workspace.create(scratch, "with_skill"), nest)
+            workspace.discard()
+            drain_discarded()
+            assert not os.path.lexists(workspace.root)
+        assert os.listdir(parent) == ["kept-outside"]
+    finally:
+        # Never leave the tree behind: pytest's own clean-up of old temporary directories
+        # uses shutil.rmtree, which this tree breaks.
+        remove_tree(parent)
 
 
 def test_a_skill_md_or_suite_file_linked_out_of_its_directory_is_refused(tmp_path):

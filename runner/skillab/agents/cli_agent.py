@@ -25,6 +25,7 @@ import os
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
@@ -35,7 +36,8 @@ from ..sandbox.backend import ProxyRoute, View
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.process import CommandResult, run_command
 from ..sandbox.programs import install_paths, resolved_binary
-from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
+from ..sandbox.nofollow import remove_inside
+from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in, safe_join
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
 from ..core.usage import Usage
@@ -230,7 +232,9 @@ class CliAgent(ABC):
                 result = self.execute(launch)
         finally:
             if launch is not None and launch.config_dir is not None:
-                shutil.rmtree(launch.config_dir, ignore_errors=True)
+                # The CLI ran in this home and may have swapped it for a link: follow none.
+                with suppress(OSError):
+                    remove_inside(root, os.path.relpath(launch.config_dir, root))
             for folder in staged:
                 unstage(folder, root)
         skill_name = request.skill.name if request.skill else None
@@ -261,7 +265,8 @@ class CliAgent(ABC):
     def launch(self, request: ArmRequest, root: Path, route: ProxyRoute) -> Launch:
         """The process to start: the CLI's configuration written to a directory under the
         arm's private home, argv, environment, and the proxy's bridge as its endpoint."""
-        config_dir = root / HOME_NAME / f".skillab-{self.name}"
+        # A setup command may have swapped the home for a link to a host path: refuse it.
+        config_dir = safe_join(root, f"{HOME_NAME}/.skillab-{self.name}")
         config_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         endpoint = route.endpoint
         env = {**self.base_env, **self.configure(config_dir, request, endpoint)}

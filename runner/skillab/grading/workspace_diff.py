@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from ..sandbox.nofollow import open_regular, read_inside, read_upto
+from ..sandbox.trees import walk
 from .graders import JUDGE_DIR, VERIFIER_DIR
 
 # What the judge sees of the files an arm changed.
@@ -27,7 +28,7 @@ def snapshot(root: Path) -> dict[str, str]:
     rest), so a tree of sparse gigabyte files costs what a small one does.
     """
     found: dict[str, str] = {}
-    for directory, dirnames, filenames in os.walk(root):
+    for directory, dirnames, filenames in walk(root):
         if Path(directory) == root:
             dirnames[:] = [d for d in dirnames if d not in _NOT_WORK]
         dirnames[:] = [d for d in dirnames if d != "__pycache__" and not os.path.islink(os.path.join(directory, d))]

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .trees import remove_tree
 from .workspace import _parts
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -110,25 +110,7 @@ def _remove_entry(dir_fd: int, name: str) -> None:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return
-    if not stat.S_ISDIR(info.st_mode):
+    if stat.S_ISDIR(info.st_mode):
+        remove_tree(name, dir_fd=dir_fd)
+    else:
         os.unlink(name, dir_fd=dir_fd)
-        return
-    try:
-        shutil.rmtree(name, dir_fd=dir_fd)  # fd-based: it never follows a link either
-    except PermissionError:
-        # A directory a command made unreadable or unwritable (chmod 000): open it up, retry.
-        _unlock(dir_fd, name)
-        shutil.rmtree(name, dir_fd=dir_fd)
-
-
-def _unlock(dir_fd: int, name: str) -> None:
-    """Give the owner full access to the real directories below ``name`` (links untouched)."""
-    os.chmod(name, stat.S_IRWXU, dir_fd=dir_fd)  # a real directory: checked by the caller
-    fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
-    try:
-        for entry in os.scandir(fd):
-            if entry.is_dir(follow_symlinks=False):
-                _unlock(fd, entry.name)
-    finally:
-        os.close(fd)
-
