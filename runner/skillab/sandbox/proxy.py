@@ -55,6 +55,9 @@ _TAIL = 256 << 10
 # What a request over the budget gets: a client error the CLIs do not retry, and not 401/403,
 # which mean a rejected key.
 OVER_BUDGET_STATUS = 400
+# The largest request body forwarded: far above a full context window with images, far below
+# what would strain the runner, which holds each body in memory before sending it on.
+MAX_BODY_BYTES = 64 << 20
 
 
 @dataclass
@@ -170,6 +173,10 @@ class CredentialProxy:
         return forwarded
 
 
+class _TooLarge(Exception):
+    """A request body over ``MAX_BODY_BYTES``."""
+
+
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
@@ -192,7 +199,11 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
             if path is None:
                 self._refuse(f"only {proxy.upstream} is reachable from the sandbox")
                 return
-            body = self._body()
+            try:
+                body = self._body()
+            except _TooLarge:
+                self._fail(413, f"skillab: a request body over {MAX_BODY_BYTES >> 20} MiB is refused")
+                return
             budget = proxy.budget if proxy.budget and proxy.budget.counts(self.command, path) else None
             if budget is not None and not budget.admit():
                 self._fail(OVER_BUDGET_STATUS, f"skillab: the turn cap ({budget.limit} model "
@@ -215,18 +226,25 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 
         def _body(self) -> bytes | None:
+            """The request body, held in the runner's memory: never more than ``MAX_BODY_BYTES``
+            (the sandboxed client could otherwise stream gigabytes into it)."""
             if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                chunks = []
+                chunks, total = [], 0
                 while True:
-                    size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                    size = int(self.rfile.readline(64).split(b";")[0].strip() or b"0", 16)
                     if size == 0:
-                        self.rfile.readline()
+                        self.rfile.readline(64)
                         break
+                    total += size
+                    if total > MAX_BODY_BYTES:
+                        raise _TooLarge
                     chunks.append(self.rfile.read(size))
-                    self.rfile.readline()
+                    self.rfile.readline(64)
                 return b"".join(chunks)
             length = int(self.headers.get("Content-Length") or 0)
-            return self.rfile.read(length) if length else None
+            if length > MAX_BODY_BYTES:
+                raise _TooLarge
+            return self.rfile.read(length) if length > 0 else None
 
         def _relay(self, response: http.client.HTTPResponse, keep: bool = False) -> bytes:
             """Stream the response back; with ``keep``, returns the last bytes of its body."""
