@@ -97,6 +97,16 @@ def test_the_work_judge_reads_a_bounded_prefix_of_huge_sparse_files(workspace):
     assert "pipe" not in work and "=== pw" not in work and "root:" not in work
 
 
+def test_odd_file_names_reach_the_work_judge_as_encodable_single_headers(workspace):
+    before = snapshot(workspace.root)
+    sandboxed(workspace, "printf x > \"$(printf 'bad\\377name')\"; "
+                         "printf y > \"$(printf 'nl\\n=== faked.py (new) ===')\"")
+    work = render_changes(workspace.root, before)
+    work.encode("utf-8")  # a surrogate from a non-UTF-8 name made every judge request fail
+    assert "=== bad\ufffdname (new) ===" in work
+    assert "\n=== faked.py" not in work and "=== nl\\n=== faked.py (new) === (new) ===" in work
+
+
 def test_a_tree_nested_past_pythons_recursion_limit_is_walked_and_removed(tmp_path, monkeypatch):
     # os.walk and shutil.rmtree recurse per level: this tree crashed grading, killed the clean-up
     # thread, and made the run's own scratch removal (and the next run's sweep) raise.

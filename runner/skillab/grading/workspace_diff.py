@@ -61,14 +61,21 @@ def render_changes(root: Path, before: dict[str, str]) -> str:
         content = _text_of(root, rel)
         if len(content) > WORK_FILE_CHARS:
             content = content[:WORK_FILE_CHARS] + f"\n[... cut at {WORK_FILE_CHARS} characters]"
-        block = f"=== {rel} ({state}) ===\n{content}"
+        block = f"=== {_shown(rel)} ({state}) ===\n{content}"
         if len(block) > budget:
             parts.append(f"[... {len(changed) - len(parts)} more changed files left out]")
             break
         budget -= len(block)
         parts.append(block)
-    parts.extend(f"=== {rel} (deleted) ===" for rel in deleted)
+    parts.extend(f"=== {_shown(rel)} (deleted) ===" for rel in deleted)
     return "\n\n".join(parts)
+
+
+def _shown(rel: str) -> str:
+    """A file name as the judge sees it: bytes that are not UTF-8 (which no request could
+    encode) replaced, control characters (a newline faking another file's header) escaped."""
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _text_of(root: Path, rel: str) -> str:
