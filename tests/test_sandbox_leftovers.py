@@ -8,11 +8,13 @@ points at a real host path for skillab. Each test plants something with a real s
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
 from skillab.agents.skill_view import stage_skill, unstage
+from skillab.agents.tools import Toolbox
 from skillab.errors import SkillError, SuiteError
 from skillab.formats.skillsbench.specs import VerifierGrader
 from skillab.formats.skillsbench.verifier import grade_verifier
@@ -128,6 +130,22 @@ def test_a_tree_nested_past_pythons_recursion_limit_is_walked_and_removed(tmp_pa
         # Never leave the tree behind: pytest's own clean-up of old temporary directories
         # uses shutil.rmtree, which this tree breaks.
         remove_tree(parent)
+
+
+def test_the_agents_file_tools_never_hang_on_a_fifo_or_load_a_sparse_giant(workspace):
+    # The agent adapter's tools run on the host: a FIFO the agent's shell made blocked
+    # write_file's open() for ever (no reader), and edit_file read a sparse file whole.
+    box = Toolbox(workspace.root)
+    assert not box.call("run_shell", {"command": "mkfifo pipe && truncate -s 1000M big"}).is_error
+    done: dict[str, object] = {}
+    writer = threading.Thread(target=lambda: done.update(run=box.call("write_file", {"path": "pipe", "content": "x"})),
+                              daemon=True)
+    writer.start()
+    writer.join(20)
+    assert "run" in done and done["run"].is_error and "not a regular file" in done["run"].output
+    read_before = _bytes_read()
+    edit = box.call("edit_file", {"path": "big", "old_text": "a", "new_text": "b"})
+    assert edit.is_error and "run_shell" in edit.output and _bytes_read() - read_before < 1 << 20
 
 
 def test_a_skill_md_or_suite_file_linked_out_of_its_directory_is_refused(tmp_path):
