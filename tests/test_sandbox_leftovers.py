@@ -21,6 +21,7 @@ from skillab.formats.skillsbench.verifier import grade_verifier
 from skillab.grading.graders import GradingInput, clear_entry
 from skillab.grading.workspace_diff import render_changes, snapshot
 from skillab.sandbox.backend import active
+from skillab.sandbox.programs import install_paths, resolved_binary
 from skillab.sandbox.scratch import SCRATCH_ENV, run_scratch
 from skillab.sandbox.trees import remove_tree
 from skillab.sandbox.workspace import Workspace, drain_discarded, run_in
@@ -146,6 +147,22 @@ def test_the_agents_file_tools_never_hang_on_a_fifo_or_load_a_sparse_giant(works
     read_before = _bytes_read()
     edit = box.call("edit_file", {"path": "big", "old_text": "a", "new_text": "b"})
     assert edit.is_error and "run_shell" in edit.output and _bytes_read() - read_before < 1 << 20
+
+
+def test_an_agent_cli_kept_beside_the_workspaces_does_not_bring_the_other_arm_into_view(tmp_path, monkeypatch):
+    # An agent CLI's installation is mounted read-only; for a binary outside any node_modules
+    # that was its whole directory, so SKILLAB_CODEX_BIN=/tmp/codex mounted the temporary
+    # directory, and with it every arm's workspace when they live there (no roomy /dev/shm).
+    parent = tmp_path / "scratch"
+    monkeypatch.setenv(SCRATCH_ENV, str(parent))
+    with_skill, baseline = Workspace.create(parent, "with_skill"), Workspace.create(parent, "without_skill")
+    (with_skill.root / "SKILL.md").write_text(HOST_LINE)
+    cli = tmp_path / "agent-cli"
+    cli.write_text("#!/bin/sh\necho RAN; cat \"$1\" 2>&1\n")
+    cli.chmod(0o755)
+    result = run_in(baseline.root, [resolved_binary(str(cli)), str(with_skill.root / "SKILL.md")],
+                    timeout_s=20, read_only=install_paths(str(cli)))
+    assert "RAN" in result.stdout and "HOST-ONLY" not in result.stdout
 
 
 def test_a_skill_md_or_suite_file_linked_out_of_its_directory_is_refused(tmp_path):
