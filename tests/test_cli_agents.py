@@ -184,6 +184,18 @@ def test_an_agent_that_swaps_its_skills_folder_for_a_link_deletes_nothing_outsid
     assert (host / "result-writer" / "SKILL.md").read_text() == "the original"
 
 
+def test_the_agents_commands_reach_only_the_model_api_with_the_key(cli, server, workspace):
+    # The proxy adds the real key on the host: a command the agent runs could otherwise use it
+    # on any path of the provider (the account's files, batches, stored completions).
+    probe = ("python3 -c \"import urllib.request as u\nfor p in ('/v1/files', '/files', '/v1beta/files'):\n"
+             "  try: u.urlopen('http://127.0.0.1:38080' + p)\n  except Exception as e: print(p, e)\"")
+    server.handler = lambda req: cli.shell(probe) if not req.tool_results else text("Finished.")
+    result = adapter(cli, server).run(request(workspace))
+    assert result.error is None, result.error
+    assert "Forbidden" in json.dumps(result.trajectory.to_dict())  # the probe ran, and was refused
+    assert not [r.path for r in server.requests if "files" in r.path]
+
+
 def test_outage_errors_the_arm(cli, server, workspace):
     server.handler = lambda req: server_error(retry_after_ms=1)
     result = adapter(cli, server).run(request(workspace))

@@ -89,3 +89,14 @@ def test_a_request_body_too_large_for_the_runners_memory_is_refused_unread(serve
                                   + f"{MAX_BODY_BYTES + 1:x}\r\n".encode() + b"x" * 4096)
     assert answer.startswith(b"HTTP/1.1 413") and chunked.startswith(b"HTTP/1.1 413")
     assert server.model_requests() == []
+
+
+def test_with_api_paths_only_those_paths_get_the_key(server):
+    server.push(text("hello"))
+    with CredentialProxy(server.url, {"x-api-key": KEY}, paths=(r"/v1/messages(/count_tokens)?",)) as proxy:
+        files = exchange(proxy, b"GET /v1/files HTTP/1.1\r\nHost: x\r\n\r\n")
+        batches = exchange(proxy, post("/v1/messages/batches", MESSAGE))
+        answered = exchange(proxy, post("/v1/messages?beta=true", MESSAGE))
+    assert files.startswith(b"HTTP/1.1 403") and batches.startswith(b"HTTP/1.1 403")
+    assert answered.startswith(b"HTTP/1.1 200")
+    assert [r.path for r in server.requests] == ["/v1/messages?beta=true"]

@@ -112,6 +112,9 @@ class CliAgent(ABC):
     base_url_env: ClassVar[str]
     default_endpoint: ClassVar[str]
     skills_dir: ClassVar[str]  # workspace-relative, where the CLI discovers project skills
+    # The API paths the CLI uses (regular expressions, relative to its endpoint), the only ones
+    # the credential proxy forwards; None: every path of the endpoint.
+    api_paths: ClassVar[tuple[str, ...] | None] = None
     # Tool names by role, for the skill-activation and path observations.
     read_tools: ClassVar[tuple[str, ...]] = ()
     shell_tools: ClassVar[tuple[str, ...]] = ()
@@ -227,7 +230,7 @@ class CliAgent(ABC):
 
         budget = self.request_budget(request)
         try:
-            with CredentialProxy(self.upstream(), self.credentials(), budget) as proxy:
+            with CredentialProxy(self.upstream(), self.credentials(), budget, self.api_paths) as proxy:
                 launch = self.launch(request, root, proxy.route())
                 result = self.execute(launch)
         finally:

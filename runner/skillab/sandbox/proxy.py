@@ -7,6 +7,8 @@ endpoint of the run, and holds the credential itself:
 
 * every request goes to ``upstream`` and nowhere else; a request in absolute form (``GET
   http://elsewhere/``) or a ``CONNECT`` is refused with 403;
+* with ``paths``, only those API paths are forwarded (the completions the agent needs, not the
+  account's files, batches or stored responses, which its key would also reach);
 * the client's own credential headers are dropped and the real ones added on the host, so the
   key never enters the sandbox (its environment, its files, its ``/proc``);
 * responses stream back as they arrive (server-sent events), with the connection closed at the
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import re
 import shutil
 import socketserver
 import ssl
@@ -36,7 +39,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from .backend import ProxyRoute
@@ -99,7 +102,7 @@ class CredentialProxy:
     (header name -> value) in place of whatever the client sent."""
 
     def __init__(self, upstream: str, credentials: Mapping[str, str],
-                 budget: RequestBudget | None = None):
+                 budget: RequestBudget | None = None, paths: Sequence[str] | None = None):
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the proxy needs an http(s) upstream URL, not {upstream!r}")
@@ -107,6 +110,9 @@ class CredentialProxy:
         self._parts = parts
         self._credentials = {name.lower(): value for name, value in credentials.items()}
         self.budget = budget
+        # The API paths the client may use (regular expressions over its path, before the
+        # upstream's own prefix and without the query); None: any path of the upstream.
+        self._paths = None if paths is None else re.compile("|".join(f"(?:{p})" for p in paths))
         self._directory: str | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -161,6 +167,11 @@ class CredentialProxy:
             return None
         return (self._parts.path.rstrip("/") or "") + path
 
+    def allows(self, path: str) -> bool:
+        """Whether ``path`` is one of the API paths the client may use: the key reaches the
+        completions the agent needs, not the account's files, batches or stored responses."""
+        return self._paths is None or self._paths.fullmatch(path.split("?", 1)[0]) is not None
+
     def headers(self, received: Any) -> dict[str, str]:
         forwarded = {
             name: value
@@ -198,6 +209,9 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
             path = proxy.target(self.path)
             if path is None:
                 self._refuse(f"only {proxy.upstream} is reachable from the sandbox")
+                return
+            if not proxy.allows(self.path):
+                self._refuse("skillab: this agent's key reaches only the model API it uses")
                 return
             try:
                 body = self._body()
