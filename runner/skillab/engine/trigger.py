@@ -137,7 +137,7 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> 
 
 def _trial(plan: TriggerPlan, adapter: Any, root: Path, query: TriggerQuery, run_index: int,
            arm: TrialArm, skill: Skill, beside: tuple[Skill, ...]) -> TriggerTrial:
-    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}-{arm}")
+    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}")  # never the arm: the agent sees it
     request = ArmRequest(
         case=Case(name=query.name, prompt=query.query, max_turns=plan.max_turns),
         arm="original" if arm == "original" else "with_skill",
