@@ -112,8 +112,7 @@ class CliAgent(ABC):
     base_url_env: ClassVar[str]
     default_endpoint: ClassVar[str]
     skills_dir: ClassVar[str]  # workspace-relative, where the CLI discovers project skills
-    # The API paths the CLI uses (regular expressions, relative to its endpoint), the only ones
-    # the credential proxy forwards; None: every path of the endpoint.
+    # The only API paths (regexes, relative to the endpoint) the proxy forwards; None: all.
     api_paths: ClassVar[tuple[str, ...] | None] = None
     # Tool names by role, for the skill-activation and path observations.
     read_tools: ClassVar[tuple[str, ...]] = ()
@@ -235,8 +234,7 @@ class CliAgent(ABC):
                 result = self.execute(launch)
         finally:
             if launch is not None and launch.config_dir is not None:
-                # The CLI ran in this home and may have swapped it for a link: follow none.
-                with suppress(OSError):
+                with suppress(OSError):  # the CLI may have swapped its home for a link: follow none
                     remove_inside(root, os.path.relpath(launch.config_dir, root))
             for folder in staged:
                 unstage(folder, root)
@@ -268,8 +266,7 @@ class CliAgent(ABC):
     def launch(self, request: ArmRequest, root: Path, route: ProxyRoute) -> Launch:
         """The process to start: the CLI's configuration written to a directory under the
         arm's private home, argv, environment, and the proxy's bridge as its endpoint."""
-        # A setup command may have swapped the home for a link to a host path: refuse it.
-        config_dir = safe_join(root, f"{HOME_NAME}/.skillab-{self.name}")
+        config_dir = safe_join(root, f"{HOME_NAME}/.skillab-{self.name}")  # not through a planted link
         config_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         endpoint = route.endpoint
         env = {**self.base_env, **self.configure(config_dir, request, endpoint)}
