@@ -100,3 +100,11 @@ def test_with_api_paths_only_those_paths_get_the_key(server):
     assert files.startswith(b"HTTP/1.1 403") and batches.startswith(b"HTTP/1.1 403")
     assert answered.startswith(b"HTTP/1.1 200")
     assert [r.path for r in server.requests] == ["/v1/messages?beta=true"]
+
+
+def test_a_password_in_the_upstream_url_is_never_shown_to_the_sandbox(server):
+    secret_url = server.url.replace("://", "://gateway-user:Hunter2Hunter2@")
+    with CredentialProxy(secret_url, {"x-api-key": KEY}) as proxy:
+        refused = exchange(proxy, b"GET http://elsewhere/ HTTP/1.1\r\nHost: elsewhere\r\n\r\n")
+    assert refused.startswith(b"HTTP/1.1 403") and b"Hunter2" not in refused
+    assert "Hunter2" not in repr(proxy)

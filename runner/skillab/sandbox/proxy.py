@@ -106,7 +106,9 @@ class CredentialProxy:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the proxy needs an http(s) upstream URL, not {upstream!r}")
-        self.upstream = upstream.rstrip("/")
+        # Shown to the sandbox in refusals, and sent as Host: never a user:password@ of the URL.
+        self._host = parts.netloc.rpartition("@")[2]
+        self.upstream = f"{parts.scheme}://{self._host}{parts.path}".rstrip("/")
         self._parts = parts
         self._credentials = {name.lower(): value for name, value in credentials.items()}
         self.budget = budget
@@ -179,7 +181,7 @@ class CredentialProxy:
             if name.lower() not in _HOP_BY_HOP and name.lower() not in self._credentials
             and name.lower() not in ("x-api-key", "authorization")
         }
-        forwarded["Host"] = self._parts.netloc
+        forwarded["Host"] = self._host
         forwarded.update(self._credentials)
         return forwarded
 
