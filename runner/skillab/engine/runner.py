@@ -21,7 +21,7 @@ from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
-from ..reports.results import RunMeta, run_settings
+from ..reports.results import RunMeta, run_settings, suite_hash
 from ..reports.summary import summarize
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.backend import require_sandbox
@@ -80,7 +80,8 @@ def run_suite(
         shard = config.engine.shard
         emit(RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
                         config.engine.runs, config.agent.adapter, config.agent.model.name,
-                        prepared.skill.content_hash(), str(shard) if shard else None))
+                        prepared.skill.content_hash(), str(shard) if shard else None,
+                        suite_hash(prepared.suite)))
         needs_judge = any(c.needs_judge for c in prepared.graded)
         judge = create_judge(config) if needs_judge else None
         original = None

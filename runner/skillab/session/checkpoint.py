@@ -40,7 +40,7 @@ class Checkpoint:
     def on_event(self, event: Event) -> None:
         if isinstance(event, RunStarted):
             self._suite = {"path": event.suite, "skill": event.skill, "skill_hash": event.skill_hash,
-                           "adapter": event.adapter, "model": event.model}
+                           "suite_hash": event.suite_hash, "adapter": event.adapter, "model": event.model}
             self._write({"format": FORMAT, "suite": self._suite})
         elif isinstance(event, ArmFinished):
             self._write({"suite": event.suite, "adapter": self._suite.get("adapter"),
@@ -79,7 +79,8 @@ def read_journal(path: Path) -> list[dict[str, Any]]:
             suite = entry["suite"]
             which = (suite["path"], suite["adapter"])
             suites[which] = {
-                "suite": {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"]},
+                "suite": {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"],
+                          "suite_hash": suite.get("suite_hash")},
                 "adapter": {"name": suite["adapter"]},
                 "models": {"agent": suite["model"]},
             }
