@@ -140,3 +140,14 @@ def test_shards_of_several_suites_merge_into_a_set(tmp_path):
     assert merged["format"] == "skillab.results-set/1"
     assert [(d["suite"]["skill"], d["total_cases"]) for d in merged["suites"]] == [
         ("sql-migration-safety", 7), ("changelog-entry", 6)]
+
+
+def test_shards_of_two_suite_versions_are_refused_naming_what_differs(tmp_path, capsys):
+    """The suite's path and skill are long and equal; the error must show the hash that is not."""
+    one, two = shards(tmp_path, 2)
+    doc = json.loads(two.read_text())
+    doc["suite"]["suite_hash"] = "0" * 64  # the suite was edited between the two shard jobs
+    two.write_text(json.dumps(doc))
+    assert merge(tmp_path, one, two) == 2
+    err = capsys.readouterr().err
+    assert "disagree on the suite" in err and '"suite_hash": "' + "0" * 64 in err

@@ -134,6 +134,7 @@ def _check_agreement(group: list[ShardDocument]) -> None:
         for other in group[1:]:
             found = read(other.document)
             if found != expected:
+                expected, found = _differing(expected, found)
                 raise MergeError(
                     f"the shards disagree on the {name}: {reference.label} has {_show(expected)}, "
                     f"{other.label} has {_show(found)}; merge only the shards of one run"
@@ -197,6 +198,15 @@ def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] |
     return ConsistencyCheck(*(sum(int(c[key]) for c in present)
                               for key in ("verdicts", "sampled", "agreed", "errored")),
                             floor=float(present[0]["floor"])).to_dict()
+
+
+def _differing(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two mappings narrowed to the keys where they differ, so a long value (the suite, the
+    isolation) names what changed rather than being cut off before it."""
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return a, b
+    keys = [k for k in {**a, **b} if a.get(k) != b.get(k)]
+    return {k: a.get(k) for k in keys}, {k: b.get(k) for k in keys}
 
 
 def _show(value: Any) -> str:
