@@ -151,3 +151,13 @@ def test_shards_of_two_suite_versions_are_refused_naming_what_differs(tmp_path, 
     assert merge(tmp_path, one, two) == 2
     err = capsys.readouterr().err
     assert "disagree on the suite" in err and '"suite_hash": "' + "0" * 64 in err
+
+
+def test_a_shard_resumed_from_another_shards_document_keeps_only_its_own_units(tmp_path):
+    """A matrix job that restores the wrong shard's results and resumes must still write its own
+    share: the other shard's arms stay out of its document, and the shards merge."""
+    one, two = shards(tmp_path, 2)
+    resumed = run(tmp_path, "resumed", "--shard", "2/2", "--resume", str(one))
+    assert sorted(map(tuple, json.loads(resumed.read_text())["shard"]["units"])) == sorted(
+        (c["case_name"], c["run_index"]) for c in json.loads(resumed.read_text())["cases"])
+    assert merge(tmp_path, one, resumed) == 0

@@ -173,10 +173,14 @@ class Execution:
     def resume(self, document: dict[str, Any]) -> None:
         """Keep the finished, unerrored arms of an earlier document of the same suite."""
         index = {case.name: i for i, case in enumerate(self.prepared.graded)}
+        # Another shard's arms (resuming from its document) are that shard's to report.
+        mine = set(self.plan.units) if self.plan is not None else None
         for record in document.get("cases", []):
             case_index = index.get(record.get("case_name"))
             run_index = int(record.get("run_index", 0))
             if case_index is None or run_index >= self.config.engine.runs:
+                continue
+            if mine is not None and (record.get("case_name"), run_index) not in mine:
                 continue
             for arm in ("with_skill", "without_skill", "original"):
                 data = record.get(arm)
