@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
 from pathlib import Path
 from typing import Any
 
 from ..reports.merge import MergeError, load_shards, merge_shards
 from .discovery import SuiteLocation
+from .outcome import SuiteOutcome
 
 RESULTS_FILE = "results.json"
 
@@ -22,18 +23,43 @@ def shard_files(root: Path, own_output: Path) -> list[Path]:
     return found
 
 
-def merge_outcomes(root: Path, workspace: Path, own_output: Path,
-                   history: Path | None) -> Iterator[tuple[dict[str, Any], SuiteLocation]]:
+def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path | None
+                   ) -> tuple[list[tuple[dict[str, Any], SuiteLocation]], list[SuiteOutcome]]:
     """Each merged suite document with the suite's location in the repository, recorded in the
-    history as an unsharded run would be (the shards record nothing)."""
+    history as an unsharded run would be (the shards record nothing); and an outcome for each
+    suite the shard jobs could not run (``failed_suites`` of their results files)."""
     from ..scoring.history import record_into
     from ..reports.results import document
 
-    for log in merge_shards(load_shards(shard_files(root, own_output))):
+    files = shard_files(root, own_output)
+    failed = failed_suites(files, workspace)
+    shards = load_shards(files, allow_none=bool(failed))
+    merged = []
+    for log in merge_shards(shards):
         if history is not None:
             log = record_into(log, history)
-        merged = document(log)
-        yield merged, _location(merged, workspace)
+        doc = document(log)
+        merged.append((doc, _location(doc, workspace)))
+    return merged, failed
+
+
+def failed_suites(files: list[Path], workspace: Path) -> list[SuiteOutcome]:
+    """One outcome per suite (and agent) that a shard job named as failed, with its reason."""
+    outcomes: dict[tuple[str, str | None], SuiteOutcome] = {}
+    for path in files:
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8")).get("failed_suites") or []
+        except (OSError, ValueError, AttributeError) as exc:
+            raise MergeError(f"{path}: cannot be read as a results document ({exc})") from None
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("suite"), str):
+                raise MergeError(f"{path}: a failed_suites entry without a suite")
+            rel, agent = entry["suite"], entry.get("agent")
+            if (rel, agent) not in outcomes:
+                why = f"{entry.get('failure') or 'failed'} (shard {entry.get('shard') or '?'})"
+                outcomes[(rel, agent)] = SuiteOutcome(SuiteLocation(workspace / rel, rel), failure=why,
+                                                      agent=agent if isinstance(agent, str) else None)
+    return list(outcomes.values())
 
 
 def _location(document: dict[str, Any], workspace: Path) -> SuiteLocation:

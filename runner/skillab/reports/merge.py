@@ -64,8 +64,9 @@ _AGREED: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
 )
 
 
-def load_shards(paths: list[Path]) -> list[ShardDocument]:
-    """Every suite document in ``paths``; a file that cannot be read is an error naming it."""
+def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDocument]:
+    """Every suite document in ``paths``; a file that cannot be read is an error naming it.
+    ``allow_none``: the files may hold no document (each shard failed every suite)."""
     shards = []
     for path in paths:
         try:
@@ -77,7 +78,7 @@ def load_shards(paths: list[Path]) -> list[ShardDocument]:
                 raise MergeError(f"{path}: not a shard's document (no shard marker); merge joins "
                                  "the documents of `skillab run --shard I/N`")
             shards.append(ShardDocument(str(path), document))
-    if not shards:
+    if not shards and not allow_none:
         raise MergeError("no results documents to merge")
     return shards
 
