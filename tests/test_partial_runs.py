@@ -168,3 +168,17 @@ def test_resume_from_a_journal_refuses_an_edited_suite(tmp_path):
                              timeout=120)
     assert resumed.returncode == 2, resumed.stderr
     assert "eval" in resumed.stderr and "changed since that run" in resumed.stderr
+
+
+def test_resume_refuses_another_agent_configuration(tmp_path):
+    """A resumed run that answers differently (here another mock script; for a model, another
+    skill loading, turn cap or endpoint) must not keep the earlier answers under its own name."""
+    skill = make_skill(tmp_path, [grep_case("a")], responses={"a": answers("SKILLED", "x")})
+    other = tmp_path / "other.yaml"
+    other.write_text("a:\n  with: x\n  without: x\n")
+    args = ["run", str(skill), "--adapter", "mock", "--no-history", "--no-cache", "--quiet"]
+    assert main([*args, "--output", str(tmp_path / "results.json")]) == 0
+    assert main([*args, "--mock-responses", str(other), "--output", str(tmp_path / "again.json"),
+                 "--resume", str(tmp_path / "results.json")]) == 2
+    assert main([*args, "--output", str(tmp_path / "same.json"),
+                 "--resume", str(tmp_path / "results.json")]) == 0

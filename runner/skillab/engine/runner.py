@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 import threading
 from collections import deque
@@ -18,6 +19,7 @@ from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
 from ..core.settings import RunConfig
+from ..errors import UsageError
 from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
@@ -91,6 +93,7 @@ def run_suite(
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
                                         *run_warnings(config, judge)])
         if resume_from is not None:
+            check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
         report = execution.run()
         settings = report.log.settings
@@ -110,6 +113,28 @@ def run_suite(
     emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
     return report
+
+
+def check_resumable(document: dict[str, Any], adapter: Any, judge: Any | None) -> None:
+    """``--resume`` keeps arms only of the same experiment: the agent as configured (its
+    identity: script, skill loading, turn cap...; not the endpoint, as the same model may be
+    served from another address) and the judge that graded them."""
+    def same(recorded: Any, current: Any) -> bool:
+        return recorded is None or json.loads(json.dumps(current, default=str)) == recorded
+
+    def agent(identity: Any) -> Any:
+        return {k: v for k, v in identity.items() if k != "endpoint"} if isinstance(identity, dict) else identity
+
+    models = document.get("models") or {}
+    changed = [what for what, recorded, current in (
+        ("agent configuration", agent((document.get("adapter") or {}).get("identity")), agent(adapter.identity())),
+        ("judge model", models.get("judge") if judge is not None else None, getattr(judge, "model", None)),
+        ("judge prompt", models.get("judge_prompt_sha256") if judge is not None else None,
+         getattr(judge, "prompt_sha256", None)),
+    ) if not same(recorded, current)]
+    if changed:
+        raise UsageError(f"--resume: the {' and '.join(changed)} changed since that run; resuming "
+                         "would mix arms of two experiments (run it afresh, or with the same settings)")
 
 
 class Execution:
