@@ -107,13 +107,21 @@ def load_results(path: Path) -> list[dict]:
     from ..session.checkpoint import journal_path, read_journal, with_journal
 
     journal = journal_path(path)
+    skipped: list[int] = []
     try:
         documents = load_documents(path) if path.exists() or not journal.is_file() else []
-        return with_journal(documents, read_journal(journal)) if journal.is_file() else documents
+        if not journal.is_file():
+            return documents
+        documents = with_journal(documents, read_journal(journal, skipped.append))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such results document") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path}: not a skillab results document ({exc})") from None
+    if skipped:
+        lines = ", ".join(map(str, skipped[:5])) + (" ..." if len(skipped) > 5 else "")
+        say(f"{journal}: skipped {len(skipped)} line(s) that are not journal entries (line {lines}); "
+            "their arms run again")
+    return documents
 
 
 def cmd_run(args: argparse.Namespace) -> int:

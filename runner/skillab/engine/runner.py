@@ -201,16 +201,23 @@ class Execution:
         # Another shard's arms (resuming from its document) are that shard's to report.
         mine = set(self.plan.units) if self.plan is not None else None
         for record in document.get("cases", []):
+            if not isinstance(record, dict):
+                continue
             case_index = index.get(record.get("case_name"))
-            run_index = int(record.get("run_index", 0))
-            if case_index is None or run_index >= self.config.engine.runs:
+            run_index = record.get("run_index", 0)
+            # A damaged record is not kept: its arms run again.
+            if case_index is None or type(run_index) is not int or not 0 <= run_index < self.config.engine.runs:
                 continue
             if mine is not None and (record.get("case_name"), run_index) not in mine:
                 continue
             for arm in ("with_skill", "without_skill", "original"):
                 data = record.get(arm)
-                if data and not data.get("errored") and (arm != "original" or self.original):
-                    self.arms[(case_index, run_index, arm)] = ArmRecord.from_dict(data)
+                if isinstance(data, dict) and data and not data.get("errored") and (arm != "original" or self.original):
+                    try:
+                        kept = ArmRecord.from_dict(data)
+                    except (KeyError, TypeError, ValueError, AttributeError):
+                        continue
+                    self.arms[(case_index, run_index, arm)] = kept
                     self.cache_hits += bool(data.get("cached"))
         self._pairs_done = len(self.records())
 
