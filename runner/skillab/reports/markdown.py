@@ -22,6 +22,7 @@ from .markdown_view import (
     VERDICT_ICON,
     VERDICT_SEVERITY,
     SuiteView,
+    broken_by_skill,
     flip_lines,
     fmt_p,
     fmt_pts,
@@ -178,15 +179,17 @@ def _edit_scope(suites: list[SuiteView]) -> str:
 def _flips(suites: list[SuiteView]) -> str:
     # An error-dominated suite says nothing about the skill, not even case by case.
     suites = [s for s in suites if not s.error_dominated]
-    broken = flip_lines(suites, "flip_to_fail")
+    # Each suite's own noise test decides: a regression in one suite says nothing of another's flips.
+    broken = flip_lines(suites, "flip_to_fail", keep=broken_by_skill)
+    worse = flip_lines(suites, "flip_to_fail", keep=lambda s, name: not broken_by_skill(s, name))
     rescued = flip_lines(suites, "flip_to_pass")
-    if not broken and not rescued:
+    if not broken and not worse and not rescued:
         return ""
     parts = []
-    if broken and any(s.regression for s in suites):
+    if broken:
         parts.append(f"**Broken by the skill** (passed without it, fail with it; beyond noise): {broken}")
-    elif broken:
-        parts.append(f"**Worse with the skill, within noise** (passed without it, fail with it): {broken}")
+    if worse:
+        parts.append(f"**Worse with the skill, within noise** (passed without it, fail with it): {worse}")
     if rescued:
         parts.append(f"**Rescued by the skill** (fail without it, pass with it): {rescued}")
     return "\n\n".join(parts)
