@@ -161,3 +161,25 @@ def test_a_shard_resumed_from_another_shards_document_keeps_only_its_own_units(t
     assert sorted(map(tuple, json.loads(resumed.read_text())["shard"]["units"])) == sorted(
         (c["case_name"], c["run_index"]) for c in json.loads(resumed.read_text())["cases"])
     assert merge(tmp_path, one, resumed) == 0
+
+
+def test_shards_of_a_run_under_several_agents_merge_per_agent(tmp_path, monkeypatch):
+    """``--adapter mock,llm --shard I/N``: each shard holds the suite once per agent; merge joins
+    each agent's shards, not every document of the suite as one run."""
+    from .fakes.model_server import FakeModelServer, text
+    from .skillgen import answers, grep_case, make_skill
+
+    names = [f"c{i}" for i in range(4)]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: answers("SKILLED", "plain") for n in names})
+    with FakeModelServer(lambda request: text("SKILLED" if "SKILLED" in request.system_text else "no")) as server:
+        server.serve_sdks(monkeypatch, anthropic_key="sk-ant-api03-" + "Shard" * 8)
+        docs = []
+        for index in (1, 2):
+            docs.append(tmp_path / f"agents{index}.json")
+            assert main(["run", str(skill), *MOCK, "--adapter", "mock,llm", "--model", "claude-haiku-4-5",
+                         "--no-cache", "--shard", f"{index}/2", "--output", str(docs[-1])]) == 0
+    assert merge(tmp_path, *docs) == 0
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert [(d["adapter"]["name"], d["total_cases"], d["pass_rate"]["delta_pts"]) for d in merged["suites"]] == [
+        ("mock", 4, 100.0), ("llm", 4, 100.0)]

@@ -84,11 +84,13 @@ def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDoc
 
 
 def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
-    """One merged document per suite, in the order the suites first appear."""
-    groups: dict[tuple[str, str], list[ShardDocument]] = {}
+    """One merged document per suite (and agent, for ``--adapter A,B``), in the order they first
+    appear."""
+    groups: dict[tuple[str, str, str], list[ShardDocument]] = {}
     for shard in shards:
         suite = shard.document["suite"]
-        groups.setdefault((suite["path"], suite["skill"]), []).append(shard)
+        agent = str((shard.document.get("adapter") or {}).get("name"))
+        groups.setdefault((suite["path"], suite["skill"], agent), []).append(shard)
     return [merge_suite(group) for group in groups.values()]
 
 
