@@ -254,8 +254,10 @@ class Action:
 
         merged, failed = merge_outcomes(self.root, self.ctx.workspace, self.out_dir,
                                         self.ctx.workspace / HISTORY_FILE)
+        several = len({doc["adapter"]["name"] for doc, _ in merged}) > 1
         for document, location in merged:
-            outcome = SuiteOutcome(location)
+            # A run under several agents: each suite's outcome (and its results file) per agent.
+            outcome = SuiteOutcome(location, agent=document["adapter"]["name"] if several else None)
             self.state.outcomes.append(outcome)
             self.save(outcome, document)
         # Suites the shard jobs could not run: an error row each, never left out of the report.
