@@ -109,3 +109,17 @@ def test_a_suite_broken_in_every_shard_is_an_error_row_of_the_merged_report(sim,
     [comment] = github.state.comments_on(REPO, 7)
     assert "skills/broken" in comment["body"] and "+20.0 pts" in comment["body"]
     assert "skills/broken" in result.summary
+
+
+def test_merge_job_reads_shards_uploaded_as_whole_results_directories(sim, github):
+    """A shard job that uploads all of ``skillab-results/`` (as the merge job does its own) also
+    ships each suite's own results.json beside the set: merge must read each shard once."""
+    for index in (1, 2, 3):
+        job = sim.run_job("shard", {"index": index})
+        assert job.code == 0, job.action.log
+        artifact = sim.artifacts[f"skillab-shard-{index}"]
+        shutil.copytree(job.workspace / "skillab-results", artifact / "skillab-results", dirs_exist_ok=True)
+        assert len(list(artifact.rglob("results.json"))) == 2
+    merged = sim.run_job("merge")
+    assert merged.code == 0, merged.action.log
+    assert merged.action.outputs["verdict"] == "mixed"

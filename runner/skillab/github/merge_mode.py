@@ -15,8 +15,15 @@ RESULTS_FILE = "results.json"
 
 def shard_files(root: Path, own_output: Path) -> list[Path]:
     """Every ``results.json`` under ``root`` (downloaded artifacts), outside the Action's own
-    output directory, in a stable order."""
-    found = sorted(p for p in root.rglob(RESULTS_FILE) if own_output not in p.parents)
+    output directory, in a stable order. A shard job's directory holds its set of documents and,
+    below it, each suite's own copy (``<suite>/results.json``): only the set is read."""
+    everything = sorted((p for p in root.rglob(RESULTS_FILE) if own_output not in p.parents),
+                        key=lambda p: (len(p.parts), p))
+    sets: set[Path] = set()
+    for path in everything:
+        if not any(d in sets for d in path.parents):
+            sets.add(path.parent)
+    found = sorted(p for p in everything if p.parent in sets)
     if not found:
         raise MergeError(f"mode 'merge': no {RESULTS_FILE} under {root}; download the shard "
                          "jobs' artifacts there first")
