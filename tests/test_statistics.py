@@ -265,3 +265,35 @@ def test_an_error_dominated_run_prints_no_statistic_in_any_report(tmp_path, caps
                       "Rescued by the skill"):
             assert claim not in text
     assert "the lift is withheld" in render_markdown([doc])
+
+
+def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta_gate(tmp_path):
+    """When the judge disagrees with itself the lift is withheld: the PR comment must not list
+    rescued cases or print the delta as a finding, the pooled lift leaves the suite out, and a
+    --min-delta-pts gate cannot pass on it (as for an error-dominated run)."""
+    from dataclasses import replace
+
+    from skillab.cli import main
+    from skillab.core.checks import ConsistencyCheck
+    from skillab.core.runlog import RunLog
+    from skillab.reports.markdown import pooled_delta_pts, render_markdown
+    from skillab.reports.results import document
+    from skillab.reports.summary import summarize
+    from skillab.session.gates import Gates
+
+    from .results_golden import ROOT
+
+    out = tmp_path / "r.json"
+    assert main(["run", str(ROOT / "examples" / "changelog-entry"), "--adapter", "mock", "--no-cache",
+                 "--no-history", "--quiet", "--output", str(out)]) == 0
+    log = RunLog.from_json(json.loads(out.read_text()))
+    check = ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict()
+    doc = document(summarize(replace(log.settings, judge_consistency=check), log.records))
+    assert doc["statistics"]["withheld"] and doc["pass_rate"]["delta_pts"] == 83.33
+    report = render_markdown([doc])
+    assert "Rescued by the skill" not in report and "+83.3" not in report
+    assert "the lift is withheld" in report
+    assert pooled_delta_pts([doc]) is None
+    for gate_on in ("point", "lower-bound"):
+        reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(doc)
+        assert len(reasons) == 1 and "withheld" in reasons[0], reasons

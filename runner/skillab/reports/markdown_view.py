@@ -96,6 +96,9 @@ class SuiteView:
     # the cases that did (``statistics.regressed_cases``; None when the document names none).
     regression: bool = False
     regressed_cases: tuple[str, ...] | None = None
+    # The statistics withheld the lift (error-dominated, or a judge that disagreed with itself):
+    # the report then claims no lift, no flip and no delta.
+    lift_withheld: bool = False
     pass_at_k: dict[str, Any] | None = field(default=None, repr=False)
     judge_consistency: dict[str, Any] | None = field(default=None, repr=False)
     # The sandbox backend suite commands ran under (``isolation.backend``), "unsandboxed" for none.
@@ -157,6 +160,7 @@ class SuiteView:
             trend=doc.get("trend") or None,
             pass_k=int(doc.get("pass_k", 1) or 1),
             regression=bool(stats.get("regression")),
+            lift_withheld=bool(stats.get("withheld")) or bool(doc.get("error_dominated", False)),
             regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)
                              else None),
             pass_at_k=doc.get("pass_at_k") or None,

@@ -256,7 +256,7 @@ def pooled_statistics(documents: Sequence[dict[str, Any]], *, subject: str = "th
     pairs: list[CasePair] = []
     names: list[str] = []
     for doc in documents:
-        if doc.get("error_dominated") or not doc.get("cases"):
+        if doc.get("error_dominated") or (doc.get("statistics") or {}).get("withheld") or not doc.get("cases"):
             continue
         skill = (doc.get("suite") or {}).get("skill") or "?"
         counts: dict[str, list[int]] = {}
