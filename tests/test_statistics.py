@@ -156,6 +156,15 @@ def test_no_case_changed_says_so_without_claiming_no_lift():
     assert "no case's result differed between the arms, which does not show there is no lift" in stats.summary
 
 
+def test_runs_that_flipped_both_ways_are_not_called_unchanged():
+    """With several runs a case can flip each way in different runs: its pass rate is the same
+    in both arms, but its results did differ, and the report lists both flips."""
+    stats = case_statistics([CasePair(1, 1, 2), CasePair(2, 2, 2), CasePair(0, 0, 2)], flips=(1, 1))
+    assert "no case's result differed" not in stats.summary
+    assert "every case passed as often with the skill as without it" in stats.summary
+    assert "which does not show there is no lift" in stats.summary
+
+
 def test_power_uses_the_target_and_the_baseline():
     records = suite({"up": 3, "down": 1, "pass": 10, "fail": 6})
     ten = paired_statistics(records, target_lift_pts=10).power

@@ -4,7 +4,8 @@
 |---|---|
 | "... helps / hurts beyond noise" | sign-flip p < 0.05 and the 95% CI excludes 0 |
 | "cannot be told from noise" | a lift was measured over 2+ cases and the above does not hold |
-| "no case's result differed between the arms" | every per-case difference is exactly 0 |
+| "no case's result differed between the arms" | every per-case difference is exactly 0, no run flipped |
+| "every case passed as often with the skill as without it" | every per-case difference is 0, some runs flipped |
 | "a single case cannot tell a lift from noise" | one case |
 | "no comparable records" | nothing left to measure |
 | (nothing) | error-dominated: ``summary`` is None |
@@ -28,7 +29,11 @@ def lift_sentence(s: Any, subject: str = "the skill") -> str:
     if s.distinguishable:
         direction = "helps" if s.lift_pts > 0 else "hurts"
         return f"{head}: {subject} {direction} beyond noise."
-    if s.cases_up == 0 and s.cases_down == 0:
+    if s.cases_up == 0 and s.cases_down == 0 and (s.flip_to_pass or s.flip_to_fail):
+        # Runs of a case flipped both ways: its rate is unchanged, its results were not.
+        body = (f"{head}: every case passed as often with the skill as without it over its runs, "
+                "which does not show there is no lift")
+    elif s.cases_up == 0 and s.cases_down == 0:
         body = f"{head}: no case's result differed between the arms, which does not show there is no lift"
     else:
         body = f"{head}: cannot be told from noise"
