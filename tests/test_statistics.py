@@ -165,6 +165,12 @@ def test_runs_that_flipped_both_ways_are_not_called_unchanged():
     assert "which does not show there is no lift" in stats.summary
 
 
+def test_cases_with_unequal_runs_are_not_given_one_run_count():
+    """Errored runs leave cases with fewer comparable runs: the sentence must not round them to one."""
+    stats = case_statistics([CasePair(3, 0, 3)] * 2 + [CasePair(1, 0, 1)] * 2, flips=(8, 0))
+    assert "4 cases × 1–3 runs" in stats.summary and "× 2 runs" not in stats.summary
+
+
 def test_power_uses_the_target_and_the_baseline():
     records = suite({"up": 3, "down": 1, "pass": 10, "fail": 6})
     ten = paired_statistics(records, target_lift_pts=10).power

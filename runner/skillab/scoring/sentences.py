@@ -65,6 +65,9 @@ def p_text(s: Any) -> str:
 
 def _sample_size(s: Any) -> str:
     cases = f"{s.n_cases} case" + ("s" if s.n_cases != 1 else "")
+    fewest, most = getattr(s, "runs_range", None) or (0, 0)
+    if fewest != most:
+        return f"{cases} × {fewest}–{most} runs"
     return f"{cases} × {round(s.n_records / s.n_cases)} runs" if s.n_records > s.n_cases else cases
 
 

@@ -56,6 +56,8 @@ class PairedStats:
     regression: bool = False
     regressed_cases: list[str] = field(default_factory=list)
     withheld: str | None = None
+    # The fewest and most comparable runs of any case (the sentence's sample size); not saved.
+    runs_range: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -198,6 +200,7 @@ def case_statistics(
         power=power_statement([p.diff for p in pairs], baseline_rate=baseline, runs=runs,
                               target_lift_pts=target_lift_pts),
     )
+    stats.runs_range = (min(p.runs for p in pairs), max(p.runs for p in pairs))
     stats.regressed_cases = regression_cases(pairs, names, inference)
     stats.regression = bool(stats.regressed_cases)
     stats.summary = lift_sentence(stats, subject)
