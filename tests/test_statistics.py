@@ -171,6 +171,13 @@ def test_cases_with_unequal_runs_are_not_given_one_run_count():
     assert "4 cases × 1–3 runs" in stats.summary and "× 2 runs" not in stats.summary
 
 
+def test_a_run_with_no_records_does_not_say_its_cases_errored():
+    """An empty shard (more shards than units) or an interrupted start has nothing to measure;
+    errored runs are withheld before any sentence, so this one must not blame errors."""
+    stats = case_statistics([])
+    assert stats.summary.startswith("No comparable records") and "errored" not in stats.summary
+
+
 def test_power_uses_the_target_and_the_baseline():
     records = suite({"up": 3, "down": 1, "pass": 10, "fail": 6})
     ten = paired_statistics(records, target_lift_pts=10).power

@@ -20,7 +20,8 @@ from .rounding import round_half_away
 
 def lift_sentence(s: Any, subject: str = "the skill") -> str:
     if s.lift_pts is None:
-        return "No comparable records (every case errored or was skipped): there is no lift to measure."
+        # An errored run never gets here (it is error-dominated: no sentence at all).
+        return "No comparable records (no case finished, or every one was skipped): there is no lift to measure."
     size = _sample_size(s)
     if s.ci95 is None:
         return f"{pts(s.lift_pts)} pts: a single case cannot tell a lift from noise."
