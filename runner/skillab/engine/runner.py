@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 import threading
 from collections import deque
@@ -19,7 +18,6 @@ from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
 from ..core.settings import RunConfig
-from ..errors import UsageError
 from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
@@ -37,6 +35,7 @@ from .cache import BaselineCache, baseline_slot, default_cache_dir
 from .consistency import check_consistency
 from ..scoring.history import record_into
 from .prepare import prepare_suite, run_warnings, suite_sandbox
+from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
 from .trigger import run_triggers
 
@@ -115,28 +114,6 @@ def run_suite(
     return report
 
 
-def check_resumable(document: dict[str, Any], adapter: Any, judge: Any | None) -> None:
-    """``--resume`` keeps arms only of the same experiment: the agent as configured (its
-    identity: script, skill loading, turn cap...; not the endpoint, as the same model may be
-    served from another address) and the judge that graded them."""
-    def same(recorded: Any, current: Any) -> bool:
-        return recorded is None or json.loads(json.dumps(current, default=str)) == recorded
-
-    def agent(identity: Any) -> Any:
-        return {k: v for k, v in identity.items() if k != "endpoint"} if isinstance(identity, dict) else identity
-
-    models = document.get("models") or {}
-    changed = [what for what, recorded, current in (
-        ("agent configuration", agent((document.get("adapter") or {}).get("identity")), agent(adapter.identity())),
-        ("judge model", models.get("judge") if judge is not None else None, getattr(judge, "model", None)),
-        ("judge prompt", models.get("judge_prompt_sha256") if judge is not None else None,
-         getattr(judge, "prompt_sha256", None)),
-    ) if not same(recorded, current)]
-    if changed:
-        raise UsageError(f"--resume: the {' and '.join(changed)} changed since that run; resuming "
-                         "would mix arms of two experiments (run it afresh, or with the same settings)")
-
-
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
@@ -197,28 +174,11 @@ class Execution:
 
     def resume(self, document: dict[str, Any]) -> None:
         """Keep the finished, unerrored arms of an earlier document of the same suite."""
-        index = {case.name: i for i, case in enumerate(self.prepared.graded)}
-        # Another shard's arms (resuming from its document) are that shard's to report.
         mine = set(self.plan.units) if self.plan is not None else None
-        for record in document.get("cases", []):
-            if not isinstance(record, dict):
-                continue
-            case_index = index.get(record.get("case_name"))
-            run_index = record.get("run_index", 0)
-            # A damaged record is not kept: its arms run again.
-            if case_index is None or type(run_index) is not int or not 0 <= run_index < self.config.engine.runs:
-                continue
-            if mine is not None and (record.get("case_name"), run_index) not in mine:
-                continue
-            for arm in ("with_skill", "without_skill", "original"):
-                data = record.get(arm)
-                if isinstance(data, dict) and data and not data.get("errored") and (arm != "original" or self.original):
-                    try:
-                        kept = ArmRecord.from_dict(data)
-                    except (KeyError, TypeError, ValueError, AttributeError):
-                        continue
-                    self.arms[(case_index, run_index, arm)] = kept
-                    self.cache_hits += bool(data.get("cached"))
+        arms, hits = kept_arms(document, [c.name for c in self.prepared.graded], self.config.engine.runs,
+                               mine, with_original=self.original is not None)
+        self.arms.update(arms)
+        self.cache_hits += hits
         self._pairs_done = len(self.records())
 
     def _cache_slot(self, job: ArmJob) -> tuple[str, str] | None:

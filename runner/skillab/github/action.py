@@ -254,10 +254,7 @@ class Action:
 
         merged, failed = merge_outcomes(self.root, self.ctx.workspace, self.out_dir,
                                         self.ctx.workspace / HISTORY_FILE)
-        several = len({doc["adapter"]["name"] for doc, _ in merged}) > 1
-        for document, location in merged:
-            # A run under several agents: each suite's outcome (and its results file) per agent.
-            outcome = SuiteOutcome(location, agent=document["adapter"]["name"] if several else None)
+        for document, outcome in merged:
             self.state.outcomes.append(outcome)
             self.save(outcome, document)
         # Suites the shard jobs could not run: an error row each, never left out of the report.
@@ -363,8 +360,7 @@ class Action:
         self-contained report.html, as workspace-relative paths."""
         from ..session.outputs import Outputs, write_outputs
 
-        # A shard job names the suites it could not run, for the merge job to report.
-        failed = self.state.failed_suites(self.inputs.shard) if self.inputs.shard is not None else []
+        failed = self.state.failed_suites(self.inputs.shard)  # a shard job's, for the merge job
         names = {"report": "report.md"} | ({"results": "results.json"} if documents or failed else {}) | (
             {"junit": "junit.xml", "html": "report.html"} if documents else {})
         files = {key: self.out_dir / name for key, name in names.items()}

@@ -31,22 +31,26 @@ def shard_files(root: Path, own_output: Path) -> list[Path]:
 
 
 def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path | None
-                   ) -> tuple[list[tuple[dict[str, Any], SuiteLocation]], list[SuiteOutcome]]:
-    """Each merged suite document with the suite's location in the repository, recorded in the
-    history as an unsharded run would be (the shards record nothing); and an outcome for each
-    suite the shard jobs could not run (``failed_suites`` of their results files)."""
+                   ) -> tuple[list[tuple[dict[str, Any], SuiteOutcome]], list[SuiteOutcome]]:
+    """Each merged suite document with its outcome (the suite's location in the repository; its
+    agent when several ran), recorded in the history as an unsharded run would be (the shards
+    record nothing); and an outcome for each suite the shard jobs could not run
+    (``failed_suites`` of their results files)."""
     from ..scoring.history import record_into
     from ..reports.results import document
 
     files = shard_files(root, own_output)
     failed = failed_suites(files, workspace)
     shards = load_shards(files, allow_none=bool(failed))
-    merged = []
+    documents = []
     for log in merge_shards(shards):
         if history is not None:
             log = record_into(log, history)
-        doc = document(log)
-        merged.append((doc, _location(doc, workspace)))
+        documents.append(document(log))
+    # A run under several agents: each suite's outcome (and its results file) per agent.
+    several = len({doc["adapter"]["name"] for doc in documents}) > 1
+    merged = [(doc, SuiteOutcome(_location(doc, workspace), agent=doc["adapter"]["name"] if several else None))
+              for doc in documents]
     return merged, failed
 
 
