@@ -167,3 +167,30 @@ def test_an_agent_without_its_key_is_skipped_and_the_others_still_run(two_suites
     # The job summary (escaped markdown) says which agent did not run and why.
     assert "skills/alpha \\[agent\\] did not run" in result.summary
     assert "set ANTHROPIC\\_API\\_KEY" in result.summary
+
+
+def test_a_sharded_run_under_two_agents_merges_per_agent(two_suites, github, server, monkeypatch, tmp_path):
+    """Shard jobs under ``adapter: mock,agent`` and a ``mode: merge`` job: each agent's shards
+    join into its own document and results file, and the gate names the agent that failed."""
+    server.serve_sdks(monkeypatch, anthropic_key="sk-ant-api03-" + "H" * 40)
+    server.handler = lambda req: text("plain")
+    inputs = {"adapter": "mock,agent", "model": "claude-haiku-4-5", "mode": "all", "path": "skills"}
+    artifacts = tmp_path / "artifacts"
+    for index in (1, 2):
+        result = run_action(two_suites, event_name="schedule", event_file="schedule.json", api_url=github.url,
+                            in_process=True, inputs={**inputs, "shard": f"{index}/2"})
+        assert result.code == 0, result.log
+        (artifacts / str(index)).mkdir(parents=True)
+        shutil.move(two_suites / "skillab-results", artifacts / str(index) / "skillab-results")
+    shutil.move(artifacts, two_suites / "shards")
+    merged = run_action(two_suites, event_name="schedule", event_file="schedule.json", api_url=github.url,
+                        in_process=True, inputs={"mode": "merge", "path": "shards"})
+    assert merged.code == 1, merged.log
+    documents = merged.results()["suites"]
+    assert sorted((d["suite"]["skill"], d["adapter"]["name"], d["total_cases"]) for d in documents) == [
+        ("alpha", "agent", 2), ("alpha", "mock", 2), ("beta", "agent", 2), ("beta", "mock", 2)]
+    out = two_suites / "skillab-results"
+    kept = sorted(p.parent.relative_to(out).as_posix() for p in out.glob("*/*/results.json"))
+    assert kept == ["skills__alpha/agent", "skills__alpha/mock", "skills__beta/agent", "skills__beta/mock"]
+    reason = next(line for line in merged.log.splitlines() if "check failed" in line)
+    assert "(agent agent)" in reason

@@ -91,3 +91,35 @@ def test_merge_job_with_a_shard_missing_fails_naming_it(sim, github):
     assert "Check failed: alpha: shard 2/3 is missing" in comment["body"]
     # The steps marked always() still ran: the baselines the two shards made are saved.
     assert [key for key, _ in sim.caches] == ["skillab-baseline-1-1"]
+
+
+def test_a_suite_broken_in_every_shard_is_an_error_row_of_the_merged_report(sim, github):
+    """A PR touching two suites, one of them broken: the shard jobs annotate it, and the merge
+    job, which sees only the shards' documents, must not report the good suite alone as a pass."""
+    broken = make_skill(sim.pristine / "skills", [grep_case("z")], name="broken")
+    (broken / "eval.yaml").write_text("cases:\n  - name: x\n    description: 2024-02-30\n    prompt: hi\n")
+    for index in (1, 2, 3):
+        job = sim.run_job("shard", {"index": index})
+        assert job.code == 1 and "skills/broken" in job.action.log
+    merged = sim.run_job("merge")
+    result = merged.action
+    assert merged.code == 1, result.log
+    assert result.outputs["verdict"] == "error"
+    assert json.loads(result.outputs["suites"]) == ["skills/alpha", "skills/broken"]
+    [comment] = github.state.comments_on(REPO, 7)
+    assert "skills/broken" in comment["body"] and "+20.0 pts" in comment["body"]
+    assert "skills/broken" in result.summary
+
+
+def test_merge_job_reads_shards_uploaded_as_whole_results_directories(sim, github):
+    """A shard job that uploads all of ``skillab-results/`` (as the merge job does its own) also
+    ships each suite's own results.json beside the set: merge must read each shard once."""
+    for index in (1, 2, 3):
+        job = sim.run_job("shard", {"index": index})
+        assert job.code == 0, job.action.log
+        artifact = sim.artifacts[f"skillab-shard-{index}"]
+        shutil.copytree(job.workspace / "skillab-results", artifact / "skillab-results", dirs_exist_ok=True)
+        assert len(list(artifact.rglob("results.json"))) == 2
+    merged = sim.run_job("merge")
+    assert merged.code == 0, merged.action.log
+    assert merged.action.outputs["verdict"] == "mixed"

@@ -102,3 +102,30 @@ def test_a_comment_response_without_an_id_is_a_clear_error(github, broken):
     gh = GitHubClient(github.url, "write-token")
     with pytest.raises(GitHubError, match="malformed API response: the new comment without a valid 'id'"):
         upsert_comment(gh, REPO, 7, "report")
+
+
+def test_a_comment_written_before_its_answer_was_lost_is_not_written_twice(github):
+    """GitHub can write a comment and still answer 502 (its gateway timed out): retrying the POST
+    blindly leaves two reports on the PR, and every later run updates only the first."""
+    from .fakes.github_server import Fault
+
+    github.state.faults.append(Fault(502, b"<html>bad gateway</html>", {"Content-Type": "text/html"},
+                                     path_contains="/issues/7/comments", method="POST",
+                                     after_applying=True))
+    gh = GitHubClient(github.url, "write-token", sleep=lambda s: None)
+    first = upsert_comment(gh, REPO, 7, "first report")
+    assert len(github.state.comments_on(REPO, 7)) == 1
+    upsert_comment(gh, REPO, 7, "second report")
+    comments = github.state.comments_on(REPO, 7)
+    assert [c["body"] for c in comments] == [marker() + "\nsecond report"]
+    assert first.id == comments[0]["id"]
+
+
+def test_a_comment_refused_by_a_server_error_is_written_once_it_recovers(github):
+    from .fakes.github_server import Fault
+
+    github.state.faults.append(Fault(503, {"message": "unavailable"}, path_contains="/issues/7/comments",
+                                     method="POST"))
+    gh = GitHubClient(github.url, "write-token", sleep=lambda s: None)
+    assert upsert_comment(gh, REPO, 7, "report").action == "created"
+    assert [c["body"] for c in github.state.comments_on(REPO, 7)] == [marker() + "\nreport"]

@@ -91,3 +91,33 @@ def test_a_full_disk_at_a_checkpoint_warns_and_the_run_goes_on(tmp_path: Path):
     assert [c.outcome for c in report.log.records] == ["flip_to_pass"] * 3
     assert any("checkpoint could not be written (No space left on device)" in w
                for w in report.log.settings.warnings)
+
+
+def test_damaged_journal_lines_are_skipped_by_name_and_their_arms_run_again(tmp_path: Path):
+    """A journal line that is valid JSON but not an entry (a wrong type where the run index goes,
+    a bare null) must not end --resume in a traceback or refuse the whole journal."""
+    names = ["a", "b"]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: answers("SKILLED", "plain") for n in names})
+    out, journal = tmp_path / "results.json", tmp_path / "results.checkpoint.jsonl"
+    common = [sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock", "--no-cache",
+              "--no-history", "--output", str(out), "--quiet"]
+    assert subprocess.run(common, capture_output=True, timeout=120).returncode == 0
+    whole = json.loads(out.read_text())
+    # What a killed run leaves: the journal only; here with damaged lines among the good ones.
+    header = {"format": "skillab.checkpoint/1", "suite": {
+        "path": whole["suite"]["path"], "skill": whole["suite"]["skill"],
+        "skill_hash": whole["suite"]["skill_hash"], "suite_hash": whole["suite"]["suite_hash"],
+        "adapter": "mock", "model": None}}
+    arm = {"suite": whole["suite"]["path"], "adapter": "mock", "case_name": "a", "run_index": 0,
+           "arm": "with_skill", "record": whole["cases"][0]["with_skill"]}
+    journal.write_text("\n".join(json.dumps(x) for x in (
+        header, arm, {**arm, "arm": "without_skill", "run_index": "x"}, None, [1, 2],
+        {**arm, "case_name": "b", "record": {"passed": "x", "turns": "many"}})) + "\n")
+    out.unlink()
+    resumed = subprocess.run([*common, "--resume", str(out)], capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Traceback" not in resumed.stderr
+    assert "skipped 3 line(s) that are not journal entries (line 3, 4, 5)" in resumed.stderr
+    doc = json.loads(out.read_text())
+    assert [(c["case_name"], c["outcome"]) for c in doc["cases"]] == [("a", "flip_to_pass"), ("b", "flip_to_pass")]

@@ -337,3 +337,27 @@ def test_hundreds_of_suites_keep_whole_lines():
     report = render_markdown(docs, max_chars=12000)
     assert size(report) <= 12000 and "cut here to fit" in report
     assert all(line.count("|") in (0, 8) for line in report.split("\n") if line.startswith("| skill-"))
+
+
+def test_a_regression_in_one_suite_does_not_call_another_suites_flips_broken():
+    """Two suites in one PR comment: only the cases whose drop passed their own suite's noise test
+    are "broken beyond noise"; a lone flip in a suite without a regression is within noise."""
+    regressed = document([record(f"r{i}", "flip_to_fail") for i in range(8)], skill="alpha")
+    regressed["statistics"].update(regression=True, regressed_cases=[f"r{i}" for i in range(8)])
+    calm = document([record("slipped", "flip_to_fail"), record("fine", "pass_kept"),
+                     record("up", "flip_to_pass")], skill="beta")
+    for doc, name in ((regressed, "r0"), (calm, "slipped")):
+        # The same cases against the original skill (--against): the edit's flips.
+        for case in doc["cases"]:
+            case["original_outcome"] = case["outcome"]
+        doc["comparison"] = {"original": {"label": "main"}, "pass_rate": {},
+                             "statistics": dict(doc["statistics"])}
+    report = render_markdown([regressed, calm])
+    broken = report[report.index("**Broken by the skill**"):].split("\n\n")[0]
+    within = report[report.index("**Worse with the skill, within noise**"):].split("\n\n")[0]
+    assert "alpha / r0" in broken and "slipped" not in broken
+    assert "beta / slipped" in within and "alpha" not in within
+    edit_broken = report[report.index("**❌ Broken by the edit**"):].split("\n\n")[0]
+    edit_within = report[report.index("**Changed, within noise**"):].split("\n\n")[0]
+    assert "alpha / r0" in edit_broken and "slipped" not in edit_broken
+    assert "beta / slipped" in edit_within and "alpha" not in edit_within

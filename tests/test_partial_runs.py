@@ -132,3 +132,53 @@ def test_the_cost_cap_stops_within_one_arm_and_resume_finishes(priced_skill, mon
         return [(r["case_name"], r["outcome"], r["with_skill"]["final_output"]) for r in doc["cases"]]
 
     assert results(finished) == results(full)
+
+
+def test_resume_refuses_an_edited_suite(tmp_path):
+    """Arms graded by the old validators must not be kept under the new suite's hash: resuming
+    after an edit to eval.yaml would report outcomes the current suite never produced."""
+    skill = make_skill(tmp_path, [grep_case("a"), grep_case("b")], responses={
+        "a": answers("SKILLED", "x"), "b": answers("SKILLED", "x")})
+    args = ["run", str(skill), "--adapter", "mock", "--no-history", "--no-cache", "--quiet"]
+    assert main([*args, "--output", str(tmp_path / "results.json")]) == 0
+    suite = skill / "eval.yaml"
+    suite.write_text(suite.read_text().replace("grep -q SKILLED", "grep -q NOWHERE", 1))
+    assert main([*args, "--output", str(tmp_path / "again.json"),
+                 "--resume", str(tmp_path / "results.json")]) == 2
+    assert not (tmp_path / "again.json").exists()
+
+
+def test_resume_from_a_journal_refuses_an_edited_suite(tmp_path):
+    """The same after SIGKILL, when only the checkpoint journal is left to say what ran."""
+    import signal
+
+    names = [f"c{i}" for i in range(6)]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: answers("SKILLED", "plain") for n in names})
+    out, journal = tmp_path / "results.json", tmp_path / "results.checkpoint.jsonl"
+    common = [SKILLAB, "run", str(skill), "--adapter", "mock", "--no-cache", "--no-history",
+              "--concurrency", "1", "--output", str(out), "--quiet"]
+    code, _, _ = signal_when([*common, "--mock-latency-ms", "150"],
+                             lambda: journal.exists() and len(journal.read_text().splitlines()) >= 3,
+                             sig=signal.SIGKILL)
+    assert code == -signal.SIGKILL and not out.exists()
+    suite = skill / "eval.yaml"
+    suite.write_text(suite.read_text().replace("grep -q SKILLED", "grep -q NOWHERE"))
+    resumed = subprocess.run([*common, "--resume", str(out)], capture_output=True, text=True,
+                             timeout=120)
+    assert resumed.returncode == 2, resumed.stderr
+    assert "eval" in resumed.stderr and "changed since that run" in resumed.stderr
+
+
+def test_resume_refuses_another_agent_configuration(tmp_path):
+    """A resumed run that answers differently (here another mock script; for a model, another
+    skill loading, turn cap or endpoint) must not keep the earlier answers under its own name."""
+    skill = make_skill(tmp_path, [grep_case("a")], responses={"a": answers("SKILLED", "x")})
+    other = tmp_path / "other.yaml"
+    other.write_text("a:\n  with: x\n  without: x\n")
+    args = ["run", str(skill), "--adapter", "mock", "--no-history", "--no-cache", "--quiet"]
+    assert main([*args, "--output", str(tmp_path / "results.json")]) == 0
+    assert main([*args, "--mock-responses", str(other), "--output", str(tmp_path / "again.json"),
+                 "--resume", str(tmp_path / "results.json")]) == 2
+    assert main([*args, "--output", str(tmp_path / "same.json"),
+                 "--resume", str(tmp_path / "results.json")]) == 0

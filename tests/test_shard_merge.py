@@ -140,3 +140,46 @@ def test_shards_of_several_suites_merge_into_a_set(tmp_path):
     assert merged["format"] == "skillab.results-set/1"
     assert [(d["suite"]["skill"], d["total_cases"]) for d in merged["suites"]] == [
         ("sql-migration-safety", 7), ("changelog-entry", 6)]
+
+
+def test_shards_of_two_suite_versions_are_refused_naming_what_differs(tmp_path, capsys):
+    """The suite's path and skill are long and equal; the error must show the hash that is not."""
+    one, two = shards(tmp_path, 2)
+    doc = json.loads(two.read_text())
+    doc["suite"]["suite_hash"] = "0" * 64  # the suite was edited between the two shard jobs
+    two.write_text(json.dumps(doc))
+    assert merge(tmp_path, one, two) == 2
+    err = capsys.readouterr().err
+    assert "disagree on the suite" in err and '"suite_hash": "' + "0" * 64 in err
+
+
+def test_a_shard_resumed_from_another_shards_document_keeps_only_its_own_units(tmp_path):
+    """A matrix job that restores the wrong shard's results and resumes must still write its own
+    share: the other shard's arms stay out of its document, and the shards merge."""
+    one, two = shards(tmp_path, 2)
+    resumed = run(tmp_path, "resumed", "--shard", "2/2", "--resume", str(one))
+    assert sorted(map(tuple, json.loads(resumed.read_text())["shard"]["units"])) == sorted(
+        (c["case_name"], c["run_index"]) for c in json.loads(resumed.read_text())["cases"])
+    assert merge(tmp_path, one, resumed) == 0
+
+
+def test_shards_of_a_run_under_several_agents_merge_per_agent(tmp_path, monkeypatch):
+    """``--adapter mock,llm --shard I/N``: each shard holds the suite once per agent; merge joins
+    each agent's shards, not every document of the suite as one run."""
+    from .fakes.model_server import FakeModelServer, text
+    from .skillgen import answers, grep_case, make_skill
+
+    names = [f"c{i}" for i in range(4)]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: answers("SKILLED", "plain") for n in names})
+    with FakeModelServer(lambda request: text("SKILLED" if "SKILLED" in request.system_text else "no")) as server:
+        server.serve_sdks(monkeypatch, anthropic_key="sk-ant-api03-" + "Shard" * 8)
+        docs = []
+        for index in (1, 2):
+            docs.append(tmp_path / f"agents{index}.json")
+            assert main(["run", str(skill), *MOCK, "--adapter", "mock,llm", "--model", "claude-haiku-4-5",
+                         "--no-cache", "--shard", f"{index}/2", "--output", str(docs[-1])]) == 0
+    assert merge(tmp_path, *docs) == 0
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert [(d["adapter"]["name"], d["total_cases"], d["pass_rate"]["delta_pts"]) for d in merged["suites"]] == [
+        ("mock", 4, 100.0), ("llm", 4, 100.0)]

@@ -156,6 +156,28 @@ def test_no_case_changed_says_so_without_claiming_no_lift():
     assert "no case's result differed between the arms, which does not show there is no lift" in stats.summary
 
 
+def test_runs_that_flipped_both_ways_are_not_called_unchanged():
+    """With several runs a case can flip each way in different runs: its pass rate is the same
+    in both arms, but its results did differ, and the report lists both flips."""
+    stats = case_statistics([CasePair(1, 1, 2), CasePair(2, 2, 2), CasePair(0, 0, 2)], flips=(1, 1))
+    assert "no case's result differed" not in stats.summary
+    assert "every case passed as often with the skill as without it" in stats.summary
+    assert "which does not show there is no lift" in stats.summary
+
+
+def test_cases_with_unequal_runs_are_not_given_one_run_count():
+    """Errored runs leave cases with fewer comparable runs: the sentence must not round them to one."""
+    stats = case_statistics([CasePair(3, 0, 3)] * 2 + [CasePair(1, 0, 1)] * 2, flips=(8, 0))
+    assert "4 cases × 1–3 runs" in stats.summary and "× 2 runs" not in stats.summary
+
+
+def test_a_run_with_no_records_does_not_say_its_cases_errored():
+    """An empty shard (more shards than units) or an interrupted start has nothing to measure;
+    errored runs are withheld before any sentence, so this one must not blame errors."""
+    stats = case_statistics([])
+    assert stats.summary.startswith("No comparable records") and "errored" not in stats.summary
+
+
 def test_power_uses_the_target_and_the_baseline():
     records = suite({"up": 3, "down": 1, "pass": 10, "fail": 6})
     ten = paired_statistics(records, target_lift_pts=10).power
@@ -265,3 +287,35 @@ def test_an_error_dominated_run_prints_no_statistic_in_any_report(tmp_path, caps
                       "Rescued by the skill"):
             assert claim not in text
     assert "the lift is withheld" in render_markdown([doc])
+
+
+def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta_gate(tmp_path):
+    """When the judge disagrees with itself the lift is withheld: the PR comment must not list
+    rescued cases or print the delta as a finding, the pooled lift leaves the suite out, and a
+    --min-delta-pts gate cannot pass on it (as for an error-dominated run)."""
+    from dataclasses import replace
+
+    from skillab.cli import main
+    from skillab.core.checks import ConsistencyCheck
+    from skillab.core.runlog import RunLog
+    from skillab.reports.markdown import pooled_delta_pts, render_markdown
+    from skillab.reports.results import document
+    from skillab.reports.summary import summarize
+    from skillab.session.gates import Gates
+
+    from .results_golden import ROOT
+
+    out = tmp_path / "r.json"
+    assert main(["run", str(ROOT / "examples" / "changelog-entry"), "--adapter", "mock", "--no-cache",
+                 "--no-history", "--quiet", "--output", str(out)]) == 0
+    log = RunLog.from_json(json.loads(out.read_text()))
+    check = ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict()
+    doc = document(summarize(replace(log.settings, judge_consistency=check), log.records))
+    assert doc["statistics"]["withheld"] and doc["pass_rate"]["delta_pts"] == 83.33
+    report = render_markdown([doc])
+    assert "Rescued by the skill" not in report and "+83.3" not in report
+    assert "the lift is withheld" in report
+    assert pooled_delta_pts([doc]) is None
+    for gate_on in ("point", "lower-bound"):
+        reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(doc)
+        assert len(reasons) == 1 and "withheld" in reasons[0], reasons

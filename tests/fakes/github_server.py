@@ -46,6 +46,11 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     path_contains: str = ""
     times: int = 1
+    # Only requests of this method (any when empty).
+    method: str = ""
+    # The request is carried out first and only the answer is lost: a gateway that timed out
+    # after GitHub wrote the comment.
+    after_applying: bool = False
 
 
 @dataclass
@@ -155,13 +160,26 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.state
         with state.lock:
             for fault in state.faults:
-                if fault.times > 0 and fault.path_contains in path:
+                if fault.times > 0 and fault.path_contains in path and fault.method in ("", method):
                     fault.times -= 1
-                    return fault.status, fault.body, dict(fault.headers)
+                    if not fault.after_applying:
+                        return fault.status, fault.body, dict(fault.headers)
+                    lost = fault
+                    break
+            else:
+                lost = None
+        if lost is not None:
+            self._handle(method, path, query, body)
+            return lost.status, lost.body, dict(lost.headers)
+        with state.lock:
             if state.rate_limited > 0:
                 state.rate_limited -= 1
                 headers = {"retry-after": state.retry_after} if state.retry_after is not None else {}
                 return 403, {"message": SECONDARY_LIMIT}, headers
+        return self._handle(method, path, query, body)
+
+    def _handle(self, method: str, path: str, query: dict[str, str], body: Any):
+        state = self.state
         permission = self._permission()
         if permission is None:
             return 401, {"message": "Bad credentials"}, {}

@@ -73,6 +73,8 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     """The earlier document of each suite (``--resume``), checked to be the same experiment."""
     if args.resume is None:
         return [None] * len(prepared)
+    from ..reports.results import suite_hash
+
     adapter = args.adapter[0] if args.adapter else "agent"
     earlier: dict[Path, dict] = {}
     for doc in load_results(args.resume):
@@ -86,6 +88,10 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
         if doc is not None and doc["suite"].get("skill_hash") != p.skill.content_hash():
             raise UsageError(f"--resume {args.resume}: the skill {p.skill.name} changed since that "
                              "run; resuming would mix two versions (run it afresh)")
+        if doc is not None and doc["suite"].get("suite_hash") not in (None, suite_hash(p.suite)):
+            raise UsageError(f"--resume {args.resume}: the suite {p.suite.path} (its cases, grading or "
+                             "the --case/--tag selection) changed since that run; resuming would "
+                             "mix two versions (run it afresh)")
         if doc is not None and (doc["adapter"]["name"] != adapter
                                 or doc["models"].get("agent") != args.model):
             raise UsageError(f"--resume {args.resume}: that run used adapter {doc['adapter']['name']} "
@@ -101,13 +107,21 @@ def load_results(path: Path) -> list[dict]:
     from ..session.checkpoint import journal_path, read_journal, with_journal
 
     journal = journal_path(path)
+    skipped: list[int] = []
     try:
         documents = load_documents(path) if path.exists() or not journal.is_file() else []
-        return with_journal(documents, read_journal(journal)) if journal.is_file() else documents
+        if not journal.is_file():
+            return documents
+        documents = with_journal(documents, read_journal(journal, skipped.append))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such results document") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{path}: not a skillab results document ({exc})") from None
+    if skipped:
+        lines = ", ".join(map(str, skipped[:5])) + (" ..." if len(skipped) > 5 else "")
+        say(f"{journal}: skipped {len(skipped)} line(s) that are not journal entries (line {lines}); "
+            "their arms run again")
+    return documents
 
 
 def cmd_run(args: argparse.Namespace) -> int:

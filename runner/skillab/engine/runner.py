@@ -21,7 +21,7 @@ from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
-from ..reports.results import RunMeta, run_settings
+from ..reports.results import RunMeta, run_settings, suite_hash
 from ..reports.summary import summarize
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.backend import require_sandbox
@@ -35,6 +35,7 @@ from .cache import BaselineCache, baseline_slot, default_cache_dir
 from .consistency import check_consistency
 from ..scoring.history import record_into
 from .prepare import prepare_suite, run_warnings, suite_sandbox
+from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
 from .trigger import run_triggers
 
@@ -80,7 +81,8 @@ def run_suite(
         shard = config.engine.shard
         emit(RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
                         config.engine.runs, config.agent.adapter, config.agent.model.name,
-                        prepared.skill.content_hash(), str(shard) if shard else None))
+                        prepared.skill.content_hash(), str(shard) if shard else None,
+                        suite_hash(prepared.suite)))
         needs_judge = any(c.needs_judge for c in prepared.graded)
         judge = create_judge(config) if needs_judge else None
         original = None
@@ -90,6 +92,7 @@ def run_suite(
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
                                         *run_warnings(config, judge)])
         if resume_from is not None:
+            check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
         report = execution.run()
         settings = report.log.settings
@@ -171,17 +174,11 @@ class Execution:
 
     def resume(self, document: dict[str, Any]) -> None:
         """Keep the finished, unerrored arms of an earlier document of the same suite."""
-        index = {case.name: i for i, case in enumerate(self.prepared.graded)}
-        for record in document.get("cases", []):
-            case_index = index.get(record.get("case_name"))
-            run_index = int(record.get("run_index", 0))
-            if case_index is None or run_index >= self.config.engine.runs:
-                continue
-            for arm in ("with_skill", "without_skill", "original"):
-                data = record.get(arm)
-                if data and not data.get("errored") and (arm != "original" or self.original):
-                    self.arms[(case_index, run_index, arm)] = ArmRecord.from_dict(data)
-                    self.cache_hits += bool(data.get("cached"))
+        mine = set(self.plan.units) if self.plan is not None else None
+        arms, hits = kept_arms(document, [c.name for c in self.prepared.graded], self.config.engine.runs,
+                               mine, with_original=self.original is not None)
+        self.arms.update(arms)
+        self.cache_hits += hits
         self._pairs_done = len(self.records())
 
     def _cache_slot(self, job: ArmJob) -> tuple[str, str] | None:

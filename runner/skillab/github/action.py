@@ -252,11 +252,13 @@ class Action:
         Anything merge cannot join honestly raises, naming the file, before any report."""
         from .merge_mode import merge_outcomes
 
-        for document, location in merge_outcomes(self.root, self.ctx.workspace, self.out_dir,
-                                                 self.ctx.workspace / HISTORY_FILE):
-            outcome = SuiteOutcome(location)
+        merged, failed = merge_outcomes(self.root, self.ctx.workspace, self.out_dir,
+                                        self.ctx.workspace / HISTORY_FILE)
+        for document, outcome in merged:
             self.state.outcomes.append(outcome)
             self.save(outcome, document)
+        # Suites the shard jobs could not run: an error row each, never left out of the report.
+        self.state.outcomes.extend(failed)
 
     def against_for(self, location: SuiteLocation, config: RunConfig) -> str | None:
         choice = choose_original(location, config, self.ctx.event)
@@ -358,13 +360,14 @@ class Action:
         self-contained report.html, as workspace-relative paths."""
         from ..session.outputs import Outputs, write_outputs
 
-        names = {"report": "report.md"} | ({"results": "results.json", "junit": "junit.xml",
-                                            "html": "report.html"} if documents else {})
+        failed = self.state.failed_suites(self.inputs.shard)  # a shard job's, for the merge job
+        names = {"report": "report.md"} | ({"results": "results.json"} if documents or failed else {}) | (
+            {"junit": "junit.xml", "html": "report.html"} if documents else {})
         files = {key: self.out_dir / name for key, name in names.items()}
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
             write_outputs(documents, Outputs(files.get("results"), files.get("junit"), files["report"],
-                                             files.get("html")), markdown=report)
+                                             files.get("html")), markdown=report, failed=failed)
         except OSError as exc:
             self.state.failures.append(f"cannot write results into {RESULTS_DIR}/ ({exc.strerror}) "
                                        f"as uid {os.geteuid()}")

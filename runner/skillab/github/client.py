@@ -76,13 +76,23 @@ class GitHubClient:
                              max_retries=0, max_wait_s=0.0, sleep=self._sleep)
         return clone
 
+    @property
+    def max_retries(self) -> int:
+        return self._max_retries
+
+    def back_off(self, attempt: int) -> None:
+        """The wait before retry ``attempt`` (0-based) after a server error: 1 s, 2 s, 4 s ..."""
+        self._sleep(min(float(2**attempt), MAX_BACKOFF_S))
+
     # -- calls -----------------------------------------------------------------------------
 
     def get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         return _json(self.request("GET", path, params=params), "GET")
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
-        return _json(self.request("POST", path, json=body), "POST")
+        """Not retried on a server error: GitHub may have carried it out before its gateway gave
+        up, and a second POST would write a second comment (``comment.upsert_comment`` looks)."""
+        return _json(self.request("POST", path, json=body, server_errors=False), "POST")
 
     def patch(self, path: str, body: dict[str, Any]) -> Any:
         return _json(self.request("PATCH", path, json=body), "PATCH")
@@ -101,13 +111,16 @@ class GitHubClient:
             url = (response.links.get("next") or {}).get("url")
             query = {}  # the next link carries the query already
 
-    def request(self, method: str, path: str, **kwargs: Any) -> requests.Response:
-        """One call, retried on rate limits and gateway errors, at most ``max_retries`` times."""
+    def request(self, method: str, path: str, *, server_errors: bool = True, **kwargs: Any) -> requests.Response:
+        """One call, retried on rate limits and (unless ``server_errors`` is False) gateway
+        errors, at most ``max_retries`` times."""
         url = self._url(path)
         gave_up = ""
         for attempt in range(self._max_retries + 1):
             response = self._send(method, url, **kwargs)
             wait = self._retry_wait(response, attempt)
+            if not server_errors and response.status_code in RETRYABLE_STATUS:
+                wait = None
             if response.ok or wait is None:
                 break
             if wait > self._max_wait_s:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from ..secrets import redact
 
-from .client import GitHubClient, GitHubError, field_of
+from .client import RETRYABLE_STATUS, GitHubClient, GitHubError, field_of
 from .workflow_commands import Log
 
 MARKER_PREFIX = "<!-- skillab:report"
@@ -74,15 +74,38 @@ def upsert_comment(
     """Update our comment in place, or create it when the PR has none yet (unless ``create`` is
     False: then a PR without our comment is left alone and None comes back)."""
     text = with_marker(body, key)
-    existing = find_comment(client, repository, number, key)
+    login = token_login(client)
+    existing = find_comment(client, repository, number, key, login)
     if existing is not None:
-        comment_id = field_of(existing, "id", int, "a comment")
-        data = client.patch(f"repos/{repository}/issues/comments/{comment_id}", {"body": text})
-        return CommentResult("updated", comment_id, _url(data))
+        return _update(client, repository, existing, text)
     if not create:
         return None
-    data = client.post(f"repos/{repository}/issues/{number}/comments", {"body": text})
-    return CommentResult("created", field_of(data, "id", int, "the new comment"), _url(data))
+    attempt = 0
+    while True:
+        try:
+            data = client.post(f"repos/{repository}/issues/{number}/comments", {"body": text})
+        except GitHubError as exc:
+            if attempt == client.max_retries or not _maybe_applied(exc):
+                raise
+        else:
+            return CommentResult("created", field_of(data, "id", int, "the new comment"), _url(data))
+        # The answer was lost, perhaps after GitHub wrote the comment: look before writing again.
+        client.back_off(attempt)
+        attempt += 1
+        existing = find_comment(client, repository, number, key, login)
+        if existing is not None:
+            return _update(client, repository, existing, text)
+
+
+def _update(client: GitHubClient, repository: str, existing: dict[str, Any], text: str) -> CommentResult:
+    comment_id = field_of(existing, "id", int, "a comment")
+    data = client.patch(f"repos/{repository}/issues/comments/{comment_id}", {"body": text})
+    return CommentResult("updated", comment_id, _url(data))
+
+
+def _maybe_applied(exc: GitHubError) -> bool:
+    """A server error or no answer at all: the request may have been carried out."""
+    return exc.status is None or exc.status in RETRYABLE_STATUS
 
 
 def _url(data: Any) -> str | None:

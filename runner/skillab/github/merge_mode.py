@@ -2,38 +2,75 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
 from pathlib import Path
 from typing import Any
 
 from ..reports.merge import MergeError, load_shards, merge_shards
 from .discovery import SuiteLocation
+from .outcome import SuiteOutcome
 
 RESULTS_FILE = "results.json"
 
 
 def shard_files(root: Path, own_output: Path) -> list[Path]:
     """Every ``results.json`` under ``root`` (downloaded artifacts), outside the Action's own
-    output directory, in a stable order."""
-    found = sorted(p for p in root.rglob(RESULTS_FILE) if own_output not in p.parents)
+    output directory, in a stable order. A shard job's directory holds its set of documents and,
+    below it, each suite's own copy (``<suite>/results.json``): only the set is read."""
+    everything = sorted((p for p in root.rglob(RESULTS_FILE) if own_output not in p.parents),
+                        key=lambda p: (len(p.parts), p))
+    sets: set[Path] = set()
+    for path in everything:
+        if not any(d in sets for d in path.parents):
+            sets.add(path.parent)
+    found = sorted(p for p in everything if p.parent in sets)
     if not found:
         raise MergeError(f"mode 'merge': no {RESULTS_FILE} under {root}; download the shard "
                          "jobs' artifacts there first")
     return found
 
 
-def merge_outcomes(root: Path, workspace: Path, own_output: Path,
-                   history: Path | None) -> Iterator[tuple[dict[str, Any], SuiteLocation]]:
-    """Each merged suite document with the suite's location in the repository, recorded in the
-    history as an unsharded run would be (the shards record nothing)."""
+def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path | None
+                   ) -> tuple[list[tuple[dict[str, Any], SuiteOutcome]], list[SuiteOutcome]]:
+    """Each merged suite document with its outcome (the suite's location in the repository; its
+    agent when several ran), recorded in the history as an unsharded run would be (the shards
+    record nothing); and an outcome for each suite the shard jobs could not run
+    (``failed_suites`` of their results files)."""
     from ..scoring.history import record_into
     from ..reports.results import document
 
-    for log in merge_shards(load_shards(shard_files(root, own_output))):
+    files = shard_files(root, own_output)
+    failed = failed_suites(files, workspace)
+    shards = load_shards(files, allow_none=bool(failed))
+    documents = []
+    for log in merge_shards(shards):
         if history is not None:
             log = record_into(log, history)
-        merged = document(log)
-        yield merged, _location(merged, workspace)
+        documents.append(document(log))
+    # A run under several agents: each suite's outcome (and its results file) per agent.
+    several = len({doc["adapter"]["name"] for doc in documents}) > 1
+    merged = [(doc, SuiteOutcome(_location(doc, workspace), agent=doc["adapter"]["name"] if several else None))
+              for doc in documents]
+    return merged, failed
+
+
+def failed_suites(files: list[Path], workspace: Path) -> list[SuiteOutcome]:
+    """One outcome per suite (and agent) that a shard job named as failed, with its reason."""
+    outcomes: dict[tuple[str, str | None], SuiteOutcome] = {}
+    for path in files:
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8")).get("failed_suites") or []
+        except (OSError, ValueError, AttributeError) as exc:
+            raise MergeError(f"{path}: cannot be read as a results document ({exc})") from None
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("suite"), str):
+                raise MergeError(f"{path}: a failed_suites entry without a suite")
+            rel, agent = entry["suite"], entry.get("agent")
+            if (rel, agent) not in outcomes:
+                why = f"{entry.get('failure') or 'failed'} (shard {entry.get('shard') or '?'})"
+                outcomes[(rel, agent)] = SuiteOutcome(SuiteLocation(workspace / rel, rel), failure=why,
+                                                      agent=agent if isinstance(agent, str) else None)
+    return list(outcomes.values())
 
 
 def _location(document: dict[str, Any], workspace: Path) -> SuiteLocation:

@@ -51,6 +51,14 @@ class ActionRun:
     # The usage error that stopped the run before its suites (its exit code wins).
     stopped: SkillabError | None = None
 
+    def failed_suites(self, shard: object | None) -> list[dict[str, Any]]:
+        """A shard job's suites that produced no document, as its results file lists them for
+        the merge job to report (none outside a shard job)."""
+        if shard is None:
+            return []
+        return [{"suite": o.location.rel_dir, "agent": o.agent, "failure": o.failure, "shard": str(shard)}
+                for o in self.outcomes if o.document is None and o.failure]
+
     @property
     def documents(self) -> list[dict[str, Any]]:
         return [o.document for o in self.outcomes if o.document is not None]

@@ -22,6 +22,7 @@ from .markdown_view import (
     VERDICT_ICON,
     VERDICT_SEVERITY,
     SuiteView,
+    broken_by_skill,
     flip_lines,
     fmt_p,
     fmt_pts,
@@ -125,7 +126,9 @@ def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> s
     verdict = overall_verdict(documents) or "error"
     icon = VERDICT_ICON.get(verdict, "⚠️")
     if len(suites) == 1:
-        scope = f"{escape.inline(suites[0].name, 80)}: {fmt_pts(suites[0].delta_pts)} pts"
+        withheld = suites[0].lift_withheld and suites[0].delta_pts is not None
+        shown = "lift withheld" if withheld else f"{fmt_pts(suites[0].delta_pts)} pts"
+        scope = f"{escape.inline(suites[0].name, 80)}: {shown}"
     elif is_portability_run(documents):
         # Different agents have different baselines; their lifts are not pooled.
         agents = len({s.adapter for s in suites})
@@ -177,16 +180,18 @@ def _edit_scope(suites: list[SuiteView]) -> str:
 
 def _flips(suites: list[SuiteView]) -> str:
     # An error-dominated suite says nothing about the skill, not even case by case.
-    suites = [s for s in suites if not s.error_dominated]
-    broken = flip_lines(suites, "flip_to_fail")
+    suites = [s for s in suites if not s.error_dominated and not s.lift_withheld]
+    # Each suite's own noise test decides: a regression in one suite says nothing of another's flips.
+    broken = flip_lines(suites, "flip_to_fail", keep=broken_by_skill)
+    worse = flip_lines(suites, "flip_to_fail", keep=lambda s, name: not broken_by_skill(s, name))
     rescued = flip_lines(suites, "flip_to_pass")
-    if not broken and not rescued:
+    if not broken and not worse and not rescued:
         return ""
     parts = []
-    if broken and any(s.regression for s in suites):
+    if broken:
         parts.append(f"**Broken by the skill** (passed without it, fail with it; beyond noise): {broken}")
-    elif broken:
-        parts.append(f"**Worse with the skill, within noise** (passed without it, fail with it): {broken}")
+    if worse:
+        parts.append(f"**Worse with the skill, within noise** (passed without it, fail with it): {worse}")
     if rescued:
         parts.append(f"**Rescued by the skill** (fail without it, pass with it): {rescued}")
     return "\n\n".join(parts)
@@ -205,6 +210,8 @@ def _table(suites: list[SuiteView]) -> str:
             delta += f" ({fmt_pts(s.ci95[0])} to {fmt_pts(s.ci95[1])})"
         elif s.error_dominated:
             delta = "n/a (error-dominated)"
+        elif s.lift_withheld:
+            delta = "withheld (judge)"
         verdict = f"{VERDICT_ICON.get(s.verdict, '')} {escape.inline(s.verdict, 20)}"
         k = f" (pass@{s.pass_k})" if s.pass_k > 1 else ""
         lines.append(

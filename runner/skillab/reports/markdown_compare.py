@@ -4,7 +4,7 @@ vs original section (``--against``) and the trend against the previous comparabl
 from __future__ import annotations
 
 from . import escape
-from .markdown_view import SuiteView, flip_lines, fmt_p, fmt_pts, fmt_rate
+from .markdown_view import SuiteView, broken_by_edit, flip_lines, fmt_p, fmt_pts, fmt_rate
 
 
 def versus_original(suites: list[SuiteView]) -> str:
@@ -18,18 +18,21 @@ def versus_original(suites: list[SuiteView]) -> str:
         for s in compared
     )
     parts = [f"### Candidate vs original\n\nThe edited skill against the original ({sources})."]
-    broken = flip_lines(compared, "flip_to_fail", key="original_outcome", named=len(suites) > 1)
-    rescued = flip_lines(compared, "flip_to_pass", key="original_outcome", named=len(suites) > 1)
-    regression = any(((s.comparison or {}).get("statistics") or {}).get("regression") for s in compared)
-    if broken and regression:
+    named = len(suites) > 1
+    # Each suite's own noise test decides: a regression in one suite says nothing of another's flips.
+    broken = flip_lines(compared, "flip_to_fail", key="original_outcome", named=named, keep=broken_by_edit)
+    changed = flip_lines(compared, "flip_to_fail", key="original_outcome", named=named,
+                         keep=lambda s, name: not broken_by_edit(s, name))
+    rescued = flip_lines(compared, "flip_to_pass", key="original_outcome", named=named)
+    if broken:
         parts.append(f"**❌ Broken by the edit** (passed with the original, fail with the candidate; "
                      f"beyond noise): {broken}")
-    elif broken:
+    if changed:
         parts.append(f"**Changed, within noise** (passed with the original, fail with the candidate "
-                     f"in this run): {broken}")
+                     f"in this run): {changed}")
     if rescued:
         parts.append(f"**✅ Rescued by the edit** (failed with the original, pass with the candidate): {rescued}")
-    if not broken and not rescued:
+    if not broken and not changed and not rescued:
         parts.append("No case changed its result between the original and the candidate.")
     lines = [
         "| Suite | Candidate | Original | Δ pts (95% CI) | p (case-level) |",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,8 +92,13 @@ class SuiteView:
     trend: dict[str, Any] | None = field(default=None, repr=False)
     # Attempts per arm (--pass-k).
     pass_k: int = 1
-    # Whether the flips toward failing passed their noise test (``statistics.regression``).
+    # Whether the flips toward failing passed their noise test (``statistics.regression``), and
+    # the cases that did (``statistics.regressed_cases``; None when the document names none).
     regression: bool = False
+    regressed_cases: tuple[str, ...] | None = None
+    # The statistics withheld the lift (error-dominated, or a judge that disagreed with itself):
+    # the report then claims no lift, no flip and no delta.
+    lift_withheld: bool = False
     pass_at_k: dict[str, Any] | None = field(default=None, repr=False)
     judge_consistency: dict[str, Any] | None = field(default=None, repr=False)
     # The sandbox backend suite commands ran under (``isolation.backend``), "unsandboxed" for none.
@@ -154,19 +160,24 @@ class SuiteView:
             trend=doc.get("trend") or None,
             pass_k=int(doc.get("pass_k", 1) or 1),
             regression=bool(stats.get("regression")),
+            lift_withheld=bool(stats.get("withheld")) or bool(doc.get("error_dominated", False)),
+            regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)
+                             else None),
             pass_at_k=doc.get("pass_at_k") or None,
             judge_consistency=doc.get("judge_consistency") or None,
             sandbox=_sandbox(doc.get("isolation") or {}),
         )
 
 
-def flip_lines(suites: list[SuiteView], outcome: str, *, key: str = "outcome", named: bool | None = None) -> str:
+def flip_lines(suites: list[SuiteView], outcome: str, *, key: str = "outcome", named: bool | None = None,
+               keep: Callable[[SuiteView, str], bool] | None = None) -> str:
+    """The cases with ``outcome`` (those ``keep`` accepts), with their suite when several."""
     named = len(suites) > 1 if named is None else named
     names: list[str] = []
     for suite in suites:
         runs: dict[str, int] = OrderedDict()
         for case in suite.cases:
-            if getattr(case, key) == outcome:
+            if getattr(case, key) == outcome and (keep is None or keep(suite, case.case_name)):
                 runs[case.case_name] = runs.get(case.case_name, 0) + 1
         for name, n in runs.items():
             label = escape.inline(name, 80)
@@ -181,6 +192,23 @@ def flip_lines(suites: list[SuiteView], outcome: str, *, key: str = "outcome", n
 
 
 # -- number formats ------------------------------------------------------------------------------
+
+
+def broken_by_skill(suite: SuiteView, name: str) -> bool:
+    """Whether the case's drop with the skill passed its own suite's noise test."""
+    return _regressed(suite.regression, suite.regressed_cases, name)
+
+
+def broken_by_edit(suite: SuiteView, name: str) -> bool:
+    """Whether the case's drop against the original skill passed its suite's noise test."""
+    stats = (suite.comparison or {}).get("statistics") or {}
+    named = stats.get("regressed_cases")
+    return _regressed(bool(stats.get("regression")), tuple(named) if isinstance(named, list) else None, name)
+
+
+def _regressed(regression: bool, named: tuple[str, ...] | None, name: str) -> bool:
+    # A document that names no cases (written by hand, or older) keeps its suite-wide claim.
+    return regression and (named is None or name in named)
 
 
 def fmt_pts(value: float | None) -> str:

@@ -64,8 +64,9 @@ _AGREED: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
 )
 
 
-def load_shards(paths: list[Path]) -> list[ShardDocument]:
-    """Every suite document in ``paths``; a file that cannot be read is an error naming it."""
+def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDocument]:
+    """Every suite document in ``paths``; a file that cannot be read is an error naming it.
+    ``allow_none``: the files may hold no document (each shard failed every suite)."""
     shards = []
     for path in paths:
         try:
@@ -77,17 +78,19 @@ def load_shards(paths: list[Path]) -> list[ShardDocument]:
                 raise MergeError(f"{path}: not a shard's document (no shard marker); merge joins "
                                  "the documents of `skillab run --shard I/N`")
             shards.append(ShardDocument(str(path), document))
-    if not shards:
+    if not shards and not allow_none:
         raise MergeError("no results documents to merge")
     return shards
 
 
 def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
-    """One merged document per suite, in the order the suites first appear."""
-    groups: dict[tuple[str, str], list[ShardDocument]] = {}
+    """One merged document per suite (and agent, for ``--adapter A,B``), in the order they first
+    appear."""
+    groups: dict[tuple[str, str, str], list[ShardDocument]] = {}
     for shard in shards:
         suite = shard.document["suite"]
-        groups.setdefault((suite["path"], suite["skill"]), []).append(shard)
+        agent = str((shard.document.get("adapter") or {}).get("name"))
+        groups.setdefault((suite["path"], suite["skill"], agent), []).append(shard)
     return [merge_suite(group) for group in groups.values()]
 
 
@@ -134,6 +137,7 @@ def _check_agreement(group: list[ShardDocument]) -> None:
         for other in group[1:]:
             found = read(other.document)
             if found != expected:
+                expected, found = _differing(expected, found)
                 raise MergeError(
                     f"the shards disagree on the {name}: {reference.label} has {_show(expected)}, "
                     f"{other.label} has {_show(found)}; merge only the shards of one run"
@@ -197,6 +201,15 @@ def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] |
     return ConsistencyCheck(*(sum(int(c[key]) for c in present)
                               for key in ("verdicts", "sampled", "agreed", "errored")),
                             floor=float(present[0]["floor"])).to_dict()
+
+
+def _differing(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two mappings narrowed to the keys where they differ, so a long value (the suite, the
+    isolation) names what changed rather than being cut off before it."""
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return a, b
+    keys = [k for k in {**a, **b} if a.get(k) != b.get(k)]
+    return {k: a.get(k) for k in keys}, {k: b.get(k) for k in keys}
 
 
 def _show(value: Any) -> str:

@@ -121,10 +121,12 @@ def safe_file_name(text: str, *, fallback: str = "_") -> str:
     return name or fallback
 
 
-def document_set(documents: list[dict[str, Any]]) -> dict[str, Any]:
-    """Several suites' documents in one file (``skillab run A B``)."""
-    return {"format": SET_FORMAT, "tool": {"name": "skillab", "version": __version__},
+def document_set(documents: list[dict[str, Any]], failed: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Several suites' documents in one file (``skillab run A B``); ``failed``: the suites that
+    produced none, with why (a shard job's, so the merge job can report them)."""
+    data = {"format": SET_FORMAT, "tool": {"name": "skillab", "version": __version__},
             "suites": documents}
+    return {**data, "failed_suites": failed} if failed else data
 
 
 def write_document(document: dict[str, Any], path: Path, *, compact: bool = False) -> None:

@@ -132,16 +132,12 @@ def _spawn(wrapped: Wrapped, cwd: Path, stdin: str | None, output_limit: int, st
     with _LIVE_LOCK:
         _LIVE_GROUPS.add(proc.pid)
         stopped_meanwhile = _STOPPING
-    if stopped_meanwhile:
-        _kill_group(proc.pid)
-        with proc:  # closes its pipes and reaps it
-            pass
-        with _LIVE_LOCK:
-            _LIVE_GROUPS.discard(proc.pid)
-        return _not_started(_STOPPING_REASON, started)
     out, err = _Capture(output_limit), _Capture(output_limit)
     try:
-        with proc:
+        with proc:  # closes its pipes and reaps it
+            if stopped_meanwhile:
+                _kill_group(proc.pid)
+                return _not_started(_STOPPING_REASON, started)
             timed_out = _supervise(proc, stdin, out, err, started + timeout_s)
     finally:
         with _LIVE_LOCK:

@@ -4,7 +4,8 @@
 |---|---|
 | "... helps / hurts beyond noise" | sign-flip p < 0.05 and the 95% CI excludes 0 |
 | "cannot be told from noise" | a lift was measured over 2+ cases and the above does not hold |
-| "no case's result differed between the arms" | every per-case difference is exactly 0 |
+| "no case's result differed between the arms" | every per-case difference is exactly 0, no run flipped |
+| "every case passed as often with the skill as without it" | every per-case difference is 0, some runs flipped |
 | "a single case cannot tell a lift from noise" | one case |
 | "no comparable records" | nothing left to measure |
 | (nothing) | error-dominated: ``summary`` is None |
@@ -19,7 +20,8 @@ from .rounding import round_half_away
 
 def lift_sentence(s: Any, subject: str = "the skill") -> str:
     if s.lift_pts is None:
-        return "No comparable records (every case errored or was skipped): there is no lift to measure."
+        # An errored run never gets here (it is error-dominated: no sentence at all).
+        return "No comparable records (no case finished, or every one was skipped): there is no lift to measure."
     size = _sample_size(s)
     if s.ci95 is None:
         return f"{pts(s.lift_pts)} pts: a single case cannot tell a lift from noise."
@@ -28,7 +30,11 @@ def lift_sentence(s: Any, subject: str = "the skill") -> str:
     if s.distinguishable:
         direction = "helps" if s.lift_pts > 0 else "hurts"
         return f"{head}: {subject} {direction} beyond noise."
-    if s.cases_up == 0 and s.cases_down == 0:
+    if s.cases_up == 0 and s.cases_down == 0 and (s.flip_to_pass or s.flip_to_fail):
+        # Runs of a case flipped both ways: its rate is unchanged, its results were not.
+        body = (f"{head}: every case passed as often with the skill as without it over its runs, "
+                "which does not show there is no lift")
+    elif s.cases_up == 0 and s.cases_down == 0:
         body = f"{head}: no case's result differed between the arms, which does not show there is no lift"
     else:
         body = f"{head}: cannot be told from noise"
@@ -60,6 +66,9 @@ def p_text(s: Any) -> str:
 
 def _sample_size(s: Any) -> str:
     cases = f"{s.n_cases} case" + ("s" if s.n_cases != 1 else "")
+    fewest, most = getattr(s, "runs_range", None) or (0, 0)
+    if fewest != most:
+        return f"{cases} × {fewest}–{most} runs"
     return f"{cases} × {round(s.n_records / s.n_cases)} runs" if s.n_records > s.n_cases else cases
 
 

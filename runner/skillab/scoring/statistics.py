@@ -56,6 +56,8 @@ class PairedStats:
     regression: bool = False
     regressed_cases: list[str] = field(default_factory=list)
     withheld: str | None = None
+    # The fewest and most comparable runs of any case (the sentence's sample size); not saved.
+    runs_range: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -198,6 +200,7 @@ def case_statistics(
         power=power_statement([p.diff for p in pairs], baseline_rate=baseline, runs=runs,
                               target_lift_pts=target_lift_pts),
     )
+    stats.runs_range = (min(p.runs for p in pairs), max(p.runs for p in pairs))
     stats.regressed_cases = regression_cases(pairs, names, inference)
     stats.regression = bool(stats.regressed_cases)
     stats.summary = lift_sentence(stats, subject)
@@ -256,7 +259,7 @@ def pooled_statistics(documents: Sequence[dict[str, Any]], *, subject: str = "th
     pairs: list[CasePair] = []
     names: list[str] = []
     for doc in documents:
-        if doc.get("error_dominated") or not doc.get("cases"):
+        if doc.get("error_dominated") or (doc.get("statistics") or {}).get("withheld") or not doc.get("cases"):
             continue
         skill = (doc.get("suite") or {}).get("skill") or "?"
         counts: dict[str, list[int]] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Callable
 from typing import IO, Any
 
 from ..core.events import ArmFinished, Event, RunStarted
@@ -40,7 +41,7 @@ class Checkpoint:
     def on_event(self, event: Event) -> None:
         if isinstance(event, RunStarted):
             self._suite = {"path": event.suite, "skill": event.skill, "skill_hash": event.skill_hash,
-                           "adapter": event.adapter, "model": event.model}
+                           "suite_hash": event.suite_hash, "adapter": event.adapter, "model": event.model}
             self._write({"format": FORMAT, "suite": self._suite})
         elif isinstance(event, ArmFinished):
             self._write({"suite": event.suite, "adapter": self._suite.get("adapter"),
@@ -63,33 +64,52 @@ class Checkpoint:
             self.path.unlink(missing_ok=True)
 
 
-def read_journal(path: Path) -> list[dict[str, Any]]:
+def read_journal(path: Path, on_skip: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """The journal as one partial document per suite (suite, adapter, models and the finished
-    arms as cases), as ``--resume`` reads a results document. A line cut short by a kill is
-    skipped."""
+    arms as cases), as ``--resume`` reads a results document. A line that is not a journal
+    entry (cut short by a kill, or damaged) is skipped, its number told to ``on_skip``: its arm
+    runs again."""
     # One suite may run under several agents (``--adapter A,B``): each is its own experiment.
     suites: dict[tuple[str, str], dict[str, Any]] = {}
     cases: dict[tuple[str, str], dict[tuple[str, int], dict[str, Any]]] = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         try:
             entry = json.loads(line)
         except ValueError:
-            continue
-        if "format" in entry:
+            entry = None
+        if _is_header(entry):
             suite = entry["suite"]
             which = (suite["path"], suite["adapter"])
             suites[which] = {
-                "suite": {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"]},
+                "suite": {"path": suite["path"], "skill": suite["skill"], "skill_hash": suite["skill_hash"],
+                          "suite_hash": suite.get("suite_hash")},
                 "adapter": {"name": suite["adapter"]},
                 "models": {"agent": suite["model"]},
             }
             cases.setdefault(which, {})
-        elif (entry.get("suite"), entry.get("adapter")) in suites:
-            key = (entry["case_name"], entry["run_index"])
+        elif _is_arm(entry):
             which = (entry["suite"], entry["adapter"])
+            if which not in suites:
+                continue
+            key = (entry["case_name"], entry["run_index"])
             case = cases[which].setdefault(key, {"case_name": key[0], "run_index": key[1]})
             case[entry["arm"]] = entry["record"]
+        elif line.strip() and on_skip is not None:
+            on_skip(number)
     return [{**doc, "cases": list(cases[which].values())} for which, doc in suites.items()]
+
+
+def _is_header(entry: Any) -> bool:
+    suite = entry.get("suite") if isinstance(entry, dict) and "format" in entry else None
+    return isinstance(suite, dict) and all(isinstance(suite.get(k), str)
+                                           for k in ("path", "skill", "skill_hash", "adapter"))
+
+
+def _is_arm(entry: Any) -> bool:
+    return (isinstance(entry, dict) and "format" not in entry
+            and isinstance(entry.get("suite"), str) and isinstance(entry.get("case_name"), str)
+            and type(entry.get("run_index")) is int and entry["run_index"] >= 0
+            and entry.get("arm") in ARMS and isinstance(entry.get("record"), dict))
 
 
 def with_journal(documents: list[dict[str, Any]], journal: list[dict[str, Any]]) -> list[dict[str, Any]]:

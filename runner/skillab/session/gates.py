@@ -53,7 +53,12 @@ def gate_failures(doc: dict, fail_on: Sequence[str], min_delta: float | None,
         return reasons  # no graded case: the verdict and the lift gates have nothing to judge
     if doc["verdict"] in fail_on:
         reasons.append(f"{skill}: verdict is {doc['verdict']}")
-    if min_delta is not None and gate_on == "lower-bound":
+    withheld = (doc.get("statistics") or {}).get("withheld")
+    if min_delta is not None and withheld and doc["pass_rate"]["delta_pts"] is not None:
+        # A lift the judge could not reproduce is no evidence of one (``statistics.withheld``).
+        reasons.append(f"{skill}: the lift is withheld, so it cannot meet the minimum {min_delta:+.2f} pts "
+                       f"({withheld})")
+    elif min_delta is not None and gate_on == "lower-bound":
         ci = (doc.get("statistics") or {}).get("ci95") if doc["pass_rate"]["delta_pts"] is not None else None
         if ci is None:
             reasons.append(f"{skill}: no interval for the lift was measured (minimum {min_delta:+.2f} pts)")

@@ -23,7 +23,8 @@ class Outputs:
 
 
 def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | None = None,
-                  announce: Callable[[str], None] = lambda _text: None) -> None:
+                  announce: Callable[[str], None] = lambda _text: None,
+                  failed: list[dict[str, Any]] | None = None) -> None:
     """Each output ``outputs`` names, announced as written; ``markdown`` is the report's text
     when the caller rendered it (with its own notes), else the plain report of ``documents``."""
     if outputs.markdown is not None:
@@ -35,7 +36,7 @@ def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | Non
     if outputs.results is not None:
         from ..reports.results import document_set, write_document
 
-        write_document(document_set(documents), outputs.results)
+        write_document(document_set(documents, failed), outputs.results)
     if outputs.trajectories is not None:
         write_trajectories(documents, outputs.trajectories)
         announce(f"wrote {outputs.trajectories}/ (one transcript per arm)")
