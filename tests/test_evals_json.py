@@ -212,6 +212,35 @@ def test_the_skill_itself_in_files_never_reaches_the_baseline_and_repeated_keys_
                         "files": ["SKILL.md", "evals/files/sample.csv"]} for i in (1, 2, 3)]}
     suite = load_suite(write_skill(tmp_path / "pdf-report", evals))
     assert all([t for _, t in c.seed.files] == ["evals/files/sample.csv"] for c in suite.cases)
-    assert sum("lists SKILL.md in 'files'" in w for w in suite.warnings) == 3
+    (listed,) = [w for w in suite.warnings if "SKILL.md in 'files'" in w]
+    assert "3 evals list SKILL.md in 'files' — it is the skill, so only the with-skill arm gets it" in listed
     (category,) = [w for w in suite.warnings if "'category'" in w]
     assert "3 evals have the key 'category'" in category
+
+
+def test_the_skills_own_references_in_files_never_reach_the_baseline(tmp_path):
+    # As 88lin/diataxis-docs-skill's evals/evals.json lists them ("the references inside this repo
+    # that back the expected output"): its SKILL.md and references/*.md, one by one or as a folder.
+    evals = {"skill_name": "pdf-report",
+             "evals": [{"id": 1, "prompt": "p", "expected_output": "e",
+                        "files": ["SKILL.md", "references/template-map.md", "evals/files/sample.csv"]},
+                       {"id": 2, "prompt": "p", "expected_output": "e", "files": ["references"]},
+                       {"id": 3, "prompt": "p", "expected_output": "e", "files": ["."]}]}
+    root = write_skill(tmp_path / "pdf-report", evals)
+    (root / "references").mkdir()
+    (root / "references" / "template-map.md").write_text("the skill's own guidance\n")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "audit.py").write_text("print('skill code')\n")
+    suite = load_suite(root)
+    first, second, third = suite.cases
+    assert [t for _, t in first.seed.files] == ["evals/files/sample.csv"]
+    assert second.seed is None
+    # "." is the whole skill folder: its eval inputs are staged; the skill and the suite are not.
+    assert [t for _, t in third.seed.files] == ["evals/files/sample.csv"]
+    text = "\n".join(suite.warnings)
+    assert "eval eval-1 lists references/template-map.md in 'files' — it is part of the skill, so only " \
+           "the with-skill arm gets it" in text
+    assert "eval eval-2 lists references in 'files' — it holds the skill's own files " \
+           "(references/template-map.md), so only the with-skill arm gets it" in text
+    assert "eval eval-3 lists . in 'files' — it holds the skill's own files (SKILL.md, " \
+           "references/template-map.md, scripts/audit.py)" in text

@@ -39,7 +39,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ...skill.loader import SKILL_FILE
+from ...skill.loader import SKILL_FILE, SUITE_FILES, is_skill_file
 from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, seed_files
 from ...suite.model import Case, SeedFiles, Suite, ValidatorSpec
@@ -113,13 +113,16 @@ def _unknown_keys(value: dict, allowed: tuple[str, ...], at: YamlPath, what: str
 
 
 def _merge_repeats(warnings: list[str]) -> list[str]:
-    """One warning per unknown eval key, however many evals carry it."""
+    """One warning per unknown eval key, and per skill file kept from the baseline, however many
+    evals carry it."""
     merged: dict[str, list[str]] = {}
     for warning in warnings:
-        match = re.search(r"eval #\d+ has the key ('[^']*')", warning)
-        merged.setdefault(match.group(1) if match else warning, []).append(warning)
+        match = re.search(r"eval #\d+ has the key ('[^']*')|eval \S+ (lists .+ in 'files' — .*)", warning)
+        merged.setdefault(match.group(1) or match.group(2) if match else warning, []).append(warning)
     return [group[0] if len(group) == 1 else
-            re.sub(r"eval #\d+ has", f"{len(group)} evals have", group[0], count=1)
+            re.sub(r"eval (#\d+ has|\S+ lists)",
+                   lambda m: f"{len(group)} evals " + ("have" if m.group(1).endswith("has") else "list"),
+                   group[0], count=1)
             for group in merged.values()]
 
 
@@ -290,6 +293,11 @@ def _check(kind: str, raw: dict, at: YamlPath, case: str, issues: IssueList) -> 
                          label=label or f"{kind} {operand[:60]!r}")
 
 
+def _sample(paths: list[str], shown: int = 3) -> str:
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more
+
+
 def _relative(rel: str) -> bool:
     parts = Path(rel).parts
     return bool(rel.strip()) and not os.path.isabs(rel) and ".." not in parts
@@ -306,17 +314,23 @@ def _files(item: dict, at: YamlPath, root: Path, issues: IssueList, case: str,
                        field=field, case=case)
             continue
         source = root / rel
-        if Path(rel).as_posix() == SKILL_FILE:
-            # The skill itself: the with-skill arm has it; copying it into every arm would hand
-            # the baseline the skill.
-            warnings.append(f"{issues.path}:{issues.doc.line_at(where) if issues.doc else None}: eval {case} lists "
-                            f"{SKILL_FILE} in 'files' — it is the skill, so only the with-skill arm gets it")
-            continue
         if source.is_symlink() or not (source.is_file() or source.is_dir()):
             issues.add(f"{rel!r} is not a file in {root}", where, field=field, case=case)
-        elif source.is_dir():
-            for path in sorted(p for p in source.rglob("*") if p.is_file() and not p.is_symlink()):
-                pairs.append((path, path.relative_to(root).as_posix()))
-        else:
-            pairs.append((source, Path(rel).as_posix()))
+            continue
+        found = ([(source, Path(rel).as_posix())] if source.is_file() else
+                 [(path, path.relative_to(root).as_posix())
+                  for path in sorted(source.rglob("*"))
+                  # A folder's suite files (this evals.json, trigger sets) hold the answers.
+                  if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES])
+        # The skill's own files (SKILL.md, its references and scripts) reach the with-skill arm as
+        # the skill; copying them into every arm would hand the baseline the skill.
+        withheld = [target for _, target in found if is_skill_file(root, target)]
+        pairs.extend((path, target) for path, target in found if target not in withheld)
+        if withheld:
+            line = issues.doc.line_at(where) if issues.doc else None
+            what = ("it is the skill" if withheld == [SKILL_FILE] else
+                    "it is part of the skill" if source.is_file() else
+                    f"it holds the skill's own files ({_sample(withheld)})")
+            warnings.append(f"{issues.path}:{line}: eval {case} lists {Path(rel).as_posix()} in 'files' — "
+                            f"{what}, so only the with-skill arm gets it")
     return seed_files(pairs) if pairs else None
