@@ -87,6 +87,7 @@ def load_evals_json(path: Path) -> Suite:
     name = value.get("skill_name")
     if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_CHARS):
         issues.add(f"must be a string of at most {MAX_NAME_CHARS} characters", ("skill_name",), field="skill_name")
+    skill_dir = _skill_dir(skill_root, name)
     raw = value.get("evals")
     if not isinstance(raw, list) or not raw:
         issues.add("must be a non-empty list of evals {id, prompt, expected_output, files, expectations}",
@@ -95,11 +96,11 @@ def load_evals_json(path: Path) -> Suite:
     cases: list[Case] = []
     seen: dict[str, int | None] = {}
     for index, item in enumerate(raw):
-        case = _case(item, ("evals", index), skill_root, issues, warnings, seen)
+        case = _case(item, ("evals", index), skill_root, skill_dir, issues, warnings, seen)
         if case is not None:
             cases.append(case)
     issues.raise_if_any()
-    return Suite(path=path, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_root,
+    return Suite(path=path, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_dir,
                  warnings=tuple(_merge_repeats(warnings)))
 
 
@@ -126,7 +127,19 @@ def _merge_repeats(warnings: list[str]) -> list[str]:
             for group in merged.values()]
 
 
-def _case(item: Any, at: YamlPath, root: Path, issues: IssueList, warnings: list[str],
+def _skill_dir(root: Path, name: Any) -> Path:
+    """The skill beside ``evals/``; else, in a repository that keeps ``evals/`` at its root and
+    the skill in a folder, the one ``skill_name`` names (``<name>/`` or ``skills/<name>/``)."""
+    if (root / SKILL_FILE).is_file() or not isinstance(name, str) or not _relative(name) \
+            or len(Path(name).parts) != 1:
+        return root
+    for candidate in (root / name, root / "skills" / name):
+        if (candidate / SKILL_FILE).is_file():
+            return candidate
+    return root
+
+
+def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, warnings: list[str],
           seen: dict[str, int | None]) -> Case | None:
     field = f"evals[{at[1]}]"
     if not isinstance(item, dict):
@@ -153,7 +166,7 @@ def _case(item: Any, at: YamlPath, root: Path, issues: IssueList, warnings: list
     validators: list[ValidatorSpec] = []
     for index, assertion in enumerate(_list(item, "assertions", at, issues, name)):
         _assertion(assertion, (*at, "assertions", index), name, issues, statements, validators)
-    seed = _files(item, at, root, issues, name, warnings)
+    seed = _files(item, at, root, skill, issues, name, warnings)
     trigger = item.get("should_trigger")
     if trigger is not None and not isinstance(trigger, bool):
         issues.add("must be true or false", (*at, "should_trigger"), field=f"{field}.should_trigger", case=name)
@@ -293,6 +306,13 @@ def _check(kind: str, raw: dict, at: YamlPath, case: str, issues: IssueList) -> 
                          label=label or f"{kind} {operand[:60]!r}")
 
 
+def _owned(skill: Path, path: Path) -> bool:
+    try:
+        return is_skill_file(skill, path.relative_to(skill).as_posix())
+    except ValueError:
+        return False
+
+
 def _sample(paths: list[str], shown: int = 3) -> str:
     more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
     return ", ".join(paths[:shown]) + more
@@ -303,7 +323,7 @@ def _relative(rel: str) -> bool:
     return bool(rel.strip()) and not os.path.isabs(rel) and ".." not in parts
 
 
-def _files(item: dict, at: YamlPath, root: Path, issues: IssueList, case: str,
+def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList, case: str,
            warnings: list[str]) -> SeedFiles | None:
     pairs: list[tuple[Path, str]] = []
     for index, rel in enumerate(_list(item, "files", at, issues, case)):
@@ -324,7 +344,7 @@ def _files(item: dict, at: YamlPath, root: Path, issues: IssueList, case: str,
                   if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES])
         # The skill's own files (SKILL.md, its references and scripts) reach the with-skill arm as
         # the skill; copying them into every arm would hand the baseline the skill.
-        withheld = [target for _, target in found if is_skill_file(root, target)]
+        withheld = [target for path, target in found if _owned(skill, path)]
         pairs.extend((path, target) for path, target in found if target not in withheld)
         if withheld:
             line = issues.doc.line_at(where) if issues.doc else None
