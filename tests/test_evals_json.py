@@ -244,3 +244,28 @@ def test_the_skills_own_references_in_files_never_reach_the_baseline(tmp_path):
            "(references/template-map.md), so only the with-skill arm gets it" in text
     assert "eval eval-3 lists . in 'files' — it holds the skill's own files (SKILL.md, " \
            "references/template-map.md, scripts/audit.py)" in text
+
+
+def test_evals_at_a_repositorys_root_find_the_skill_their_skill_name_names(tmp_path):
+    # AvdLee/Xcode-Disk-Cleanup-Agent-Skill's layout: evals/ (evals.json, trigger-evals.json) at
+    # the repository's root, the skill in xcode-disk-cleanup/.
+    from skillab.github.discovery import find_suites
+
+    repo = tmp_path / "repo"
+    skill = repo / "xcode-disk-cleanup"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD.replace("pdf-report", "xcode-disk-cleanup"))
+    (skill / "references" / "paths.md").write_text("~/Library/Developer/Xcode/DerivedData\n")
+    (repo / "evals").mkdir()
+    (repo / "evals" / "evals.json").write_text(json.dumps(
+        {"skill_name": "xcode-disk-cleanup",
+         "evals": [{"id": 1, "name": "low-space-audit", "prompt": "Audit Xcode storage.", "expected_output": "a report",
+                    "files": ["xcode-disk-cleanup/references/paths.md"], "expectations": ["sorted by GB"]}]}))
+    (repo / "evals" / "trigger-evals.json").write_text(json.dumps(
+        [{"query": "Audit Xcode storage", "should_trigger": True}, {"query": "Fix my build", "should_trigger": False}]))
+    suite = load_suite(repo)
+    assert suite.skill_dir == skill and suite.cases[0].seed is None
+    assert any("lists xcode-disk-cleanup/references/paths.md in 'files' — it is part of the skill" in w
+               for w in suite.warnings)
+    assert [s.rel_dir for s in find_suites(repo, repo)] == ["."]
+    assert main(["validate", str(repo)]) == 0

@@ -39,6 +39,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ...errors import SuiteError
 from ...skill.loader import SKILL_FILE, SUITE_FILES, is_skill_file
 from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, seed_files
@@ -137,6 +138,17 @@ def _skill_dir(root: Path, name: Any) -> Path:
         if (candidate / SKILL_FILE).is_file():
             return candidate
     return root
+
+
+def named_skill_dir(path: Path) -> Path | None:
+    """The skill folder an ``evals.json`` outside any skill names by ``skill_name``, if any."""
+    try:
+        value = parse_located_json(read_suite_text(path), path).value
+    except SuiteError:
+        return None
+    root = path.parent.parent if path.parent.name == "evals" else path.parent
+    found = _skill_dir(root, value.get("skill_name") if isinstance(value, dict) else None)
+    return None if found == root else found
 
 
 def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, warnings: list[str],
