@@ -253,6 +253,12 @@ def _skill_dir(task_dir: Path, issues: IssueList) -> Path | None:
     if found:
         return skills  # several: the with-skill arm gets them all (skill.loader.load_skill_set)
     message = f"holds no skill — the task's skills go in {ENVIRONMENT}/{SKILLS}/<name>/{SKILL_FILE}"
+    # skill.md, Skill.md: a case-insensitive file system reads them, an agent on Linux does not.
+    near = sorted(f"{f.parent.name}/{f.name}" for d in (skills.iterdir() if skills.is_dir() else ()) if d.is_dir()
+                  for f in d.iterdir() if f.name.lower() == SKILL_FILE.lower() and f.name != SKILL_FILE)
+    if near:
+        message += (f"; {', '.join(near)} {'is' if len(near) == 1 else 'are'} not named exactly {SKILL_FILE}, "
+                    f"which agents look for (rename {'it' if len(near) == 1 else 'them'})")
     issues.issues.append(SuiteIssue(skills, message))
     return None
 
