@@ -269,3 +269,14 @@ def test_evals_at_a_repositorys_root_find_the_skill_their_skill_name_names(tmp_p
                for w in suite.warnings)
     assert [s.rel_dir for s in find_suites(repo, repo)] == ["."]
     assert main(["validate", str(repo)]) == 0
+
+
+def test_an_unprintable_eval_name_is_reported_on_the_name_not_the_id(tmp_path):
+    evals = {"skill_name": "pdf-report",
+             "evals": [{"id": 1, "name": "tab\there", "prompt": "p", "expected_output": "e"},
+                       {"id": "x" * 200, "prompt": "p", "expected_output": "e"}]}
+    with pytest.raises(SuiteError) as raised:
+        load_suite(write_skill(tmp_path / "pdf-report", evals))
+    fields = [issue.field for issue in raised.value.issues]
+    assert fields == ["evals[0].name", "evals[1].id"]
+    assert str(raised.value.issues[0]).endswith(":6: 'evals[0].name' — must be printable and at most 128 characters")

@@ -210,10 +210,12 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
 
 
 def _case_name(item: dict, at: YamlPath, issues: IssueList) -> str:
-    explicit = item.get("name", item.get("eval_name"))
+    key = "name" if "name" in item else "eval_name" if "eval_name" in item else "id"
+    explicit = item.get(key) if key != "id" else None
     if isinstance(explicit, str) and explicit.strip():
         name = explicit.strip()
     else:
+        key = "id"
         raw = item.get("id")
         if raw is None:
             issues.add("is missing — each eval needs an id (a unique integer)", at, field=f"evals[{at[1]}].id")
@@ -224,8 +226,8 @@ def _case_name(item: dict, at: YamlPath, issues: IssueList) -> str:
             return f"eval-{at[1] + 1}"
         name = f"eval-{str(raw).strip()}"
     if len(name) > MAX_NAME_CHARS or not name.isprintable():
-        issues.add(f"must be printable and at most {MAX_NAME_CHARS} characters", (*at, "id"),
-                   field=f"evals[{at[1]}].id")
+        issues.add(f"must be printable and at most {MAX_NAME_CHARS} characters", (*at, key),
+                   field=f"evals[{at[1]}].{key}")
         return f"eval-{at[1] + 1}"
     return name
 
