@@ -53,6 +53,16 @@ def test_a_tessl_scenario_is_told_from_ruby_skill_bench_and_imported(tmp_path):
     assert {t for _, t in case.seed.files} == {"inputs/service.txt"}
 
 
+def test_the_scenario_capability_label_is_not_staged(tmp_path):
+    # igmarin/rails-agent-skills and nicholasjackson/tessl-tile-opa-rego-language scenarios carry
+    # capability.txt / capability.text: which instruction of the skill the scenario tests.
+    scenario = tessl_tile(tmp_path / "tile")
+    (scenario / "capability.txt").write_text("rollback-before-deploy\n")
+    (scenario / "capability.text").write_text("rollback-before-deploy\n")
+    (case,) = load_suite(scenario).cases
+    assert {t for _, t in case.seed.files} == {"inputs/service.txt"}
+
+
 def test_the_scenario_threshold_comes_from_scenario_json(tmp_path):
     scenario = tessl_tile(tmp_path / "tile", scenario_json={"threshold": 0.6})
     (case,) = load_suite(scenario).cases

@@ -39,7 +39,10 @@ TILE_FILE = "tile.json"
 TOP_KEYS = ("context", "type", "checklist", "pass_threshold", "threshold", "metadata")
 ITEM_KEYS = ("name", "description", "max_score", "category", "source")
 DEFAULT_THRESHOLD_PCT = 70.0
-EVAL_FILES = frozenset({TASK_FILE, CRITERIA_FILE, SCENARIO_FILE, "mock-responses.yaml"})
+# capability.txt (.text in older tiles) names the skill instruction a scenario tests: Tessl's
+# metadata about the scenario, not a file the agent starts from.
+EVAL_FILES = frozenset({TASK_FILE, CRITERIA_FILE, SCENARIO_FILE, "mock-responses.yaml", "capability.txt",
+                        "capability.text"})
 
 
 def load_tessl(path: Path) -> Suite:
