@@ -123,8 +123,14 @@ def one_line(reasons: list[str]) -> str | None:
     if not reasons:
         return None
     more = len(reasons) - 1
-    return reasons[0] + (f" (and {more} more reason{'s' if more > 1 else ''}: {'; '.join(reasons[1:])[:300]})"
-                         if more else "")
+    if not more:
+        return reasons[0]
+    rest = "; ".join(reasons[1:])
+    if len(rest) > 300:
+        # Whole reasons where they fit, never a word cut off mid-way.
+        cut = rest[:300].rfind("; ")
+        rest = (rest[:cut] if cut > 0 else rest[:299].rsplit(" ", 1)[0]) + "; …"
+    return reasons[0] + f" (and {more} more reason{'s' if more > 1 else ''}: {rest})"
 
 
 # --- reading task.md and task.toml -----------------------------------------------------------
