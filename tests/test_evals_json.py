@@ -231,6 +231,8 @@ def test_the_skills_own_references_in_files_never_reach_the_baseline(tmp_path):
     (root / "references" / "template-map.md").write_text("the skill's own guidance\n")
     (root / "scripts").mkdir()
     (root / "scripts" / "audit.py").write_text("print('skill code')\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
     suite = load_suite(root)
     first, second, third = suite.cases
     assert [t for _, t in first.seed.files] == ["evals/files/sample.csv"]

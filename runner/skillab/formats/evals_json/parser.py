@@ -354,8 +354,10 @@ def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList,
         found = ([(source, Path(rel).as_posix())] if source.is_file() else
                  [(path, path.relative_to(root).as_posix())
                   for path in sorted(source.rglob("*"))
-                  # A folder's suite files (this evals.json, trigger sets) hold the answers.
-                  if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES])
+                  # A folder's suite files (this evals.json, trigger sets) hold the answers; a
+                  # repository's .git is nobody's input.
+                  if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES
+                  and not {".git", "__pycache__"} & set(path.relative_to(root).parts)])
         # The skill's own files (SKILL.md, its references and scripts) reach the with-skill arm as
         # the skill; copying them into every arm would hand the baseline the skill.
         withheld = [target for path, target in found if _owned(skill, path)]
