@@ -282,3 +282,19 @@ def test_an_unprintable_eval_name_is_reported_on_the_name_not_the_id(tmp_path):
     fields = [issue.field for issue in raised.value.issues]
     assert fields == ["evals[0].name", "evals[1].id"]
     assert str(raised.value.issues[0]).endswith(":6: 'evals[0].name' — must be printable and at most 128 characters")
+
+
+def test_the_dry_run_counts_a_judge_call_per_checklist_item(tmp_path, capsys):
+    # 88lin/diataxis-docs-skill's 32 evals, each judged on its expected_output, planned 0 judge
+    # calls: the estimate left out every judge call the run would make.
+    evals = {"skill_name": "pdf-report",
+             "evals": [{"id": 1, "prompt": "p", "expected_output": "e", "expectations": ["a", "b", "c"]},
+                       {"id": 2, "prompt": "p", "expected_output": "the total is 42"},
+                       {"id": 3, "prompt": "p", "expected_output": "e",
+                        "assertions": [{"type": "contains", "value": "x"}]}]}
+    root = write_skill(tmp_path / "pdf-report", evals)
+    assert main(["run", str(root), "--model", "claude-sonnet-4-5", "--judge-model", "gpt-4.1", "--dry-run",
+                 "--no-cache", "--output", str(tmp_path / "none.json")]) == 0
+    plan = capsys.readouterr().out
+    # Per arm: 3 expectations, the expected_output judged alone, nothing for the checked one.
+    assert "judge calls    8" in plan
