@@ -298,3 +298,27 @@ def test_the_dry_run_counts_a_judge_call_per_checklist_item(tmp_path, capsys):
     plan = capsys.readouterr().out
     # Per arm: 3 expectations, the expected_output judged alone, nothing for the checked one.
     assert "judge calls    8" in plan
+
+
+def test_evals_json_beside_skill_md_and_a_structured_expected_output_load(tmp_path):
+    # OIT-AI-Skills/vibe-coding-discipline keeps evals.json beside SKILL.md (inputs under
+    # evals/files/); Qson8/wechat-writing-skill describes success as an object, not a sentence.
+    root = tmp_path / "wechat-writing"
+    (root / "evals" / "files").mkdir(parents=True)
+    (root / "SKILL.md").write_text(SKILL_MD)
+    (root / "evals" / "files" / "draft.md").write_text("# draft\n")
+    (root / "evals.json").write_text(json.dumps({"skill_name": "wechat-writing", "evals": [
+        {"id": 1, "prompt": "写一篇文章", "files": ["evals/files/draft.md"],
+         "expected_output": {"sections": ["【标题】", "【正文】"], "title_max_chars": 25}},
+        {"id": 2, "prompt": "改写标题", "expected_output": {"no_banned_words": True}}]}, ensure_ascii=False))
+    suite = load_suite(root)
+    assert suite.format == "evals.json" and suite.skill_dir == root and suite.path == root / "evals.json"
+    first = suite.cases[0]
+    assert [t for _, t in first.seed.files] == ["evals/files/draft.md"]
+    (item,) = first.graders[0].items
+    assert json.loads(item.description) == {"sections": ["【标题】", "【正文】"], "title_max_chars": 25}
+    assert any("2 evals have a structured expected_output — the judge is shown it as JSON" in w
+               for w in suite.warnings)
+    (root / "evals" / "evals.json").write_text(json.dumps(EVALS))
+    with pytest.raises(SuiteError, match="holds both evals/evals.json and evals.json"):
+        load_suite(root)

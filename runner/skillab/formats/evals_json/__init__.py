@@ -26,7 +26,8 @@ CHECKLIST = Grader(ChecklistGrader, lazy("skillab.formats.evals_json.checklist:g
 
 FORMAT = SuiteFormat(
     name="evals.json",
-    filenames=("evals/evals.json",),
+    # Beside SKILL.md too: skill-creator writes evals/evals.json, many skills keep it at the root.
+    filenames=("evals/evals.json", "evals.json"),
     parse=lazy("skillab.formats.evals_json.parser:load_evals_json"),
     graders=(CHECKLIST,),
     layout=_layout,

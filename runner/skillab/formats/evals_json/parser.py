@@ -119,10 +119,11 @@ def _merge_repeats(warnings: list[str]) -> list[str]:
     evals carry it."""
     merged: dict[str, list[str]] = {}
     for warning in warnings:
-        match = re.search(r"eval #\d+ has the key ('[^']*')|eval \S+ (lists .+ in 'files' — .*)", warning)
+        match = re.search(r"eval #\d+ has the key ('[^']*')|eval \S+ (lists .+ in 'files' — .*|has a structured .*)",
+                      warning)
         merged.setdefault(match.group(1) or match.group(2) if match else warning, []).append(warning)
     return [group[0] if len(group) == 1 else
-            re.sub(r"eval (#\d+ has|\S+ lists)",
+            re.sub(r"eval (#\d+ has|\S+ lists|\S+ has)",
                    lambda m: f"{len(group)} evals " + ("have" if m.group(1).endswith("has") else "list"),
                    group[0], count=1)
             for group in merged.values()]
@@ -170,6 +171,12 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
         issues.add("must be a non-empty string: the task the agent is given", (*at, "prompt"),
                    field=f"{field}.prompt", case=name)
     reference = item.get("expected_output")
+    if isinstance(reference, (dict, list)) and reference:
+        # A structured description of success (Qson8/wechat-writing-skill's sections and limits):
+        # the judge reads it as JSON, as skill-creator's grader reads the file.
+        warnings.append(f"{issues.path}:{issues.doc.line_at((*at, 'expected_output')) if issues.doc else None}: "
+                        f"eval {name} has a structured expected_output — the judge is shown it as JSON")
+        reference = json.dumps(reference, ensure_ascii=False, indent=1)
     if reference is not None and not isinstance(reference, str):
         issues.add("must be a string describing the expected result", (*at, "expected_output"),
                    field=f"{field}.expected_output", case=name)
