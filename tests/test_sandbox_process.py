@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from skillab.sandbox.backend import use_sandbox
 from skillab.sandbox.isolation import detect_isolation
-from skillab.sandbox.process import run_command
+from skillab.sandbox.process import allow_commands, run_command, stop_all_commands
 
 ISOLATED = detect_isolation().network == "bwrap"
 PID_ISOLATED = detect_isolation().pid_namespace
@@ -128,6 +129,37 @@ def test_background_processes_do_not_outlive_the_command(tmp_path, isolate):
     result = run(f"sleep {duration} & echo started", tmp_path, isolate=isolate)
     # Returns at once although the background sleep still holds stdout open.
     assert result.completed and result.stdout == "started\n"
+    assert gone(marker)
+
+
+@pytest.mark.parametrize("isolate", CONTAINMENT)
+def test_a_stop_while_commands_start_leaves_none_running(tmp_path, isolate):
+    """Commands start side by side, outside the lock that a stop takes; one that was starting
+    when the stop came is killed before anyone watches it, and later ones never start."""
+    duration, marker = unique_sleep()
+    use_sandbox(None if isolate else "none")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    results = []
+
+    def one() -> None:
+        results.append(run_command(f"sleep {duration}", cwd=tmp_path, env=env, timeout_s=60))
+
+    threads = [threading.Thread(target=one) for _ in range(24)]
+    try:
+        for index, thread in enumerate(threads):
+            thread.start()
+            if index == 8:
+                # A few are running or starting now; the rest start while or after it lands.
+                while not processes_with(marker):
+                    time.sleep(0.005)
+                stop_all_commands()
+        for thread in threads:
+            thread.join(30)
+        assert not any(thread.is_alive() for thread in threads)
+    finally:
+        allow_commands()
+        use_sandbox(None)
+    assert len(results) == 24 and not any(result.completed for result in results)
     assert gone(marker)
 
 

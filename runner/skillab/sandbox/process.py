@@ -42,6 +42,7 @@ _EXEC_ARGV = 'exec "$@"'
 _LIVE_GROUPS: set[int] = set()
 _LIVE_LOCK = threading.Lock()
 _STOPPING = False
+_STOPPING_REASON = "skillab is stopping: no new commands"
 
 
 @dataclass
@@ -95,7 +96,7 @@ def run_command(
     """
     started = time.monotonic()
     if stopping():
-        return _not_started("skillab is stopping: no new commands", started)
+        return _not_started(_STOPPING_REASON, started)
     view = view or View(workspace=cwd, cwd=cwd)
     argv, missing = _argv(command, cwd, env, timeout_s)
     if missing is not None:
@@ -112,22 +113,32 @@ def run_command(
 
 def _spawn(wrapped: Wrapped, cwd: Path, stdin: str | None, output_limit: int, started: float,
            timeout_s: float) -> CommandResult:
+    if stopping():
+        return _not_started(_STOPPING_REASON, started)
+    # Started outside the lock, so commands start side by side; a stop that came while this one
+    # was starting is seen under the lock below, and the command is killed before it is watched.
+    try:
+        proc = subprocess.Popen(
+            wrapped.argv,
+            cwd=str(cwd),
+            env=wrapped.env,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        return _not_started(str(exc), started)
     with _LIVE_LOCK:
-        if stopping():
-            return _not_started("skillab is stopping: no new commands", started)
-        try:
-            proc = subprocess.Popen(
-                wrapped.argv,
-                cwd=str(cwd),
-                env=wrapped.env,
-                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            return _not_started(str(exc), started)
         _LIVE_GROUPS.add(proc.pid)
+        stopped_meanwhile = _STOPPING
+    if stopped_meanwhile:
+        _kill_group(proc.pid)
+        with proc:  # closes its pipes and reaps it
+            pass
+        with _LIVE_LOCK:
+            _LIVE_GROUPS.discard(proc.pid)
+        return _not_started(_STOPPING_REASON, started)
     out, err = _Capture(output_limit), _Capture(output_limit)
     try:
         with proc:
