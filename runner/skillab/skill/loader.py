@@ -180,5 +180,18 @@ def _skill_md(directory: Path) -> Path:
     return path
 
 
+def is_skill_file(directory: Path, rel: str) -> bool:
+    """Whether ``rel`` (relative to the skill's ``directory``) is part of the skill an agent is
+    given: SKILL.md or a file staged beside it, not evaluation material."""
+    parts = Path(rel).parts
+    if not parts:
+        return False
+    if len(parts) == 1:
+        return parts[0] == SKILL_FILE or not _is_eval_file(parts[0])
+    skipped = {".git", "__pycache__", *EVAL_DIRS}
+    skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
+    return parts[0] not in skipped and "__pycache__" not in parts
+
+
 def _is_eval_file(name: str) -> bool:
     return name == SKILL_FILE or name in SUITE_FILES or name.lower().startswith(_EXPECTED_PREFIXES)
