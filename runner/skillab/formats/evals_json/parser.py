@@ -122,11 +122,16 @@ def _merge_repeats(warnings: list[str]) -> list[str]:
         match = re.search(r"eval #\d+ has the key ('[^']*')|eval \S+ (lists .+ in 'files' — .*|has a structured .*)",
                       warning)
         merged.setdefault(match.group(1) or match.group(2) if match else warning, []).append(warning)
-    return [group[0] if len(group) == 1 else
-            re.sub(r"eval (#\d+ has|\S+ lists|\S+ has)",
-                   lambda m: f"{len(group)} evals " + ("have" if m.group(1).endswith("has") else "list"),
-                   group[0], count=1)
-            for group in merged.values()]
+    return [_counted(group) for group in merged.values()]
+
+
+def _counted(group: list[str]) -> str:
+    """The first of the same warning for several evals, saying how many evals it is."""
+    if len(group) == 1:
+        return group[0]
+    return re.sub(r"eval (#\d+ has|\S+ lists|\S+ has)",
+                  lambda m: f"{len(group)} evals " + ("have" if m.group(1).endswith("has") else "list"),
+                  group[0], count=1)
 
 
 def _skill_dir(root: Path, name: Any) -> Path:
