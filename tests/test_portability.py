@@ -149,3 +149,25 @@ def test_one_agent_gets_no_portability_section():
     doc = {"adapter": {"name": "mock", "identity": {}}, "suite": {"skill": "s"}}
     unparsed = {"suite": {"skill": "broken"}, "verdict": "error"}
     assert not is_portability_run([doc, doc, unparsed]) and render_markdown([doc]) == ""
+
+
+def _agent_document(name: str, delta: float, *, withheld: str | None = None) -> dict:
+    ci = None if withheld else [delta - 20, delta + 20]
+    return {
+        "adapter": {"name": name, "identity": {"skill_loading": "discover"}},
+        "suite": {"skill": "s"}, "models": {"agent": "m"}, "verdict": "pass", "errors": 0,
+        "pass_rate": {"with_skill": 0.9, "without_skill": 0.9 - delta / 100, "delta_pts": delta},
+        "statistics": {"ci95": ci, "withheld": withheld},
+        "usage": {"total": {"total_tokens": 10, "cost_usd": 0.01}},
+    }
+
+
+def test_a_lift_withheld_for_one_agent_is_not_shown_beside_the_others():
+    """The judge disagreed with itself under codex: that run withholds its lift (no interval), so
+    the table must not print its raw delta as if it compared with claude-code's."""
+    reason = "the judge agreed with itself on only 3 of 5 re-asked verdicts (below 80%)"
+    docs = [_agent_document("claude-code", 10.0), _agent_document("codex", 40.0, withheld=reason)]
+    table = render_markdown(docs)
+    codex_row = next(line for line in table.splitlines() if "| codex" in line)
+    assert "+40.0" not in codex_row and "withheld" in codex_row
+    assert "+10.0 (-10.0 to +30.0)" in table
