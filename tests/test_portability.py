@@ -171,3 +171,29 @@ def test_a_lift_withheld_for_one_agent_is_not_shown_beside_the_others():
     codex_row = next(line for line in table.splitlines() if "| codex" in line)
     assert "+40.0" not in codex_row and "withheld" in codex_row
     assert "+10.0 (-10.0 to +30.0)" in table
+
+
+@pytest.mark.parametrize(
+    "second, extra, message",
+    [
+        # The second agent's key (GEMINI_API_KEY) is missing.
+        ("gemini-2.5-flash", [], "GEMINI_API_KEY"),
+        # One --judge-model that is of the second agent's family.
+        ("gpt-4o", ["--judge-model", "gpt-4.1"], "of the agent's family"),
+    ],
+)
+def test_a_later_agent_that_cannot_run_stops_the_run_before_any_case(
+    second, extra, message, server, monkeypatch, tmp_path, capsys
+):
+    """Each agent's set-up is checked before the first case of the first agent: otherwise the
+    first agent's whole run is paid for, then the run exits 2 at the second."""
+    monkeypatch.chdir(tmp_path)
+    server.handler = lambda req: text(json.dumps({"passed": True, "reason": "fine"}))
+    server.serve_sdks(monkeypatch, anthropic_key=KEYS["ANTHROPIC_API_KEY"], openai_key=KEYS["OPENAI_API_KEY"])
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    code = main(["run", str(EXAMPLE), "--adapter", "llm,agent", "--model", f"claude-haiku-4-5,{second}",
+                 *extra, "--output", str(tmp_path / "results.json"), "--no-cache", "--quiet"])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert server.model_requests() == []
