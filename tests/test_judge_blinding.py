@@ -9,7 +9,7 @@ from skillab.grading.blinding import WITHHELD_OUTPUT, blind_transcript
 from skillab.grading.judge import fenced_blocks
 from skillab.skill.loader import load_skill
 
-from .fakes.model_server import FakeModelServer, text, tool_call
+from .fakes.model_server import FakeModelServer, http_error, text, tool_call
 from .skillgen import make_skill
 
 BODY = "When you write the weekly status report, always close with a line reading SIGNED-OFF."
@@ -93,4 +93,33 @@ def test_a_judge_that_disagrees_with_itself_withholds_the_lift(tmp_path, capsys,
     assert stats["summary"] is None and stats["ci95"] is None and "judge agreed" in stats["withheld"]
     assert "below 80%, so the lift is withheld" in out and "evidence" not in out
     assert "the lift is withheld**" in (tmp_path / "r.md").read_text()
+    assert code == 0
+
+
+def test_a_judge_outage_during_the_consistency_check_is_disclosed(tmp_path, capsys, monkeypatch):
+    """The verdicts were read, then every re-ask failed (the judge's quota ran out): the check
+    measured nothing, and the reports say so instead of dropping it without a word."""
+    cases = [{"name": f"c{i}", "prompt": f"Task {i}.", "expectations": ["The answer is complete."]}
+             for i in range(3)]
+    skill = make_skill(tmp_path, cases, name="status-writer", body=BODY)
+    judged = []
+
+    def handler(req):
+        if req.api == "openai":
+            judged.append(req)
+            if len(judged) > 6:  # 3 cases x 2 arms graded; every re-ask after that fails
+                return http_error(400, "quota exhausted", "invalid_request_error")
+            return text(json.dumps({"passed": True, "reason": "Complete."}))
+        return text("Done. SIGNED-OFF")
+
+    with FakeModelServer(handler) as server:
+        server.serve_sdks(monkeypatch, anthropic_key="sk-ant-api03-" + "D" * 40, openai_key="sk-" + "d" * 40)
+        code = main(["run", str(skill), "--adapter", "llm", "--model", "claude-haiku-4-5",
+                     "--judge-model", "gpt-4o", "--no-cache", "--no-history",
+                     "--output", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md")])
+    out = capsys.readouterr().out
+    check = json.loads((tmp_path / "r.json").read_text())["judge_consistency"]
+    assert check["sampled"] == 5 and check["errored"] == 5 and check["agreement"] is None
+    assert "consistency check failed: all 5 re-asked verdicts errored" in out
+    assert "consistency check failed: all 5 re-asked verdicts errored" in (tmp_path / "r.md").read_text()
     assert code == 0
