@@ -318,3 +318,26 @@ def test_a_cut_codex_stream_costs_no_turn_under_the_cap(server, workspace):
     assert (workspace.root / "steps.txt").read_text() == "step\n" * 3
     assert result.error is None and result.stop_reason == "max_turns"
     assert (result.usage.input_tokens, result.usage.output_tokens) == (3 * IN_TOKENS, 3 * OUT_TOKENS)
+
+
+def test_gemini_at_its_session_turn_cap_is_graded_not_errored(server, workspace):
+    """Gemini CLI ends a session at ``maxSessionTurns`` (set to max_turns) with an error result;
+    that is the turn cap, as for the other agents: graded on its work, ``stop_reason``
+    ``max_turns``, not an errored arm dropped from the lift on one agent only."""
+    cli = CLIS["gemini-cli"]
+    cli.binary()
+
+    def endless(req):
+        scripted = cli.shell("echo step >> steps.txt")
+        scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
+        return scripted
+
+    server.handler = endless
+    arm = ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
+                     workspace=workspace.root, max_turns=3)
+    result = adapter(cli, server).run(arm)
+
+    assert len(server.model_requests()) == 3
+    assert (workspace.root / "steps.txt").read_text() == "step\n" * 3
+    assert result.error is None and result.stop_reason == "max_turns"
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (3 * IN_TOKENS, 3 * OUT_TOKENS)
