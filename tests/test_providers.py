@@ -34,6 +34,7 @@ from skillab.providers.retry import (
 from .fakes.model_server import (
     FakeModelServer,
     Hang,
+    HttpError,
     Malformed,
     http_error,
     overloaded,
@@ -286,6 +287,32 @@ def test_malformed_json_is_retried_then_reported(server, make):
         make(server).create([Message.user("q")], system="S")
     assert "unreadable response body" in str(caught.value)
     assert server.count == 3
+
+
+# JSON the SDK reads, in a shape no reply has: a choice without its message, content that is
+# not a list of blocks.
+_WRONG_SHAPES = {
+    "openai": {"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+               "choices": [{"index": 0, "message": None, "finish_reason": "stop"}]},
+    "anthropic": {"id": "msg_x", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+                  "content": [None], "stop_reason": "end_turn", "stop_sequence": None,
+                  "usage": {"input_tokens": 1, "output_tokens": 1}},
+}
+
+
+@pytest.mark.parametrize("make, api", [(anthropic_client, "anthropic"), (openai_client, "openai")],
+                         ids=["anthropic", "openai"])
+def test_a_reply_of_the_wrong_shape_is_retried_then_a_provider_error(server, make, api):
+    """Valid JSON the client cannot read as a reply is an unreadable answer, like a broken
+    body: retried, then a ProviderError (an errored arm or expectation), never another
+    exception that escapes the callers' handling (the judge's, the consistency check's)."""
+    wrong = HttpError(200, _WRONG_SHAPES[api])
+    server.push(wrong, wrong, wrong)
+    with pytest.raises(ProviderError) as caught:
+        make(server).create([Message.user("q")], system="S")
+    assert "unreadable response" in str(caught.value) and server.count == 3
+    server.push(wrong, text("fine"))
+    assert make(server).create([Message.user("q")], system="S").text == "fine"
 
 
 def test_malformed_then_good_reply_recovers(server):
