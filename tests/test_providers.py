@@ -163,6 +163,22 @@ def test_openai_invalid_tool_arguments_stay_a_string(server):
     assert response.tool_calls[0].arguments == "{not json"
 
 
+def test_openai_compatible_arguments_sent_as_an_object_are_read(server):
+    """Some OpenAI-compatible servers send ``function.arguments`` as a JSON object rather than
+    the string OpenAI sends: the call is the same call, not an unreadable reply."""
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "write_file", "arguments": {"path": "a.txt"}}}
+    server.push(HttpError(200, {
+        "id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "tool_calls",
+                     "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+    }))
+    response = openai_client(server).create([Message.user("q")], system="S", tools=[WRITE])
+    assert server.count == 1
+    assert response.tool_calls[0].arguments == {"path": "a.txt"}
+
+
 def test_temperature_refused_by_the_model_falls_back_to_its_default(server):
     def handler(request):
         if "temperature" in request.body:
