@@ -8,6 +8,7 @@ CLI runs its real tools in the arm's workspace.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -165,6 +166,34 @@ def test_without_skill_arm_is_never_offered_the_skill_nor_the_key(cli, server, w
     assert "HOME=" in dumped and cli.key not in dumped
     assert cli.key not in json.dumps(result.trajectory.to_dict())
     assert not (workspace.root / ".home" / f".skillab-{cli.name}").exists()
+
+
+def test_an_agent_that_swaps_its_skills_folder_for_a_link_deletes_nothing_outside(cli, server, workspace, skill,
+                                                                                   tmp_path):
+    # The workspace is bound at its host path, so the link names a real host directory (the
+    # checkout's skills/, say) holding a folder of the skill's name; unstaging must not follow it.
+    host = tmp_path / "checkout-skills"
+    (host / "result-writer").mkdir(parents=True)
+    (host / "result-writer" / "SKILL.md").write_text("the original")
+    # (codex refuses ``rm -rf`` on its own; a move does the same here)
+    swap = f"mv {cli.adapter.skills_dir} moved && ln -s {host} {cli.adapter.skills_dir}"
+    server.handler = lambda req: cli.shell(swap) if not req.tool_results else text("Finished.")
+    result = adapter(cli, server).run(request(workspace, skill))
+    assert result.error is None, result.error
+    assert os.path.islink(workspace.root / cli.adapter.skills_dir)  # the swap ran
+    assert (host / "result-writer" / "SKILL.md").read_text() == "the original"
+
+
+def test_the_agents_commands_reach_only_the_model_api_with_the_key(cli, server, workspace):
+    # The proxy adds the real key on the host: a command the agent runs could otherwise use it
+    # on any path of the provider (the account's files, batches, stored completions).
+    probe = ("python3 -c \"import urllib.request as u\nfor p in ('/v1/files', '/files', '/v1beta/files'):\n"
+             "  try: u.urlopen('http://127.0.0.1:38080' + p)\n  except Exception as e: print(p, e)\"")
+    server.handler = lambda req: cli.shell(probe) if not req.tool_results else text("Finished.")
+    result = adapter(cli, server).run(request(workspace))
+    assert result.error is None, result.error
+    assert "Forbidden" in json.dumps(result.trajectory.to_dict())  # the probe ran, and was refused
+    assert not [r.path for r in server.requests if "files" in r.path]
 
 
 def test_outage_errors_the_arm(cli, server, workspace):

@@ -163,3 +163,17 @@ def test_report_rerenders_and_checks_its_paths(tmp_path, skill):
     bad = skillab("report", "bad.json", cwd=tmp_path)
     assert bad.returncode == 2 and "not a skillab results document" in bad.stderr
     assert skillab("report", "results.json", "--junit", "/proc/j.xml", cwd=tmp_path).returncode == 2
+
+
+def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(tmp_path):
+    # `skillab validate . | head -1`: the reader has gone by the time skillab writes.
+    make_skill(tmp_path / "s", [grep_case("alpha")], responses={"alpha": answers("SKILLED", "x")})
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        writer = subprocess.run([SKILLAB, "validate", str(tmp_path)], stdout=write_end, stderr=subprocess.PIPE,
+                                text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in writer.stderr
+    assert writer.returncode == 141

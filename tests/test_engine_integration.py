@@ -86,3 +86,28 @@ def test_judge_tokens_are_counted_and_a_same_family_judge_is_flagged(run):
     assert judge is not None and judge["total_tokens"] > 0
     arms = doc["usage"]["with_skill"]["total_tokens"] + doc["usage"]["without_skill"]["total_tokens"]
     assert doc["usage"]["total"]["total_tokens"] == arms + judge["total_tokens"]
+
+
+def test_neither_the_agent_nor_the_judge_is_told_which_arm_it_is(tmp_path, monkeypatch):
+    # The arm's workspace path is the agent's working directory (Claude Code puts it in its
+    # system prompt, file tools echo it) and so reaches the transcript the judge reads.
+    skill = skill_dir(tmp_path)
+
+    def reply(req):
+        if req.system_text == JUDGE_SYSTEM:
+            return text(json.dumps({"passed": True, "reason": "ok"}))
+        if not req.tool_results:
+            return tool_call("run_shell", {"command": "pwd"})
+        return text("I work in " + req.tool_results[-1])
+
+    with FakeModelServer(reply) as server:
+        server.serve_sdks(monkeypatch, anthropic_key=KEY)
+        code = main(["run", str(skill), "--model", "claude-haiku-4-5", "--no-cache", "--quiet",
+                     "--judge-same-family", "--no-history", "--output", str(tmp_path / "r.json")])
+        judged = [r.raw for r in server.model_requests() if r.system_text == JUDGE_SYSTEM]
+    record = json.loads((tmp_path / "r.json").read_text())["cases"][0]
+    assert code in (0, 1) and len(judged) >= 2
+    for arm in ("with_skill", "without_skill"):
+        assert "/workspace" in record[arm]["final_output"]  # the pwd ran
+        assert not any(name in record[arm]["final_output"] for name in ("with_skill", "without_skill"))
+    assert not any(name in raw for raw in judged for name in ("with_skill", "without_skill"))

@@ -212,6 +212,113 @@ def test_the_skill_itself_in_files_never_reaches_the_baseline_and_repeated_keys_
                         "files": ["SKILL.md", "evals/files/sample.csv"]} for i in (1, 2, 3)]}
     suite = load_suite(write_skill(tmp_path / "pdf-report", evals))
     assert all([t for _, t in c.seed.files] == ["evals/files/sample.csv"] for c in suite.cases)
-    assert sum("lists SKILL.md in 'files'" in w for w in suite.warnings) == 3
+    (listed,) = [w for w in suite.warnings if "SKILL.md in 'files'" in w]
+    assert "3 evals list SKILL.md in 'files' — it is the skill, so only the with-skill arm gets it" in listed
     (category,) = [w for w in suite.warnings if "'category'" in w]
     assert "3 evals have the key 'category'" in category
+
+
+def test_the_skills_own_references_in_files_never_reach_the_baseline(tmp_path):
+    # As 88lin/diataxis-docs-skill's evals/evals.json lists them ("the references inside this repo
+    # that back the expected output"): its SKILL.md and references/*.md, one by one or as a folder.
+    evals = {"skill_name": "pdf-report",
+             "evals": [{"id": 1, "prompt": "p", "expected_output": "e",
+                        "files": ["SKILL.md", "references/template-map.md", "evals/files/sample.csv"]},
+                       {"id": 2, "prompt": "p", "expected_output": "e", "files": ["references"]},
+                       {"id": 3, "prompt": "p", "expected_output": "e", "files": ["."]}]}
+    root = write_skill(tmp_path / "pdf-report", evals)
+    (root / "references").mkdir()
+    (root / "references" / "template-map.md").write_text("the skill's own guidance\n")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "audit.py").write_text("print('skill code')\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    suite = load_suite(root)
+    first, second, third = suite.cases
+    assert [t for _, t in first.seed.files] == ["evals/files/sample.csv"]
+    assert second.seed is None
+    # "." is the whole skill folder: its eval inputs are staged; the skill and the suite are not.
+    assert [t for _, t in third.seed.files] == ["evals/files/sample.csv"]
+    text = "\n".join(suite.warnings)
+    assert "eval eval-1 lists references/template-map.md in 'files' — it is part of the skill, so only " \
+           "the with-skill arm gets it" in text
+    assert "eval eval-2 lists references in 'files' — it holds the skill's own files " \
+           "(references/template-map.md), so only the with-skill arm gets it" in text
+    assert "eval eval-3 lists . in 'files' — it holds the skill's own files (SKILL.md, " \
+           "references/template-map.md, scripts/audit.py)" in text
+
+
+def test_evals_at_a_repositorys_root_find_the_skill_their_skill_name_names(tmp_path):
+    # AvdLee/Xcode-Disk-Cleanup-Agent-Skill's layout: evals/ (evals.json, trigger-evals.json) at
+    # the repository's root, the skill in xcode-disk-cleanup/.
+    from skillab.github.discovery import find_suites
+
+    repo = tmp_path / "repo"
+    skill = repo / "xcode-disk-cleanup"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD.replace("pdf-report", "xcode-disk-cleanup"))
+    (skill / "references" / "paths.md").write_text("~/Library/Developer/Xcode/DerivedData\n")
+    (repo / "evals").mkdir()
+    (repo / "evals" / "evals.json").write_text(json.dumps(
+        {"skill_name": "xcode-disk-cleanup",
+         "evals": [{"id": 1, "name": "low-space-audit", "prompt": "Audit Xcode storage.", "expected_output": "a report",
+                    "files": ["xcode-disk-cleanup/references/paths.md"], "expectations": ["sorted by GB"]}]}))
+    (repo / "evals" / "trigger-evals.json").write_text(json.dumps(
+        [{"query": "Audit Xcode storage", "should_trigger": True}, {"query": "Fix my build", "should_trigger": False}]))
+    suite = load_suite(repo)
+    assert suite.skill_dir == skill and suite.cases[0].seed is None
+    assert any("lists xcode-disk-cleanup/references/paths.md in 'files' — it is part of the skill" in w
+               for w in suite.warnings)
+    assert [s.rel_dir for s in find_suites(repo, repo)] == ["."]
+    assert main(["validate", str(repo)]) == 0
+
+
+def test_an_unprintable_eval_name_is_reported_on_the_name_not_the_id(tmp_path):
+    evals = {"skill_name": "pdf-report",
+             "evals": [{"id": 1, "name": "tab\there", "prompt": "p", "expected_output": "e"},
+                       {"id": "x" * 200, "prompt": "p", "expected_output": "e"}]}
+    with pytest.raises(SuiteError) as raised:
+        load_suite(write_skill(tmp_path / "pdf-report", evals))
+    fields = [issue.field for issue in raised.value.issues]
+    assert fields == ["evals[0].name", "evals[1].id"]
+    assert str(raised.value.issues[0]).endswith(":6: 'evals[0].name' — must be printable and at most 128 characters")
+
+
+def test_the_dry_run_counts_a_judge_call_per_checklist_item(tmp_path, capsys):
+    # 88lin/diataxis-docs-skill's 32 evals, each judged on its expected_output, planned 0 judge
+    # calls: the estimate left out every judge call the run would make.
+    evals = {"skill_name": "pdf-report",
+             "evals": [{"id": 1, "prompt": "p", "expected_output": "e", "expectations": ["a", "b", "c"]},
+                       {"id": 2, "prompt": "p", "expected_output": "the total is 42"},
+                       {"id": 3, "prompt": "p", "expected_output": "e",
+                        "assertions": [{"type": "contains", "value": "x"}]}]}
+    root = write_skill(tmp_path / "pdf-report", evals)
+    assert main(["run", str(root), "--model", "claude-sonnet-4-5", "--judge-model", "gpt-4.1", "--dry-run",
+                 "--no-cache", "--output", str(tmp_path / "none.json")]) == 0
+    plan = capsys.readouterr().out
+    # Per arm: 3 expectations, the expected_output judged alone, nothing for the checked one.
+    assert "judge calls    8" in plan
+
+
+def test_evals_json_beside_skill_md_and_a_structured_expected_output_load(tmp_path):
+    # OIT-AI-Skills/vibe-coding-discipline keeps evals.json beside SKILL.md (inputs under
+    # evals/files/); Qson8/wechat-writing-skill describes success as an object, not a sentence.
+    root = tmp_path / "wechat-writing"
+    (root / "evals" / "files").mkdir(parents=True)
+    (root / "SKILL.md").write_text(SKILL_MD)
+    (root / "evals" / "files" / "draft.md").write_text("# draft\n")
+    (root / "evals.json").write_text(json.dumps({"skill_name": "wechat-writing", "evals": [
+        {"id": 1, "prompt": "写一篇文章", "files": ["evals/files/draft.md"],
+         "expected_output": {"sections": ["【标题】", "【正文】"], "title_max_chars": 25}},
+        {"id": 2, "prompt": "改写标题", "expected_output": {"no_banned_words": True}}]}, ensure_ascii=False))
+    suite = load_suite(root)
+    assert suite.format == "evals.json" and suite.skill_dir == root and suite.path == root / "evals.json"
+    first = suite.cases[0]
+    assert [t for _, t in first.seed.files] == ["evals/files/draft.md"]
+    (item,) = first.graders[0].items
+    assert json.loads(item.description) == {"sections": ["【标题】", "【正文】"], "title_max_chars": 25}
+    assert any("2 evals have a structured expected_output — the judge is shown it as JSON" in w
+               for w in suite.warnings)
+    (root / "evals" / "evals.json").write_text(json.dumps(EVALS))
+    with pytest.raises(SuiteError, match="holds both evals/evals.json and evals.json"):
+        load_suite(root)

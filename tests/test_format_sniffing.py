@@ -53,6 +53,16 @@ def test_a_tessl_scenario_is_told_from_ruby_skill_bench_and_imported(tmp_path):
     assert {t for _, t in case.seed.files} == {"inputs/service.txt"}
 
 
+def test_the_scenario_capability_label_is_not_staged(tmp_path):
+    # igmarin/rails-agent-skills and nicholasjackson/tessl-tile-opa-rego-language scenarios carry
+    # capability.txt / capability.text: which instruction of the skill the scenario tests.
+    scenario = tessl_tile(tmp_path / "tile")
+    (scenario / "capability.txt").write_text("rollback-before-deploy\n")
+    (scenario / "capability.text").write_text("rollback-before-deploy\n")
+    (case,) = load_suite(scenario).cases
+    assert {t for _, t in case.seed.files} == {"inputs/service.txt"}
+
+
 def test_the_scenario_threshold_comes_from_scenario_json(tmp_path):
     scenario = tessl_tile(tmp_path / "tile", scenario_json={"threshold": 0.6})
     (case,) = load_suite(scenario).cases
@@ -148,3 +158,46 @@ def test_format_tessl_forces_the_format_and_a_tile_with_several_skills_gives_the
     suite = load_suite(scenario, format="tessl")
     assert suite.format == "tessl" and suite.skill_dir == tmp_path / "tile" / "skills"
     assert {"plans/SKILL.md", "rollbacks/SKILL.md"} <= set(load_skill(suite.skill_dir).bundled)
+
+
+def tile_with_manifest(root: Path, manifest: dict) -> Path:
+    """A tile laid out as igmarin/rails-agent-skills and nicholasjackson/tessl-tile-opa-rego-language
+    publish theirs: no SKILL.md at the root, tile.json saying what the tile ships."""
+    scenario = tessl_tile(root)
+    (root / "SKILL.md").unlink()
+    (root / "tile.json").write_text(json.dumps(manifest, indent=2))
+    return scenario
+
+
+def test_a_tile_whose_tile_json_declares_its_skills_gives_them_all(tmp_path):
+    from skillab.skill import load_skill
+
+    tile = tmp_path / "tile"
+    scenario = tile_with_manifest(tile, {"name": "acme/rails", "version": "3.1.4", "docs": "docs/index.md",
+                                         "skills": {n: {"path": f"{n}/SKILL.md"} for n in ("plans", "rollbacks")}})
+    for name in ("plans", "rollbacks"):
+        (tile / name).mkdir()
+        (tile / name / "SKILL.md").write_text(SKILL_MD.format(name=name))
+    suite = load_suite(scenario)
+    assert suite.format == "tessl" and suite.skill_dir == tile
+    skill = load_skill(suite.skill_dir)
+    assert skill.index is not None and set(skill.bundled) == {"plans/SKILL.md", "rollbacks/SKILL.md"}
+    # One declared skill is that skill.
+    (tile / "tile.json").write_text(json.dumps({"name": "acme/rails", "skills": {"plans": {"path": "plans/SKILL.md"}}}))
+    assert load_suite(scenario).skill_dir == tile / "plans"
+
+
+def test_a_tile_that_ships_no_skill_or_names_a_missing_one_says_so(tmp_path):
+    tile = tmp_path / "tile"
+    scenario = tile_with_manifest(tile, {"name": "acme/rego", "docs": "docs/index.md",
+                                         "steering": {"rego": {"rules": "rules.md"}}})
+    with pytest.raises(SuiteError) as raised:
+        load_suite(scenario)
+    assert str(raised.value.issues[0]) == (
+        f"{scenario}: the tile's {tile / 'tile.json'} declares no skills (it ships docs and steering only) — "
+        "skillab evaluates a skill, so this scenario has nothing to give the with-skill arm")
+    (tile / "tile.json").write_text('{\n  "name": "acme/rails",\n  "skills": {\n    "plans": {"path": "plans/SKILL.md"}\n  }\n}\n')
+    with pytest.raises(SuiteError) as raised:
+        load_suite(scenario)
+    assert str(raised.value.issues[0]).startswith(f"{tile / 'tile.json'}:4")
+    assert "skill 'plans': 'path' must name a SKILL.md inside the tile, got 'plans/SKILL.md'" in str(raised.value)

@@ -348,10 +348,10 @@ def test_an_agent_cannot_plant_the_reward(tmp_path, workspace):
 
 def test_reward_json_and_bad_rewards(tmp_path):
     (tmp_path / "reward.json").write_text('{"reward": 0.25, "extra": 1}')
-    assert read_reward(tmp_path) == 0.25
+    assert read_reward(tmp_path, ".") == 0.25
     (tmp_path / "reward.txt").write_text("yes")
     with pytest.raises(ValueError, match="not a number"):
-        read_reward(tmp_path)
+        read_reward(tmp_path, ".")
 
 
 # --- the criteria verdict, read back from a document ----------------------------------------

@@ -169,3 +169,22 @@ def test_task_toml_bounds_are_clear_errors(tmp_path, capsys, toml, message):
     assert main(["validate", str(task)]) == 2
     err = capsys.readouterr().err
     assert re.search(message, err) and "Traceback" not in err, err
+
+
+def test_a_folder_of_tasks_names_every_one_that_cannot_run_and_a_lower_case_skill_md(tmp_path, capsys):
+    # benchflow-ai/skillsbench's fix-build-google-auto ships environment/skills/<name>/skill.md:
+    # on Linux no agent finds it. Two such tasks beside a good one: both are named, nothing runs.
+    tasks = tmp_path / "tasks"
+    make_task(tasks / "good")
+    for bad in ("maven-a", "maven-b"):
+        task = make_task(tasks / bad, skills=("maven-build-lifecycle",))
+        skill = task / "environment" / "skills" / "maven-build-lifecycle"
+        (skill / "SKILL.md").rename(skill / "skill.md")
+    assert main(["run", str(tasks), "--adapter", "mock", "--no-cache", "--no-history", "--quiet",
+                 "--output", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert "2 of 3 suites cannot run, so none ran:" in err and not (tmp_path / "r.json").exists()
+    for bad in ("maven-a", "maven-b"):
+        assert (f"{tasks / bad / 'environment' / 'skills'}: holds no skill — the task's skills go in "
+                "environment/skills/<name>/SKILL.md; maven-build-lifecycle/skill.md is not named exactly "
+                "SKILL.md, which agents look for (rename it)") in err

@@ -118,3 +118,26 @@ def test_trigger_trials_get_their_table():
                                     "triggered": 1, "trials": 2, "rate": 0.5}]}
     html = render_html([doc])
     assert "recall 0.50 [0.10, 0.90]" in html and "&lt;b&gt;convert&lt;/b&gt; it" in html
+
+
+def test_a_suite_of_trigger_queries_only_reads_as_one_with_misses_first_not_as_an_error(tmp_path):
+    # As alexgreensh/punderstruck ships it: evals/trigger-evals.json beside SKILL.md, nothing else.
+    import json
+
+    skill = tmp_path / "punderstruck"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: punderstruck\ndescription: Puns on demand.\n---\nMake puns.\n")
+    (skill / "evals" / "trigger-evals.json").write_text(json.dumps(
+        [{"query": "Write a serious GTM memo", "should_trigger": False},
+         {"query": "Give me three puns about marketing", "should_trigger": True}]))
+    out = tmp_path / "r.html"
+    args = ["run", str(skill), "--adapter", "mock", "--no-cache", "--quiet", "--history", str(tmp_path / "h.jsonl"),
+            "--output", str(tmp_path / "r.json"), "--html", str(out)]
+    assert main(args) == 0 and main(args) == 0
+    html = out.read_text()
+    assert "Trend over" not in html  # two runs, but neither has a pass rate to plot
+    assert 'class="verdict note">triggers<' in html and 'class="verdict error"' not in html
+    assert "every case errored" not in html and "<h3>Cases</h3>" not in html and "pass rate" not in html
+    table = html[html.index("<h3>Triggers</h3>"):]
+    assert table.index("<td>missed</td>") < table.index("Give me three puns") < table.index("serious GTM memo")
+    assert "<td>True</td>" not in table and "<td>yes</td>" in table

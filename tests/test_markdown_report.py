@@ -346,7 +346,7 @@ def test_a_regression_in_one_suite_does_not_call_another_suites_flips_broken():
     regressed["statistics"].update(regression=True, regressed_cases=[f"r{i}" for i in range(8)])
     calm = document([record("slipped", "flip_to_fail"), record("fine", "pass_kept"),
                      record("up", "flip_to_pass")], skill="beta")
-    for doc, name in ((regressed, "r0"), (calm, "slipped")):
+    for doc in (regressed, calm):
         # The same cases against the original skill (--against): the edit's flips.
         for case in doc["cases"]:
             case["original_outcome"] = case["outcome"]

@@ -38,6 +38,17 @@ def test_leaves_ordinary_text_and_short_values_alone():
     assert redact(text, environ=env) == text
 
 
+def test_a_word_that_ends_in_sk_is_not_a_key_but_a_glued_on_key_still_is():
+    # Real names that the OpenAI shape used to eat: AvdLee/Xcode-Disk-Cleanup-Agent-Skill (its
+    # suite path) and its trigger query "Need disk space before installing macOS...".
+    text = ("AvdLee+Xcode-Disk-Cleanup-Agent-Skill/evals/evals.json trigger-evals-7-need-disk-space-before-installing "
+            "skills/task-planner-for-large-teams risk-assessment-checklist-v2 laughs_" + "a" * 24)
+    assert redact(text, environ={}) == text
+    for glued in (f"OPENAI_API_KEY={OPENAI_KEY}", f'"{ANTHROPIC_KEY}"', f"Bearer {OPENAI_KEY}",
+                  f"key:{OPENAI_KEY}", f"x-api-key/{ANTHROPIC_KEY}"):
+        assert MASK in redact(glued, environ={}) and "Zz9Yy8Xx" * 5 not in redact(glued, environ={})
+
+
 def test_secret_variable_names():
     assert is_secret_env_var("ANTHROPIC_API_KEY")
     assert is_secret_env_var("INPUT_OPENAI-API-KEY")

@@ -513,3 +513,15 @@ def test_the_example_runs_through_the_fake_model_server(model_server, tmp_path, 
     first = next(r for r in model_server.requests if not r.tool_results)
     assert "./data/sales.csv" in first.last_user_text and "/root" not in first.last_user_text
     assert doc["models"]["judge"] is None  # a verifier needs no judge
+
+
+def test_the_one_line_reason_never_cuts_a_reason_mid_word():
+    from skillab.formats.skillsbench.parser import one_line
+
+    # As benchflow-ai/skillsbench's organize-messy-files reads: 127 reasons, each a Dockerfile line.
+    reasons = [f"needs a custom image: Dockerfile line {n}: RUN 'apt-get install -y libreoffice poppler-utils'"
+               for n in range(1, 128)]
+    line = one_line(reasons)
+    assert line.startswith(reasons[0] + " (and 126 more reasons: ") and line.endswith("; …)")
+    listed = line[len(reasons[0] + " (and 126 more reasons: "):-len("; …)")].split("; ")
+    assert listed and all(reason in reasons for reason in listed)

@@ -16,6 +16,9 @@ from .commands.choices import (adapter_list, finite_float, lift_pts, non_negativ
 from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
+# 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe.
+EXIT_BROKEN_PIPE = 141
+
 VERDICTS = ("pass", "fail", "mixed", "error")
 # Each subcommand's implementation; `action` reads its inputs from the environment instead.
 COMMANDS = {
@@ -47,6 +50,7 @@ exit codes:
        reported before any case runs
   130  interrupted (Ctrl-C): the cases that finished are kept, and every report says
        "interrupted: N of M cases" instead of a verdict
+  141  the reader of the output closed the pipe (skillab validate . | head)
 
 terms:
   outcome        per case: flip_to_pass (fails without the skill, passes with it), pass_kept,
@@ -373,6 +377,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("skillab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`skillab validate . | head`): not an error of skillab's to trace.
+        # stdout is pointed at /dev/null so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -45,9 +45,10 @@ _SECRET_NAME = re.compile(
     r"(API[_-]?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE[_-]?KEY)", re.IGNORECASE
 )
 
-# Shapes of well-known credentials, masked wherever they appear, whoever wrote them.
+# Shapes of well-known credentials, masked wherever they appear, whoever wrote them; a shape must
+# start a word, or every "task-", "disk-" or "risk-" in a path or case name would be masked.
 _KEY_PATTERNS = re.compile(
-    "|".join(
+    r"(?<![A-Za-z0-9])(?:" + "|".join(
         [
             r"sk-ant-[A-Za-z0-9_\-]{8,}",  # Anthropic
             r"sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}",  # OpenAI, OpenRouter
@@ -62,7 +63,7 @@ _KEY_PATTERNS = re.compile(
             r"(?:(?<=[?&]key=)|(?<=[?&]apikey=)|(?<=[?&]api-key=)|(?<=[?&]api_key=)|(?<=[?&]token=)"
             r"|(?<=[?&]access_token=))[^\s&#\"\\]+",
         ]
-    )
+    ) + ")"
 )
 # Strings up to this length are masked once per redactor and remembered (``Redactor._short``).
 _MEMO_LEN = 64

@@ -78,8 +78,21 @@ class YamlDocument:
         return None
 
 
+def links_out(path: Path) -> bool:
+    """Whether ``path`` is a link that resolves outside the directory holding it: such a suite
+    file or SKILL.md would carry a file of the runner's host (a credential, ``/proc/self/environ``)
+    into prompts, staged files and messages."""
+    if not os.path.islink(path):
+        return False
+    home = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    return not os.path.realpath(path).startswith(home.rstrip(os.sep) + os.sep)
+
+
 def read_suite_text(path: Path, *, max_bytes: int = SUITE_MAX_BYTES) -> str:
-    """The UTF-8 text of a suite file, refusing non-files and files over ``max_bytes``."""
+    """The UTF-8 text of a suite file, refusing non-files, links out of its directory and files
+    over ``max_bytes``."""
+    if links_out(path):
+        _refuse(path, "is a link out of its directory; suite files must be files of the suite")
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):

@@ -60,6 +60,7 @@ class ClaudeCodeAdapter(CliAgent):
     base_url_env = BASE_URL_ENV
     default_endpoint = DEFAULT_ENDPOINT
     skills_dir = SKILLS_DIR
+    api_paths = (r"/v1/messages(/count_tokens)?", r"/v1/models(/[^/]+)?")
     base_env = _QUIET_ENV
 
     def identity(self) -> dict[str, Any]:

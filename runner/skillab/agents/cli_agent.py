@@ -25,6 +25,7 @@ import os
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
@@ -35,7 +36,8 @@ from ..sandbox.backend import ProxyRoute, View
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.process import CommandResult, run_command
 from ..sandbox.programs import install_paths, resolved_binary
-from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in
+from ..sandbox.nofollow import remove_inside
+from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in, safe_join
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
 from ..core.usage import Usage
@@ -110,6 +112,8 @@ class CliAgent(ABC):
     base_url_env: ClassVar[str]
     default_endpoint: ClassVar[str]
     skills_dir: ClassVar[str]  # workspace-relative, where the CLI discovers project skills
+    # The only API paths (regexes, relative to the endpoint) the proxy forwards; None: all.
+    api_paths: ClassVar[tuple[str, ...] | None] = None
     # Tool names by role, for the skill-activation and path observations.
     read_tools: ClassVar[tuple[str, ...]] = ()
     shell_tools: ClassVar[tuple[str, ...]] = ()
@@ -225,12 +229,13 @@ class CliAgent(ABC):
 
         budget = self.request_budget(request)
         try:
-            with CredentialProxy(self.upstream(), self.credentials(), budget) as proxy:
+            with CredentialProxy(self.upstream(), self.credentials(), budget, self.api_paths) as proxy:
                 launch = self.launch(request, root, proxy.route())
                 result = self.execute(launch)
         finally:
             if launch is not None and launch.config_dir is not None:
-                shutil.rmtree(launch.config_dir, ignore_errors=True)
+                with suppress(OSError):  # the CLI may have swapped its home for a link: follow none
+                    remove_inside(root, os.path.relpath(launch.config_dir, root))
             for folder in staged:
                 unstage(folder, root)
         skill_name = request.skill.name if request.skill else None
@@ -261,7 +266,7 @@ class CliAgent(ABC):
     def launch(self, request: ArmRequest, root: Path, route: ProxyRoute) -> Launch:
         """The process to start: the CLI's configuration written to a directory under the
         arm's private home, argv, environment, and the proxy's bridge as its endpoint."""
-        config_dir = root / HOME_NAME / f".skillab-{self.name}"
+        config_dir = safe_join(root, f"{HOME_NAME}/.skillab-{self.name}")  # not through a planted link
         config_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         endpoint = route.endpoint
         env = {**self.base_env, **self.configure(config_dir, request, endpoint)}

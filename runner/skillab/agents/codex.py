@@ -50,6 +50,7 @@ class CodexAdapter(CliAgent):
     key_env = "OPENAI_API_KEY"
     base_url_env = "OPENAI_BASE_URL"
     skills_dir = ".agents/skills"
+    api_paths = (r"(/v1)?/responses(/compact)?", r"(/v1)?/models(/[^/]+)?")
     default_endpoint = "https://api.openai.com/v1"
     shell_tools = ("exec_command",)
 

@@ -37,6 +37,7 @@ class GeminiCliAdapter(CliAgent):
     key_env = "GEMINI_API_KEY"
     base_url_env = "GOOGLE_GEMINI_BASE_URL"
     skills_dir = ".gemini/skills"
+    api_paths = (r"/v1(alpha|beta)?/models(/[^/:]+(:(streamGenerateContent|generateContent|countTokens|embedContent|batchEmbedContents))?)?",)
     default_endpoint = "https://generativelanguage.googleapis.com"
     read_tools = ("read_file", "read_many_files", "list_directory", "glob", "grep_search")
     shell_tools = ("run_shell_command",)

@@ -8,12 +8,14 @@ original) ever get a section or a staged copy; the without-skill arm's prompt ha
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shutil
 from pathlib import Path
 from typing import Literal
 
+from ..sandbox.nofollow import remove_inside
 from ..sandbox.workspace import safe_join
 from ..skill.loader import SKILL_FILE, Skill
 
@@ -94,12 +96,9 @@ def stage_skill(skill: Skill, workspace: Path, base: str = DISCOVER_DIR) -> Path
 
 
 def unstage(folder: Path, workspace: Path) -> None:
-    """Remove a staged skill folder and the staging directories it leaves empty."""
-    shutil.rmtree(folder, ignore_errors=True)
-    parent = folder.parent
-    while parent != workspace and parent.is_dir() and not any(parent.iterdir()):
-        parent.rmdir()
-        parent = parent.parent
+    """Remove a staged skill folder and the staging directories it leaves empty. The agent may
+    have swapped a directory on the way for a link to a host path: nothing is followed."""
+    remove_inside(workspace, Path(os.path.relpath(folder, workspace)).as_posix(), prune=True)
 
 
 def normalize(rel: str) -> str:

@@ -8,7 +8,9 @@ as an error result it can react to, the way a real runtime reports it.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -28,6 +30,8 @@ MAX_SHELL_TIMEOUT_S = 600.0
 RESULT_LIMIT = 30_000
 # How much of a file read_file reads at most.
 READ_LIMIT_BYTES = 4 * RESULT_LIMIT
+# The largest file edit_file reads whole.
+EDIT_LIMIT_BYTES = 16 << 20
 SHELL_OUTPUT_LIMIT = 65_536
 
 TOOL_SPECS: tuple[ToolSpec, ...] = (
@@ -215,8 +219,10 @@ class Toolbox:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Check again now the parents exist: a link among them must not lead out.
         path = safe_join(self.root, rel)
-        path.write_text(content, encoding="utf-8")
-        return ToolRun(f"wrote {len(content.encode('utf-8'))} bytes to {normalize(rel)}")
+        data = content.encode("utf-8")
+        with os.fdopen(_open_for_write(path, rel), "wb") as handle:
+            handle.write(data)
+        return ToolRun(f"wrote {len(data)} bytes to {normalize(rel)}")
 
     def _edit_file(self, args: dict[str, Any]) -> ToolRun:
         rel = _string(args, "path")
@@ -225,6 +231,9 @@ class Toolbox:
         path = safe_join(self.root, rel)
         if not path.is_file():
             raise ToolError(f"{rel}: no such file")
+        if path.stat().st_size > EDIT_LIMIT_BYTES:
+            # Read whole into the runner's memory (a sparse file costs the agent nothing).
+            raise ToolError(f"{rel} is over {EDIT_LIMIT_BYTES >> 20} MiB; edit it with run_shell")
         text = path.read_text(encoding="utf-8")
         found = text.count(old)
         if found != 1:
@@ -245,6 +254,22 @@ class Toolbox:
             for name in os.listdir(path)
         )
         return ToolRun("\n".join(entries) or "(empty)", paths=[normalize(rel)])
+
+
+def _open_for_write(path: Path, rel: str) -> int:
+    """``path`` opened for writing from its start, if it is (or becomes) a regular file. Opening
+    is non-blocking: a FIFO the agent made would otherwise hang the runner, with no reader ever."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader, or a socket
+            raise ToolError(f"{rel} is not a regular file") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ToolError(f"{rel} is not a regular file")
+    os.ftruncate(fd, 0)
+    return fd
 
 
 def _string(args: dict[str, Any], key: str, *, allow_empty: bool = False) -> str:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core.settings import RunConfig
-from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, SkillabError, UsageError
 from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
 from .targets import suite_targets
@@ -47,7 +47,18 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
     from ..engine.prepare import prepare_suite
 
     check_destinations(args)
-    prepared = [prepare_suite(target, config.engine) for target in targets]
+    prepared, problems = [], []
+    for target in targets:
+        try:
+            prepared.append(prepare_suite(target, config.engine))
+        except SkillabError as exc:
+            problems.append(exc)
+    if problems:
+        if len(targets) == 1:
+            raise problems[0]
+        # Every suite that cannot run, not only the first: a folder of 60 tasks is fixed in one pass.
+        raise UsageError(f"{len(problems)} of {len(targets)} suites cannot run, so none ran:\n"
+                         + "\n".join(str(exc) for exc in problems))
     if config.agent.adapter == "mock":
         from ..providers.mock_script import check_case_names
         from ..suite import load_suite

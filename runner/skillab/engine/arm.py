@@ -72,7 +72,8 @@ class ArmContext:
 
 def execute_arm(job: ArmJob, ctx: ArmContext) -> ArmRecord:
     """Run one arm to a graded record. Anything that breaks becomes ``errored``, never a fail."""
-    label = f"{job.case.name}-r{job.run_index}-{job.arm}"
+    # Never the arm: the path is the agent's working directory and reaches the judge's transcript.
+    label = f"{job.case.name}-r{job.run_index}"
     if job.case.unsupported:
         return ArmRecord(
             passed=False, errored=True, task_attempted=False, error=f"unsupported: {job.case.unsupported}"

@@ -60,7 +60,7 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
     attempts = config.engine.pass_k
     turns = 1 if config.agent.adapter == "llm" else config.agent.max_turns
     agent_calls = (0, 0) if offline else (arms, arms * attempts * turns)
-    judged = sum(len(c.expectations) for c in prepared.graded) * config.engine.runs
+    judged = sum(_judge_calls(c) for c in prepared.graded) * config.engine.runs
     judge_calls = 0 if offline and not config.judge.model.name else judged * arms_per_record * attempts
     measured = _measured(previous, prepared, config)
     if offline:
@@ -81,6 +81,12 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
         basis += f"; no price listed for {config.agent.model.name}: tokens only"
     return SuitePlan(str(prepared.suite.path), len(prepared.graded), config.engine.runs, arms_per_record,
                      arms, hits, agent_calls, judge_calls, tokens, cost, basis, kept)
+
+
+def _judge_calls(case: Any) -> int:
+    """The judge calls grading one arm of ``case`` asks for: one per expectation, and each judged
+    grader's own (a checklist asks once per item; a rubric or dimension judge once)."""
+    return len(case.expectations) + sum(getattr(g, "judge_calls", 1) for g in case.graders if g.judged)
 
 
 def _kept_arms(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any] | None) -> int:

@@ -21,6 +21,7 @@ from ..core.usage import Usage
 from ..errors import ProviderAuthError
 from ..grading.trajectory import render_v1
 from ..sandbox.process import kill_running_commands
+from ..sandbox.scratch import private_dir
 from ..sandbox.workspace import Workspace
 from ..secrets import redact
 from ..skill.loader import Skill
@@ -111,8 +112,8 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> 
     interrupted = False
     parent = Path(tempfile.mkdtemp(prefix="skillab-kept-")) if plan.keep_workspaces else None
     # Trials abandoned by a Ctrl-C may still be writing while the directory goes.
-    with tempfile.TemporaryDirectory(prefix="skillab-trigger-", ignore_cleanup_errors=True) as scratch:
-        root = parent or Path(scratch)
+    with private_dir("skillab-trigger-") as scratch:
+        root = parent or scratch
         pool = ThreadPoolExecutor(max_workers=max(1, plan.concurrency))
         try:
             pending: dict[Future, int] = {
@@ -136,7 +137,7 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> 
 
 def _trial(plan: TriggerPlan, adapter: Any, root: Path, query: TriggerQuery, run_index: int,
            arm: TrialArm, skill: Skill, beside: tuple[Skill, ...]) -> TriggerTrial:
-    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}-{arm}")
+    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}")  # never the arm: the agent sees it
     request = ArmRequest(
         case=Case(name=query.name, prompt=query.query, max_turns=plan.max_turns),
         arm="original" if arm == "original" else "with_skill",

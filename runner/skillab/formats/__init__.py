@@ -26,7 +26,7 @@ BUILTIN_FILENAMES: dict[str, tuple[tuple[str, ...], bool]] = {
     "task_suite.yaml": (("task_suite.yaml",), False),
     "ruby-skill-bench": (("criteria.json",), False),
     "skillsbench": (("task.md", "task.toml"), False),
-    "evals.json": (("evals/evals.json",), False),
+    "evals.json": (("evals/evals.json", "evals.json"), False),
     "trigger-evals": (("trigger-evals.json", "trigger_evals.json", "evals/trigger-evals.json",
                        "evals/trigger_evals.json"), False),
     "tessl": (("criteria.json",), True),

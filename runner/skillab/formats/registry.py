@@ -141,7 +141,7 @@ class FormatRegistry:
         for fmt in candidates:
             present = [directory / n for n in fmt.filenames if (directory / n).is_file()]
             if len(present) > 1:
-                names = " and ".join(p.name for p in present)
+                names = " and ".join(p.relative_to(directory).as_posix() for p in present)
                 raise SuiteError(
                     [SuiteIssue(directory, f"holds both {names} — keep only one suite file")]
                 )

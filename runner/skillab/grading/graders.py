@@ -11,13 +11,13 @@ stays out of the lift, exactly like an errored validator. Judge calls go through
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.checks import GraderKind, GraderResult
 from ..errors import ProviderError
+from ..sandbox.nofollow import remove_inside
 from ..sandbox.process import CommandResult
 from ..sandbox.workspace import Workspace
 from ..secrets import redact
@@ -92,9 +92,5 @@ def stage_seed(workspace: Workspace, seed: SeedFiles | None, *, under: str = "")
 
 
 def clear_entry(root: Path, name: str) -> None:
-    """Remove ``root/name`` (a file, a link or a tree) so a grader starts from nothing."""
-    path = root / name
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
+    """Remove ``root/name`` (a file, a link, a FIFO or a tree) so a grader starts from nothing."""
+    remove_inside(root, name)

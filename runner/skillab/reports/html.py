@@ -15,6 +15,7 @@ from typing import Any
 
 from .findings import ARM_TITLES, FAILED_OUTCOMES
 from .partial import interruption
+from .trigger_gates import only_triggers
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;padding:1.5em;color:#1d2327;background:#fff}
@@ -57,6 +58,10 @@ def _suite(doc: dict[str, Any]) -> list[str]:
     suite, rate = doc["suite"], doc["pass_rate"]
     stopped = interruption(doc)
     verdict, cls = (stopped, "interrupted") if stopped else (doc["verdict"], doc["verdict"])
+    routing_only = only_triggers(doc)
+    if routing_only and not stopped:
+        # No graded case: an "error" verdict, an empty lift and an empty case table would mislead.
+        verdict, cls = "triggers", "note"
     stats = doc.get("statistics") or {}
     out = [
         f"<section class=\"suite\"><h2>{_e(suite['skill'])} "
@@ -65,9 +70,16 @@ def _suite(doc: dict[str, Any]) -> list[str]:
         + "".join(f" · {k} {_e(v)}" for k, v in (doc.get("models") or {}).items()
                   if k in ("agent", "judge") and v)
         + f" · runs {doc.get('runs', 1)}</p>",
-        f"<p><b>pass rate</b> with {_pct(rate['with_skill'])} · without {_pct(rate['without_skill'])}"
-        f" · delta <b>{_pts(rate['delta_pts'])}</b></p>",
     ]
+    if routing_only:
+        out.append("<p class=\"note\">Trigger queries only: no case is graded with and without the skill, "
+                   "so there is no lift; the trigger gates are this suite's check.</p>")
+        if doc["adapter"]["name"] == "mock":
+            out.append("<p class=\"note\">Mock adapter: the loads are scripted, so these rates show the "
+                       "pipeline works, not how the agent routes.</p>")
+        return [*out, *_trend_chart(doc), *_trigger_tables(doc), "</section>"]
+    out.append(f"<p><b>pass rate</b> with {_pct(rate['with_skill'])} · without {_pct(rate['without_skill'])}"
+               f" · delta <b>{_pts(rate['delta_pts'])}</b></p>")
     if stats.get("summary"):
         out.append(f"<p><b>evidence</b> {_e(stats['summary'])}</p>")
     if doc["adapter"]["name"] == "mock":
@@ -110,6 +122,8 @@ def _trend_chart(doc: dict[str, Any]) -> list[str]:
     """Each arm's pass rate over the comparable runs in the history file, oldest first."""
     trend = doc.get("trend") or {}
     series = _history_series(doc, trend.get("history"))
+    # A run with no arm measured (trigger queries only, every case errored) has no point to plot.
+    series = [(when, rates) for when, rates in series if any(v is not None for v in (rates or {}).values())]
     if len(series) < 2:
         return []
     width, height, pad = 520, 140, 28
@@ -156,9 +170,19 @@ def _trigger_tables(doc: dict[str, Any]) -> list[str]:
     out.append("<h3>Triggers</h3>" + (f"<p>{' · '.join(shown)} (95% intervals)</p>" if shown else ""))
     queries = [q for q in block.get("queries") or [] if isinstance(q, dict)]
     if queries:
+        # False triggers and misses first, as the terminal and markdown reports list them.
+        flags = {**{r.get("name"): "missed" for r in block.get("misses") or [] if isinstance(r, dict)},
+                 **{r.get("name"): "false trigger" for r in block.get("false_triggers") or [] if isinstance(r, dict)}}
+        order = {"false trigger": 0, "missed": 1}
+        queries.sort(key=lambda q: order.get(flags.get(q.get("name")), 2))
         columns = ("name", "query", "should_trigger", "triggered", "trials", "rate")
-        out.append(_table([{c: q.get(c, "") for c in columns} for q in queries]))
+        out.append(_table([{"": flags.get(q.get("name"), ""),
+                            **{c: _yes_no(q.get(c, "")) for c in columns}} for q in queries]))
     return out
+
+
+def _yes_no(value: Any) -> Any:
+    return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) else value
 
 
 def _metric(metric: dict[str, Any]) -> str:

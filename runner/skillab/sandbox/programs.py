@@ -15,13 +15,33 @@ def install_paths(binary: str) -> tuple[Path, ...]:
     binary's own directory) holding it, and the installation of a ``#!`` interpreter, each
     unless the system directories already hold it."""
     real = Path(os.path.realpath(binary))
-    paths = [_package_root(real)]
+    paths = [_narrowed(_package_root(real), real)]
     interpreter = _interpreter(real)
     if interpreter is not None:
         resolved = Path(os.path.realpath(interpreter))
         # <prefix>/bin/node -> <prefix>, so its lib/ comes too.
-        paths.append(resolved.parent.parent if resolved.parent.name == "bin" else resolved.parent)
+        prefix = resolved.parent.parent if resolved.parent.name == "bin" else resolved.parent
+        paths.append(_narrowed(prefix, resolved))
     return tuple(p for p in dict.fromkeys(paths) if not _in_system(p))
+
+
+def _narrowed(directory: Path, file: Path) -> Path:
+    """``directory``, or just ``file`` when the directory holds the runner's own places: a binary
+    kept in the temporary directory would mount every arm's workspace (the home, the checkout
+    and the virtualenv would be covered by ``bwrap._covers``, the CLI with them)."""
+    text = str(directory).rstrip("/") + "/"
+    return file if any(f"{place}/".startswith(text) for place in _runner_places()) else directory
+
+
+def _runner_places() -> list[str]:
+    import sys
+    import tempfile
+
+    from .scratch import SCRATCH_ENV
+
+    places = [os.path.expanduser("~"), os.environ.get("HOME", ""), os.getcwd(), sys.prefix,
+              tempfile.gettempdir(), "/dev/shm", os.environ.get(SCRATCH_ENV, "")]
+    return [os.path.realpath(p).rstrip("/") for p in places if p]
 
 
 def resolved_binary(binary: str) -> str:

@@ -7,6 +7,8 @@ endpoint of the run, and holds the credential itself:
 
 * every request goes to ``upstream`` and nowhere else; a request in absolute form (``GET
   http://elsewhere/``) or a ``CONNECT`` is refused with 403;
+* with ``paths``, only those API paths are forwarded (the completions the agent needs, not the
+  account's files, batches or stored responses, which its key would also reach);
 * the client's own credential headers are dropped and the real ones added on the host, so the
   key never enters the sandbox (its environment, its files, its ``/proc``);
 * responses stream back as they arrive (server-sent events), with the connection closed at the
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import re
 import shutil
 import socketserver
 import ssl
@@ -36,7 +39,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from .backend import ProxyRoute
@@ -55,6 +58,9 @@ _TAIL = 256 << 10
 # What a request over the budget gets: a client error the CLIs do not retry, and not 401/403,
 # which mean a rejected key.
 OVER_BUDGET_STATUS = 400
+# The largest request body forwarded: far above a full context window with images, far below
+# what would strain the runner, which holds each body in memory before sending it on.
+MAX_BODY_BYTES = 64 << 20
 
 
 @dataclass
@@ -96,14 +102,19 @@ class CredentialProxy:
     (header name -> value) in place of whatever the client sent."""
 
     def __init__(self, upstream: str, credentials: Mapping[str, str],
-                 budget: RequestBudget | None = None):
+                 budget: RequestBudget | None = None, paths: Sequence[str] | None = None):
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the proxy needs an http(s) upstream URL, not {upstream!r}")
-        self.upstream = upstream.rstrip("/")
+        # Shown to the sandbox in refusals, and sent as Host: never a user:password@ of the URL.
+        self._host = parts.netloc.rpartition("@")[2]
+        self.upstream = f"{parts.scheme}://{self._host}{parts.path}".rstrip("/")
         self._parts = parts
         self._credentials = {name.lower(): value for name, value in credentials.items()}
         self.budget = budget
+        # The API paths the client may use (regular expressions over its path, before the
+        # upstream's own prefix and without the query); None: any path of the upstream.
+        self._paths = None if paths is None else re.compile("|".join(f"(?:{p})" for p in paths))
         self._directory: str | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -158,6 +169,11 @@ class CredentialProxy:
             return None
         return (self._parts.path.rstrip("/") or "") + path
 
+    def allows(self, path: str) -> bool:
+        """Whether ``path`` is one of the API paths the client may use: the key reaches the
+        completions the agent needs, not the account's files, batches or stored responses."""
+        return self._paths is None or self._paths.fullmatch(path.split("?", 1)[0]) is not None
+
     def headers(self, received: Any) -> dict[str, str]:
         forwarded = {
             name: value
@@ -165,9 +181,13 @@ class CredentialProxy:
             if name.lower() not in _HOP_BY_HOP and name.lower() not in self._credentials
             and name.lower() not in ("x-api-key", "authorization")
         }
-        forwarded["Host"] = self._parts.netloc
+        forwarded["Host"] = self._host
         forwarded.update(self._credentials)
         return forwarded
+
+
+class _TooLarge(Exception):
+    """A request body over ``MAX_BODY_BYTES``."""
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -192,7 +212,14 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
             if path is None:
                 self._refuse(f"only {proxy.upstream} is reachable from the sandbox")
                 return
-            body = self._body()
+            if not proxy.allows(self.path):
+                self._refuse("skillab: this agent's key reaches only the model API it uses")
+                return
+            try:
+                body = self._body()
+            except _TooLarge:
+                self._fail(413, f"skillab: a request body over {MAX_BODY_BYTES >> 20} MiB is refused")
+                return
             budget = proxy.budget if proxy.budget and proxy.budget.counts(self.command, path) else None
             if budget is not None and not budget.admit():
                 self._fail(OVER_BUDGET_STATUS, f"skillab: the turn cap ({budget.limit} model "
@@ -215,18 +242,25 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 
         def _body(self) -> bytes | None:
+            """The request body, held in the runner's memory: never more than ``MAX_BODY_BYTES``
+            (the sandboxed client could otherwise stream gigabytes into it)."""
             if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                chunks = []
+                chunks, total = [], 0
                 while True:
-                    size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                    size = int(self.rfile.readline(64).split(b";")[0].strip() or b"0", 16)
                     if size == 0:
-                        self.rfile.readline()
+                        self.rfile.readline(64)
                         break
+                    total += size
+                    if total > MAX_BODY_BYTES:
+                        raise _TooLarge
                     chunks.append(self.rfile.read(size))
-                    self.rfile.readline()
+                    self.rfile.readline(64)
                 return b"".join(chunks)
             length = int(self.headers.get("Content-Length") or 0)
-            return self.rfile.read(length) if length else None
+            if length > MAX_BODY_BYTES:
+                raise _TooLarge
+            return self.rfile.read(length) if length > 0 else None
 
         def _relay(self, response: http.client.HTTPResponse, keep: bool = False) -> bytes:
             """Stream the response back; with ``keep``, returns the last bytes of its body."""

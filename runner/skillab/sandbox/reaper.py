@@ -39,7 +39,7 @@ class Reaper:
             path = self._queue.get()
             try:
                 self._remove(path)
-            except OSError:
+            except Exception:  # noqa: BLE001 - the thread must outlive any one tree
                 pass  # best effort: a leftover is only litter, removed with the run's scratch
             finally:
                 self._queue.task_done()

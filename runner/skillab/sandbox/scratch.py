@@ -42,9 +42,22 @@ def run_scratch() -> Iterator[Path]:
     if parent is not None:
         parent.mkdir(parents=True, exist_ok=True)
         sweep_dead_runs(parent)
-    with tempfile.TemporaryDirectory(prefix=f"skillab-run-{os.getpid()}-", dir=parent,
-                                     ignore_cleanup_errors=True) as scratch:
-        yield Path(scratch)
+    with private_dir(f"skillab-run-{os.getpid()}-", parent) as scratch:
+        yield scratch
+
+
+@contextmanager
+def private_dir(prefix: str, parent: Path | None = None) -> Iterator[Path]:
+    """A fresh 0700 directory, removed with whatever commands left in it (``TemporaryDirectory``
+    uses ``shutil.rmtree``, which recurses: a tree nested deep enough breaks it)."""
+    scratch = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    try:
+        yield scratch
+    finally:
+        try:
+            _remove(scratch)
+        except OSError:
+            pass  # best effort: what is left is litter (the next run on a tmpfs sweeps it)
 
 
 def roomy_tmpfs(path: Path) -> bool:

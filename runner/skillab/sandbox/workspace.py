@@ -26,6 +26,7 @@ from .environment import scrubbed_env
 from .backend import ProxyRoute, View
 from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command, stopping
 from .reaper import Reaper
+from .trees import remove_tree, walk
 
 ROOT_NAME = "workspace"
 HOME_NAME = ".home"
@@ -185,7 +186,7 @@ class Workspace:
         """Relative paths of the symbolic links in the tree that point outside the root."""
         real_root = os.path.realpath(self.root)
         escaping = []
-        for directory, dirnames, filenames in os.walk(self.root):
+        for directory, dirnames, filenames in walk(self.root):
             for name in (*dirnames, *filenames):
                 path = os.path.join(directory, name)
                 if os.path.islink(path) and not _within(os.path.realpath(path), real_root):
@@ -317,7 +318,7 @@ def run_in(
 def _files_below(directory: Path) -> list[str]:
     """Every non-directory entry below ``directory``, relative to it, without following links."""
     found = []
-    for current, dirnames, filenames in os.walk(directory):
+    for current, dirnames, filenames in walk(directory):
         links = [name for name in dirnames if os.path.islink(os.path.join(current, name))]
         for name in (*filenames, *links):
             found.append(os.path.relpath(os.path.join(current, name), directory))
@@ -329,23 +330,14 @@ def _is_real_dir(path: Path) -> bool:
 
 
 def _remove(path: Path) -> None:
-    """Delete a file, link or tree, including read-only directories a command left behind."""
+    """Delete a file, link or tree, including read-only and arbitrarily deep directories a
+    command left behind (``trees.remove_tree``)."""
     if not os.path.lexists(path):
         return
     if _is_real_dir(path):
-        shutil.rmtree(path, onerror=_unlock_and_remove)
+        remove_tree(path)
     else:
         os.unlink(path)
-
-
-def _unlock_and_remove(_func: object, failed: str, _exc: object) -> None:
-    # A read-only directory (chmod by a command, Go's module cache) blocks deleting its entries.
-    os.chmod(os.path.dirname(failed), stat.S_IRWXU)
-    if _is_real_dir(Path(failed)):
-        os.chmod(failed, stat.S_IRWXU)
-        shutil.rmtree(failed, onerror=_unlock_and_remove)
-    elif os.path.lexists(failed):
-        os.unlink(failed)
 
 
 _REAPER = Reaper(_remove)

@@ -41,7 +41,7 @@ class Skill:
     index: str | None = None
 
     def skill_md_bytes(self) -> bytes:
-        return self.index.encode("utf-8") if self.index is not None else (self.root / SKILL_FILE).read_bytes()
+        return self.index.encode("utf-8") if self.index is not None else _skill_md(self.root).read_bytes()
 
     @property
     def skill_md(self) -> Path:
@@ -78,7 +78,7 @@ def load_skill(directory: Path) -> Skill:
     directory = Path(directory)
     if not directory.is_dir():
         raise SkillError(f"{directory}: not a skill directory (it should hold {SKILL_FILE})")
-    path = directory / SKILL_FILE
+    path = _skill_md(directory)
     if not path.is_file():
         members = sorted(d for d in directory.iterdir() if (d / SKILL_FILE).is_file())
         if len(members) > 1:
@@ -167,6 +167,30 @@ def _bundled_files(directory: Path) -> list[str]:
             continue
         found.append(rel.as_posix())
     return found
+
+
+def _skill_md(directory: Path) -> Path:
+    """``directory/SKILL.md``, refused when it is a link out of the skill's directory: it is read
+    on the host and staged into the sandbox, so it could carry any file of the runner."""
+    from ..yaml_source import links_out
+
+    path = directory / SKILL_FILE
+    if links_out(path):
+        raise SkillError(f"{path}: a link out of the skill's directory — SKILL.md must be a file of the skill")
+    return path
+
+
+def is_skill_file(directory: Path, rel: str) -> bool:
+    """Whether ``rel`` (relative to the skill's ``directory``) is part of the skill an agent is
+    given: SKILL.md or a file staged beside it, not evaluation material."""
+    parts = Path(rel).parts
+    if not parts:
+        return False
+    if len(parts) == 1:
+        return parts[0] == SKILL_FILE or not _is_eval_file(parts[0])
+    skipped = {".git", "__pycache__", *EVAL_DIRS}
+    skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
+    return parts[0] not in skipped and "__pycache__" not in parts
 
 
 def _is_eval_file(name: str) -> bool:

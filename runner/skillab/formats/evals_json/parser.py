@@ -39,7 +39,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ...skill.loader import SKILL_FILE
+from ...errors import SuiteError
+from ...skill.loader import SKILL_FILE, SUITE_FILES, is_skill_file
 from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, seed_files
 from ...suite.model import Case, SeedFiles, Suite, ValidatorSpec
@@ -87,6 +88,7 @@ def load_evals_json(path: Path) -> Suite:
     name = value.get("skill_name")
     if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_CHARS):
         issues.add(f"must be a string of at most {MAX_NAME_CHARS} characters", ("skill_name",), field="skill_name")
+    skill_dir = _skill_dir(skill_root, name)
     raw = value.get("evals")
     if not isinstance(raw, list) or not raw:
         issues.add("must be a non-empty list of evals {id, prompt, expected_output, files, expectations}",
@@ -95,11 +97,11 @@ def load_evals_json(path: Path) -> Suite:
     cases: list[Case] = []
     seen: dict[str, int | None] = {}
     for index, item in enumerate(raw):
-        case = _case(item, ("evals", index), skill_root, issues, warnings, seen)
+        case = _case(item, ("evals", index), skill_root, skill_dir, issues, warnings, seen)
         if case is not None:
             cases.append(case)
     issues.raise_if_any()
-    return Suite(path=path, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_root,
+    return Suite(path=path, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_dir,
                  warnings=tuple(_merge_repeats(warnings)))
 
 
@@ -113,17 +115,49 @@ def _unknown_keys(value: dict, allowed: tuple[str, ...], at: YamlPath, what: str
 
 
 def _merge_repeats(warnings: list[str]) -> list[str]:
-    """One warning per unknown eval key, however many evals carry it."""
+    """One warning per unknown eval key, and per skill file kept from the baseline, however many
+    evals carry it."""
     merged: dict[str, list[str]] = {}
     for warning in warnings:
-        match = re.search(r"eval #\d+ has the key ('[^']*')", warning)
-        merged.setdefault(match.group(1) if match else warning, []).append(warning)
-    return [group[0] if len(group) == 1 else
-            re.sub(r"eval #\d+ has", f"{len(group)} evals have", group[0], count=1)
-            for group in merged.values()]
+        match = re.search(r"eval #\d+ has the key ('[^']*')|eval \S+ (lists .+ in 'files' — .*|has a structured .*)",
+                      warning)
+        merged.setdefault(match.group(1) or match.group(2) if match else warning, []).append(warning)
+    return [_counted(group) for group in merged.values()]
 
 
-def _case(item: Any, at: YamlPath, root: Path, issues: IssueList, warnings: list[str],
+def _counted(group: list[str]) -> str:
+    """The first of the same warning for several evals, saying how many evals it is."""
+    if len(group) == 1:
+        return group[0]
+    return re.sub(r"eval (#\d+ has|\S+ lists|\S+ has)",
+                  lambda m: f"{len(group)} evals " + ("have" if m.group(1).endswith("has") else "list"),
+                  group[0], count=1)
+
+
+def _skill_dir(root: Path, name: Any) -> Path:
+    """The skill beside ``evals/``; else, in a repository that keeps ``evals/`` at its root and
+    the skill in a folder, the one ``skill_name`` names (``<name>/`` or ``skills/<name>/``)."""
+    if (root / SKILL_FILE).is_file() or not isinstance(name, str) or not _relative(name) \
+            or len(Path(name).parts) != 1:
+        return root
+    for candidate in (root / name, root / "skills" / name):
+        if (candidate / SKILL_FILE).is_file():
+            return candidate
+    return root
+
+
+def named_skill_dir(path: Path) -> Path | None:
+    """The skill folder an ``evals.json`` outside any skill names by ``skill_name``, if any."""
+    try:
+        value = parse_located_json(read_suite_text(path), path).value
+    except SuiteError:
+        return None
+    root = path.parent.parent if path.parent.name == "evals" else path.parent
+    found = _skill_dir(root, value.get("skill_name") if isinstance(value, dict) else None)
+    return None if found == root else found
+
+
+def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, warnings: list[str],
           seen: dict[str, int | None]) -> Case | None:
     field = f"evals[{at[1]}]"
     if not isinstance(item, dict):
@@ -142,6 +176,12 @@ def _case(item: Any, at: YamlPath, root: Path, issues: IssueList, warnings: list
         issues.add("must be a non-empty string: the task the agent is given", (*at, "prompt"),
                    field=f"{field}.prompt", case=name)
     reference = item.get("expected_output")
+    if isinstance(reference, (dict, list)) and reference:
+        # A structured description of success (Qson8/wechat-writing-skill's sections and limits):
+        # the judge reads it as JSON, as skill-creator's grader reads the file.
+        warnings.append(f"{issues.path}:{issues.doc.line_at((*at, 'expected_output')) if issues.doc else None}: "
+                        f"eval {name} has a structured expected_output — the judge is shown it as JSON")
+        reference = json.dumps(reference, ensure_ascii=False, indent=1)
     if reference is not None and not isinstance(reference, str):
         issues.add("must be a string describing the expected result", (*at, "expected_output"),
                    field=f"{field}.expected_output", case=name)
@@ -150,7 +190,7 @@ def _case(item: Any, at: YamlPath, root: Path, issues: IssueList, warnings: list
     validators: list[ValidatorSpec] = []
     for index, assertion in enumerate(_list(item, "assertions", at, issues, name)):
         _assertion(assertion, (*at, "assertions", index), name, issues, statements, validators)
-    seed = _files(item, at, root, issues, name, warnings)
+    seed = _files(item, at, root, skill, issues, name, warnings)
     trigger = item.get("should_trigger")
     if trigger is not None and not isinstance(trigger, bool):
         issues.add("must be true or false", (*at, "should_trigger"), field=f"{field}.should_trigger", case=name)
@@ -182,10 +222,12 @@ def _case(item: Any, at: YamlPath, root: Path, issues: IssueList, warnings: list
 
 
 def _case_name(item: dict, at: YamlPath, issues: IssueList) -> str:
-    explicit = item.get("name", item.get("eval_name"))
+    key = "name" if "name" in item else "eval_name" if "eval_name" in item else "id"
+    explicit = item.get(key) if key != "id" else None
     if isinstance(explicit, str) and explicit.strip():
         name = explicit.strip()
     else:
+        key = "id"
         raw = item.get("id")
         if raw is None:
             issues.add("is missing — each eval needs an id (a unique integer)", at, field=f"evals[{at[1]}].id")
@@ -196,8 +238,8 @@ def _case_name(item: dict, at: YamlPath, issues: IssueList) -> str:
             return f"eval-{at[1] + 1}"
         name = f"eval-{str(raw).strip()}"
     if len(name) > MAX_NAME_CHARS or not name.isprintable():
-        issues.add(f"must be printable and at most {MAX_NAME_CHARS} characters", (*at, "id"),
-                   field=f"evals[{at[1]}].id")
+        issues.add(f"must be printable and at most {MAX_NAME_CHARS} characters", (*at, key),
+                   field=f"evals[{at[1]}].{key}")
         return f"eval-{at[1] + 1}"
     return name
 
@@ -290,12 +332,24 @@ def _check(kind: str, raw: dict, at: YamlPath, case: str, issues: IssueList) -> 
                          label=label or f"{kind} {operand[:60]!r}")
 
 
+def _owned(skill: Path, path: Path) -> bool:
+    try:
+        return is_skill_file(skill, path.relative_to(skill).as_posix())
+    except ValueError:
+        return False
+
+
+def _sample(paths: list[str], shown: int = 3) -> str:
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more
+
+
 def _relative(rel: str) -> bool:
     parts = Path(rel).parts
     return bool(rel.strip()) and not os.path.isabs(rel) and ".." not in parts
 
 
-def _files(item: dict, at: YamlPath, root: Path, issues: IssueList, case: str,
+def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList, case: str,
            warnings: list[str]) -> SeedFiles | None:
     pairs: list[tuple[Path, str]] = []
     for index, rel in enumerate(_list(item, "files", at, issues, case)):
@@ -306,17 +360,25 @@ def _files(item: dict, at: YamlPath, root: Path, issues: IssueList, case: str,
                        field=field, case=case)
             continue
         source = root / rel
-        if Path(rel).as_posix() == SKILL_FILE:
-            # The skill itself: the with-skill arm has it; copying it into every arm would hand
-            # the baseline the skill.
-            warnings.append(f"{issues.path}:{issues.doc.line_at(where) if issues.doc else None}: eval {case} lists "
-                            f"{SKILL_FILE} in 'files' — it is the skill, so only the with-skill arm gets it")
-            continue
         if source.is_symlink() or not (source.is_file() or source.is_dir()):
             issues.add(f"{rel!r} is not a file in {root}", where, field=field, case=case)
-        elif source.is_dir():
-            for path in sorted(p for p in source.rglob("*") if p.is_file() and not p.is_symlink()):
-                pairs.append((path, path.relative_to(root).as_posix()))
-        else:
-            pairs.append((source, Path(rel).as_posix()))
+            continue
+        found = ([(source, Path(rel).as_posix())] if source.is_file() else
+                 [(path, path.relative_to(root).as_posix())
+                  for path in sorted(source.rglob("*"))
+                  # A folder's suite files (this evals.json, trigger sets) hold the answers; a
+                  # repository's .git is nobody's input.
+                  if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES
+                  and not {".git", "__pycache__"} & set(path.relative_to(root).parts)])
+        # The skill's own files (SKILL.md, its references and scripts) reach the with-skill arm as
+        # the skill; copying them into every arm would hand the baseline the skill.
+        withheld = [target for path, target in found if _owned(skill, path)]
+        pairs.extend((path, target) for path, target in found if target not in withheld)
+        if withheld:
+            line = issues.doc.line_at(where) if issues.doc else None
+            what = ("it is the skill" if withheld == [SKILL_FILE] else
+                    "it is part of the skill" if source.is_file() else
+                    f"it holds the skill's own files ({_sample(withheld)})")
+            warnings.append(f"{issues.path}:{line}: eval {case} lists {Path(rel).as_posix()} in 'files' — "
+                            f"{what}, so only the with-skill arm gets it")
     return seed_files(pairs) if pairs else None

@@ -29,5 +29,10 @@ class ChecklistGrader:
     context: str = ""
 
     @property
+    def judge_calls(self) -> int:
+        """One judge call per item (``checklist.grade_checklist``), for the cost plan."""
+        return len(self.items)
+
+    @property
     def total(self) -> float:
         return sum(item.weight for item in self.items)

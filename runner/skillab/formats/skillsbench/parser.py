@@ -123,8 +123,14 @@ def one_line(reasons: list[str]) -> str | None:
     if not reasons:
         return None
     more = len(reasons) - 1
-    return reasons[0] + (f" (and {more} more reason{'s' if more > 1 else ''}: {'; '.join(reasons[1:])[:300]})"
-                         if more else "")
+    if not more:
+        return reasons[0]
+    rest = "; ".join(reasons[1:])
+    if len(rest) > 300:
+        # Whole reasons where they fit, never a word cut off mid-way.
+        cut = rest[:300].rfind("; ")
+        rest = (rest[:cut] if cut > 0 else rest[:299].rsplit(" ", 1)[0]) + "; …"
+    return reasons[0] + f" (and {more} more reason{'s' if more > 1 else ''}: {rest})"
 
 
 # --- reading task.md and task.toml -----------------------------------------------------------
@@ -253,6 +259,12 @@ def _skill_dir(task_dir: Path, issues: IssueList) -> Path | None:
     if found:
         return skills  # several: the with-skill arm gets them all (skill.loader.load_skill_set)
     message = f"holds no skill — the task's skills go in {ENVIRONMENT}/{SKILLS}/<name>/{SKILL_FILE}"
+    # skill.md, Skill.md: a case-insensitive file system reads them, an agent on Linux does not.
+    near = sorted(f"{f.parent.name}/{f.name}" for d in (skills.iterdir() if skills.is_dir() else ()) if d.is_dir()
+                  for f in d.iterdir() if f.name.lower() == SKILL_FILE.lower() and f.name != SKILL_FILE)
+    if near:
+        message += (f"; {', '.join(near)} {'is' if len(near) == 1 else 'are'} not named exactly {SKILL_FILE}, "
+                    f"which agents look for (rename {'it' if len(near) == 1 else 'them'})")
     issues.issues.append(SuiteIssue(skills, message))
     return None
 

@@ -23,6 +23,7 @@ from ...grading.graders import (
     no_verdict,
     output_tail,
 )
+from ...sandbox.nofollow import read_inside
 from .specs import VerifierGrader
 
 # Output that says the test runner never ran the tests (pytest exits 4 on a usage error; a
@@ -32,6 +33,9 @@ _FAILED_TO_START = re.compile(
     r"No module named '?pytest|ERROR: file or directory not found:|can't open file).*$"
 )
 _NOT_STARTED_CODES = (126, 127)
+LOGS = f"{VERIFIER_DIR}/logs"
+# A reward file is a number or a small JSON document; a bigger one is not read past this.
+REWARD_MAX_BYTES = 64 * 1024
 
 
 def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
@@ -44,7 +48,7 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
     from ...grading.graders import clear_entry
 
     clear_entry(root, VERIFIER_DIR)
-    tests_dir, logs_dir = root / VERIFIER_DIR / "tests", root / VERIFIER_DIR / "logs"
+    tests_dir, logs_dir = root / VERIFIER_DIR / "tests", root / LOGS
     mapping = [(path, str(root)) for path in spec.workspace_paths]
     mapping += [("/tests", str(tests_dir)), ("/logs/verifier", str(logs_dir))]
     for source, target in spec.tests.files:
@@ -71,7 +75,7 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
         line = not_started.group(0).strip()[:200] if not_started else result.describe()
         return no_verdict("verifier", label, f"the verifier failed to start its tests ({line})", tail)
     try:
-        reward = read_reward(logs_dir)
+        reward = read_reward(root)
     except ValueError as exc:
         return no_verdict("verifier", label, f"{exc} (the verifier ended with {result.describe()})", tail)
     passed = reward >= spec.reward_threshold
@@ -80,18 +84,21 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
                         threshold=spec.reward_threshold)
 
 
-def read_reward(logs_dir: Path) -> float:
-    """The reward a verifier wrote: ``reward.txt`` (one number) or ``reward.json``'s ``reward``."""
-    text_file, json_file = logs_dir / "reward.txt", logs_dir / "reward.json"
-    if text_file.is_file() and not text_file.is_symlink():
-        raw = text_file.read_text(encoding="utf-8", errors="replace").strip()
+def read_reward(root: Path, logs: str = LOGS) -> float:
+    """The reward a verifier wrote: ``reward.txt`` (one number) or ``reward.json``'s ``reward``,
+    in ``root/logs``. The verifier ran code the agent wrote, so the files are read without
+    following a link on the way (``read_inside``) and never past a cap."""
+    raw_text = read_inside(root, f"{logs}/reward.txt", REWARD_MAX_BYTES)
+    if raw_text is not None:
+        raw = raw_text.decode("utf-8", errors="replace").strip()
         value = _number(raw)
         if value is None:
             raise ValueError(f"reward.txt holds {raw[:40]!r}, not a number")
         return value
-    if json_file.is_file() and not json_file.is_symlink():
+    raw_json = read_inside(root, f"{logs}/reward.json", REWARD_MAX_BYTES)
+    if raw_json is not None:
         try:
-            data = json.loads(json_file.read_text(encoding="utf-8"))
+            data = json.loads(raw_json.decode("utf-8"))
         except ValueError:
             raise ValueError("reward.json is not valid JSON") from None
         value = data.get("reward") if isinstance(data, dict) else data

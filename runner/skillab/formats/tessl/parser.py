@@ -14,7 +14,8 @@ of the ``max_score`` of the items met, and it passes at the threshold: ``pass_th
 ``threshold``) in criteria.json or scenario.json, as a percentage of the total, else 70%.
 
 The skill is the tile's: the nearest directory above the scenario holding a SKILL.md, else the
-skills of its ``skills/`` directory (several are given to the with-skill arm together).
+skills of its ``skills/`` directory, else the skills its ``tile.json`` declares (several are given
+to the with-skill arm together).
 """
 
 from __future__ import annotations
@@ -34,10 +35,14 @@ from ..evals_json.specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "tessl"
 TASK_FILE, CRITERIA_FILE, SCENARIO_FILE = "task.md", "criteria.json", "scenario.json"
+TILE_FILE = "tile.json"
 TOP_KEYS = ("context", "type", "checklist", "pass_threshold", "threshold", "metadata")
 ITEM_KEYS = ("name", "description", "max_score", "category", "source")
 DEFAULT_THRESHOLD_PCT = 70.0
-EVAL_FILES = frozenset({TASK_FILE, CRITERIA_FILE, SCENARIO_FILE, "mock-responses.yaml"})
+# capability.txt (.text in older tiles) names the skill instruction a scenario tests: Tessl's
+# metadata about the scenario, not a file the agent starts from.
+EVAL_FILES = frozenset({TASK_FILE, CRITERIA_FILE, SCENARIO_FILE, "mock-responses.yaml", "capability.txt",
+                        "capability.text"})
 
 
 def load_tessl(path: Path) -> Suite:
@@ -142,6 +147,44 @@ def _skill_dir(scenario: Path, issues: IssueList) -> Path | None:
                 return found[0]
             if found:
                 return skills  # the tile's skills, given together (skill.loader.load_skill_set)
+        if (base / TILE_FILE).is_file():
+            return _tile_skills(base, scenario, issues)
     issues.issues.append(SuiteIssue(scenario, "cannot tell which skill this scenario evaluates — keep it in "
                                     "<tile>/evals/<scenario>/ below the tile's SKILL.md"))
     return None
+
+
+def _tile_skills(tile: Path, scenario: Path, issues: IssueList) -> Path | None:
+    """The skills a tile's ``tile.json`` declares (``"skills": {name: {"path": ".../SKILL.md"}}``),
+    all given to the with-skill arm as Tessl installs the whole tile."""
+    manifest = tile / TILE_FILE
+    doc = parse_located_json(read_suite_text(manifest), manifest)
+    value = doc.value
+    declared = value.get("skills") if isinstance(value, dict) else None
+    if not isinstance(declared, dict) or not declared:
+        ships = [k for k in ("docs", "steering", "rules") if isinstance(value, dict) and k in value]
+        shipped = f" (it ships {' and '.join(ships)} only)" if ships else ""
+        issues.issues.append(SuiteIssue(scenario, f"the tile's {manifest} declares no skills{shipped} — skillab "
+                                        "evaluates a skill, so this scenario has nothing to give the with-skill arm"))
+        return None
+    folders: list[Path] = []
+    for name, entry in declared.items():
+        rel = entry.get("path") if isinstance(entry, dict) else None
+        target = tile / rel if isinstance(rel, str) and not Path(rel).is_absolute() and ".." not in Path(rel).parts \
+            else None
+        if target is None or target.name != SKILL_FILE or not target.is_file():
+            issues.issues.append(SuiteIssue(manifest, f"skill {name!r}: 'path' must name a {SKILL_FILE} inside "
+                                            f"the tile, got {rel!r}", line=doc.line_at(("skills", name)),
+                                            field=f"skills.{name}.path"))
+            return None
+        folders.append(target.parent)
+    if len(folders) == 1:
+        return folders[0]
+    parents = {folder.parent for folder in folders}
+    if len(parents) > 1:
+        issues.issues.append(SuiteIssue(manifest, "the tile's skills sit in several folders "
+                                        f"({', '.join(sorted(str(p.relative_to(tile)) for p in parents))}); "
+                                        "skillab gives several skills together from one folder",
+                                        line=doc.line_at(("skills",)), field="skills"))
+        return None
+    return parents.pop()  # the tile's skills, given together (skill.loader.load_skill_set)
