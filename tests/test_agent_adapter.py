@@ -186,6 +186,15 @@ def test_max_turns_caps_the_loop(server, workspace):
     assert server.count == 3
     assert result.turns == 3 and result.tool_call_count == 3
     assert result.final_output == "still working" and result.error is None
+    # Recorded as the CLI agents record their caps: the session was cut off, not finished.
+    assert result.stop_reason == "max_turns"
+
+
+def test_a_session_that_ends_by_itself_is_not_marked_capped(server, workspace):
+    server.push(tool_call("run_shell", {"command": "true"}), text("done"))
+    result = AgentAdapter(anthropic(server)).run(request(workspace, max_turns=2))
+    assert result.turns == 2 and result.final_output == "done"
+    assert result.stop_reason is None
 
 
 def test_path_escapes_are_refused_and_reported_to_the_model(server, workspace, tmp_path):

@@ -320,3 +320,53 @@ def test_codex_is_held_to_max_turns_by_the_credential_proxy(server, workspace):
     # Codex reports no usage for a capped session: the answered responses' own usage counts.
     assert (result.usage.input_tokens, result.usage.output_tokens) == (3 * IN_TOKENS, 3 * OUT_TOKENS)
     assert result.usage.cost_usd is not None and result.usage.cost_usd > 0
+
+
+def test_a_cut_codex_stream_costs_no_turn_under_the_cap(server, workspace):
+    """A stream the endpoint cuts is a provider fault Codex retries, not a model turn: with a
+    cap of 3 the model still gets 3 answers, instead of a session ended at the cap after 2 and
+    graded as the agent's own failure."""
+    cli = CLIS["codex"]
+    cli.binary()
+    answered = {"n": 0}
+
+    def cut_once(req):
+        scripted = _codex_shell("echo step >> steps.txt")
+        scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
+        answered["n"] += 1
+        if answered["n"] == 1:
+            scripted.cut_after_events = 3  # created, in_progress, the call's item: no completion
+        return scripted
+
+    server.handler = cut_once
+    arm = ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
+                     workspace=workspace.root, max_turns=3)
+    result = adapter(cli, server, max_retries=2).run(arm)
+
+    assert len(server.model_requests()) == 4
+    assert (workspace.root / "steps.txt").read_text() == "step\n" * 3
+    assert result.error is None and result.stop_reason == "max_turns"
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (3 * IN_TOKENS, 3 * OUT_TOKENS)
+
+
+def test_gemini_at_its_session_turn_cap_is_graded_not_errored(server, workspace):
+    """Gemini CLI ends a session at ``maxSessionTurns`` (set to max_turns) with an error result;
+    that is the turn cap, as for the other agents: graded on its work, ``stop_reason``
+    ``max_turns``, not an errored arm dropped from the lift on one agent only."""
+    cli = CLIS["gemini-cli"]
+    cli.binary()
+
+    def endless(req):
+        scripted = cli.shell("echo step >> steps.txt")
+        scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
+        return scripted
+
+    server.handler = endless
+    arm = ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
+                     workspace=workspace.root, max_turns=3)
+    result = adapter(cli, server).run(arm)
+
+    assert len(server.model_requests()) == 3
+    assert (workspace.root / "steps.txt").read_text() == "step\n" * 3
+    assert result.error is None and result.stop_reason == "max_turns"
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (3 * IN_TOKENS, 3 * OUT_TOKENS)

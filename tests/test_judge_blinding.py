@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 
+
 from skillab.cli import main
 from skillab.grading.blinding import WITHHELD_OUTPUT, blind_transcript
 from skillab.grading.judge import fenced_blocks
 from skillab.skill.loader import load_skill
 
-from .fakes.model_server import FakeModelServer, text, tool_call
+from .fakes.model_server import FakeModelServer, HttpError, http_error, text, tool_call
 from .skillgen import make_skill
 
 BODY = "When you write the weekly status report, always close with a line reading SIGNED-OFF."
@@ -94,3 +95,67 @@ def test_a_judge_that_disagrees_with_itself_withholds_the_lift(tmp_path, capsys,
     assert "below 80%, so the lift is withheld" in out and "evidence" not in out
     assert "the lift is withheld**" in (tmp_path / "r.md").read_text()
     assert code == 0
+
+
+def test_a_judge_outage_during_the_consistency_check_is_disclosed(tmp_path, capsys, monkeypatch):
+    """The verdicts were read, then every re-ask failed (the judge's quota ran out): the check
+    measured nothing, and the reports say so instead of dropping it without a word."""
+    cases = [{"name": f"c{i}", "prompt": f"Task {i}.", "expectations": ["The answer is complete."]}
+             for i in range(3)]
+    skill = make_skill(tmp_path, cases, name="status-writer", body=BODY)
+    judged = []
+
+    def handler(req):
+        if req.api == "openai":
+            judged.append(req)
+            if len(judged) > 6:  # 3 cases x 2 arms graded; every re-ask after that fails
+                return http_error(400, "quota exhausted", "invalid_request_error")
+            return text(json.dumps({"passed": True, "reason": "Complete."}))
+        return text("Done. SIGNED-OFF")
+
+    with FakeModelServer(handler) as server:
+        server.serve_sdks(monkeypatch, anthropic_key="sk-ant-api03-" + "D" * 40, openai_key="sk-" + "d" * 40)
+        code = main(["run", str(skill), "--adapter", "llm", "--model", "claude-haiku-4-5",
+                     "--judge-model", "gpt-4o", "--no-cache", "--no-history",
+                     "--output", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md")])
+    out = capsys.readouterr().out
+    check = json.loads((tmp_path / "r.json").read_text())["judge_consistency"]
+    assert check["sampled"] == 5 and check["errored"] == 5 and check["agreement"] is None
+    assert "consistency check failed: all 5 re-asked verdicts errored" in out
+    assert "consistency check failed: all 5 re-asked verdicts errored" in (tmp_path / "r.md").read_text()
+    assert code == 0
+
+
+def test_a_judge_reply_of_the_wrong_shape_in_the_consistency_check_does_not_end_the_run(
+    tmp_path, monkeypatch
+):
+    """A 200 whose body is no reply (a choice without its message) once escaped the re-asks as
+    an AttributeError: the finished, paid-for run ended in a traceback with no results. It is
+    an unreadable answer: retried, then an errored re-ask."""
+    from skillab.core.events import Broadcast
+    from skillab.engine.runner import run_suite
+
+    from .configs import run_config
+
+    cases = [{"name": f"c{i}", "prompt": f"Task {i}.", "expectations": ["The answer is complete."]}
+             for i in range(2)]
+    skill = make_skill(tmp_path, cases, name="status-writer", body=BODY)
+    no_message = HttpError(200, {"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+                                 "choices": [{"index": 0, "message": None, "finish_reason": "stop"}]})
+    judged = []
+
+    def handler(req):
+        if req.api == "openai":
+            judged.append(req)
+            return no_message if len(judged) > 4 else text(json.dumps({"passed": True, "reason": "Complete."}))
+        return text("Done.")
+
+    with FakeModelServer(handler) as server:
+        server.serve_sdks(monkeypatch, anthropic_key="sk-ant-api03-" + "E" * 40, openai_key="sk-" + "e" * 40)
+        config = run_config(adapter="llm", model="claude-haiku-4-5", judge_model="gpt-4o",
+                            cache_enabled=False, max_attempts=2, retry_base_delay_s=0.001)
+        report = run_suite(skill, config, emit=Broadcast([]))
+    check = report.log.settings.judge_consistency
+    assert check["sampled"] == 4 and check["errored"] == 4 and check["agreement"] is None
+    assert len(judged) == 4 + 4 * 2  # each re-ask tried twice (max_attempts), then errored
+    assert [r.outcome for r in report.log.records] == ["pass_kept", "pass_kept"]

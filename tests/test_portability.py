@@ -149,3 +149,51 @@ def test_one_agent_gets_no_portability_section():
     doc = {"adapter": {"name": "mock", "identity": {}}, "suite": {"skill": "s"}}
     unparsed = {"suite": {"skill": "broken"}, "verdict": "error"}
     assert not is_portability_run([doc, doc, unparsed]) and render_markdown([doc]) == ""
+
+
+def _agent_document(name: str, delta: float, *, withheld: str | None = None) -> dict:
+    ci = None if withheld else [delta - 20, delta + 20]
+    return {
+        "adapter": {"name": name, "identity": {"skill_loading": "discover"}},
+        "suite": {"skill": "s"}, "models": {"agent": "m"}, "verdict": "pass", "errors": 0,
+        "pass_rate": {"with_skill": 0.9, "without_skill": 0.9 - delta / 100, "delta_pts": delta},
+        "statistics": {"ci95": ci, "withheld": withheld},
+        "usage": {"total": {"total_tokens": 10, "cost_usd": 0.01}},
+    }
+
+
+def test_a_lift_withheld_for_one_agent_is_not_shown_beside_the_others():
+    """The judge disagreed with itself under codex: that run withholds its lift (no interval), so
+    the table must not print its raw delta as if it compared with claude-code's."""
+    reason = "the judge agreed with itself on only 3 of 5 re-asked verdicts (below 80%)"
+    docs = [_agent_document("claude-code", 10.0), _agent_document("codex", 40.0, withheld=reason)]
+    table = render_markdown(docs)
+    codex_row = next(line for line in table.splitlines() if "| codex" in line)
+    assert "+40.0" not in codex_row and "withheld" in codex_row
+    assert "+10.0 (-10.0 to +30.0)" in table
+
+
+@pytest.mark.parametrize(
+    "second, extra, message",
+    [
+        # The second agent's key (GEMINI_API_KEY) is missing.
+        ("gemini-2.5-flash", [], "GEMINI_API_KEY"),
+        # One --judge-model that is of the second agent's family.
+        ("gpt-4o", ["--judge-model", "gpt-4.1"], "of the agent's family"),
+    ],
+)
+def test_a_later_agent_that_cannot_run_stops_the_run_before_any_case(
+    second, extra, message, server, monkeypatch, tmp_path, capsys
+):
+    """Each agent's set-up is checked before the first case of the first agent: otherwise the
+    first agent's whole run is paid for, then the run exits 2 at the second."""
+    monkeypatch.chdir(tmp_path)
+    server.handler = lambda req: text(json.dumps({"passed": True, "reason": "fine"}))
+    server.serve_sdks(monkeypatch, anthropic_key=KEYS["ANTHROPIC_API_KEY"], openai_key=KEYS["OPENAI_API_KEY"])
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    code = main(["run", str(EXAMPLE), "--adapter", "llm,agent", "--model", f"claude-haiku-4-5,{second}",
+                 *extra, "--output", str(tmp_path / "results.json"), "--no-cache", "--quiet"])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert server.model_requests() == []

@@ -34,6 +34,7 @@ from skillab.providers.retry import (
 from .fakes.model_server import (
     FakeModelServer,
     Hang,
+    HttpError,
     Malformed,
     http_error,
     overloaded,
@@ -162,6 +163,22 @@ def test_openai_invalid_tool_arguments_stay_a_string(server):
     assert response.tool_calls[0].arguments == "{not json"
 
 
+def test_openai_compatible_arguments_sent_as_an_object_are_read(server):
+    """Some OpenAI-compatible servers send ``function.arguments`` as a JSON object rather than
+    the string OpenAI sends: the call is the same call, not an unreadable reply."""
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "write_file", "arguments": {"path": "a.txt"}}}
+    server.push(HttpError(200, {
+        "id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "tool_calls",
+                     "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+    }))
+    response = openai_client(server).create([Message.user("q")], system="S", tools=[WRITE])
+    assert server.count == 1
+    assert response.tool_calls[0].arguments == {"path": "a.txt"}
+
+
 def test_temperature_refused_by_the_model_falls_back_to_its_default(server):
     def handler(request):
         if "temperature" in request.body:
@@ -286,6 +303,32 @@ def test_malformed_json_is_retried_then_reported(server, make):
         make(server).create([Message.user("q")], system="S")
     assert "unreadable response body" in str(caught.value)
     assert server.count == 3
+
+
+# JSON the SDK reads, in a shape no reply has: a choice without its message, content that is
+# not a list of blocks.
+_WRONG_SHAPES = {
+    "openai": {"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+               "choices": [{"index": 0, "message": None, "finish_reason": "stop"}]},
+    "anthropic": {"id": "msg_x", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+                  "content": [None], "stop_reason": "end_turn", "stop_sequence": None,
+                  "usage": {"input_tokens": 1, "output_tokens": 1}},
+}
+
+
+@pytest.mark.parametrize("make, api", [(anthropic_client, "anthropic"), (openai_client, "openai")],
+                         ids=["anthropic", "openai"])
+def test_a_reply_of_the_wrong_shape_is_retried_then_a_provider_error(server, make, api):
+    """Valid JSON the client cannot read as a reply is an unreadable answer, like a broken
+    body: retried, then a ProviderError (an errored arm or expectation), never another
+    exception that escapes the callers' handling (the judge's, the consistency check's)."""
+    wrong = HttpError(200, _WRONG_SHAPES[api])
+    server.push(wrong, wrong, wrong)
+    with pytest.raises(ProviderError) as caught:
+        make(server).create([Message.user("q")], system="S")
+    assert "unreadable response" in str(caught.value) and server.count == 3
+    server.push(wrong, text("fine"))
+    assert make(server).create([Message.user("q")], system="S").text == "fine"
 
 
 def test_malformed_then_good_reply_recovers(server):

@@ -206,6 +206,23 @@ def test_discover_mode_records_activation(server, tmp_path):
     assert doc["adapter"]["identity"]["skill_loading"] == "discover"
 
 
+def test_an_errored_arm_does_not_count_against_the_activation_rate(server, tmp_path):
+    """beta's with-skill agent never got an answer (an outage): it did not decide against the
+    skill, so the rate is alpha's 1 of 1, not 1 of 2."""
+
+    def beta_outage(req):
+        if req.api == "anthropic" and "task beta" in req.raw and ".skills/" in req.system_text:
+            return overloaded(retry_after_ms=1)
+        return scripted(req)
+
+    server.handler = beta_outage
+    code, doc = run_cli(write_skill(tmp_path), tmp_path, "--skill-loading", "discover",
+                        "--case", "alpha", "--case", "beta")
+    cases = by_case(doc)
+    assert cases["beta"]["outcome"] == "error" and cases["alpha"]["outcome"] == "flip_to_pass"
+    assert doc["activation"]["with_skill"] == 1.0
+
+
 def test_discover_mode_without_opening_the_skill_has_no_lift(server, tmp_path):
     def never_opens(req):
         if req.api == "openai":

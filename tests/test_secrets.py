@@ -151,3 +151,44 @@ def test_the_key_reaches_only_the_auth_header_and_never_a_result(tmp_path, monke
     assert key not in recorded
     assert "[REDACTED]" in echoed.final_output and "[REDACTED]" in failed.error
     workspace.cleanup()
+
+
+@pytest.mark.parametrize(
+    "url, kept",
+    [
+        ("https://proxyuser:Pr0xyPassw0rd@litellm.internal/v1", "https://[REDACTED]@litellm.internal/v1"),
+        ("https://gw.example/v1?api-key=0123456789abcdef&region=eu", "https://gw.example/v1?api-key=[REDACTED]&region=eu"),
+        ("https://generativelanguage.example/v1beta?key=AIzaSyExample0123456789", "https://generativelanguage.example/v1beta?key=[REDACTED]"),
+        # Not credentials: left alone.
+        ("see https://docs.example.com/a:b and mail x@y.z at 12:30@noon", None),
+    ],
+)
+def test_credentials_inside_a_url_are_masked(url, kept):
+    assert redact(url, environ={}) == (url if kept is None else kept)
+    assert Redactor().dumps({"endpoint": url}) == json.dumps({"endpoint": kept or url})
+
+
+def test_a_base_url_with_a_password_never_reaches_an_output(tmp_path, monkeypatch):
+    """``--base-url https://user:password@proxy/v1`` (a LiteLLM or corporate gateway): the
+    endpoint is part of the adapter's identity, which results.json and the reports record."""
+    from skillab.cli import main
+
+    from .fakes.model_server import FakeModelServer, text
+    from .skillgen import make_skill
+
+    monkeypatch.chdir(tmp_path)
+    skill = make_skill(tmp_path, [{"name": "c", "prompt": "p", "validators": [{"cmd": "true"}]}], name="s")
+    with FakeModelServer(lambda req: text("done")) as server:
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        url = server.openai_url.replace("http://", "http://proxyuser:Pr0xyPassw0rd@")
+        out = tmp_path / "out"
+        code = main(["run", str(skill), "--adapter", "llm", "--model", "gpt-4o", "--base-url", url,
+                     "--output", str(out / "results.json"), "--markdown", str(out / "r.md"),
+                     "--html", str(out / "r.html"), "--no-cache", "--quiet"])
+        assert code == 0
+        assert server.model_requests()  # the gateway was reached, with its credentials
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["adapter"]["identity"]["endpoint"].startswith("http://[REDACTED]@127.0.0.1:")
+    for written in out.iterdir():
+        assert "Pr0xyPassw0rd" not in written.read_text(), written.name

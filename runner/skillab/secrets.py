@@ -57,6 +57,11 @@ _KEY_PATTERNS = re.compile(
             r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
             r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack
             r"gsk_[A-Za-z0-9]{20,}",  # Groq
+            # A password in a URL (``--base-url https://user:password@proxy/v1``), and a key
+            # in its query (``?api-key=...``): the URL itself is recorded and shown.
+            r"(?<=://)[^\s/:@\"\\]+:[^\s/@\"\\]+(?=@)",
+            r"(?:(?<=[?&]key=)|(?<=[?&]apikey=)|(?<=[?&]api-key=)|(?<=[?&]api_key=)|(?<=[?&]token=)"
+            r"|(?<=[?&]access_token=))[^\s&#\"\\]+",
         ]
     ) + ")"
 )

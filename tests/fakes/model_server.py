@@ -432,7 +432,8 @@ def _handler_class(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             if request.api == "responses":
                 response = responses_wire.response_object(body, reply, **tokens)
                 if request.streamed:
-                    return self._sse(responses_wire.response_events(response))
+                    events = responses_wire.response_events(response)[: reply.cut_after_events]
+                    return self._sse(events)
                 return self._json(200, response)
             response = gemini_wire.response_object(request.path, reply, **tokens)
             if request.streamed:

@@ -145,6 +145,7 @@ class AgentAdapter:
         trajectory = Trajectory(user_input=request.case.prompt)
         usage, final, error, touched = Usage(), "", None, []
         served: str | None = None
+        stop: str | None = None
         for turn in range(max(1, request.max_turns)):
             seed = f"{request.case.name}\0{request.arm}\0{request.run_index}\0{turn}"
             try:
@@ -171,6 +172,9 @@ class AgentAdapter:
             messages.append(Message("user", tool_results=tuple(outcomes)))
             if request.purpose == "trigger" and watch.loaded:
                 break  # the routing decision is made; the answer is not graded
+        else:
+            # Every turn asked for tools: the cap ended the session, not the agent.
+            stop = "max_turns"
         return AgentResult(
             final_output=final,
             trajectory=trajectory,
@@ -182,6 +186,7 @@ class AgentAdapter:
             skills_loaded=list(watch.loaded),
             paths_touched=touched,
             served_model=served,
+            stop_reason=stop,
         )
 
     @staticmethod

@@ -64,10 +64,10 @@ class CodexAdapter(CliAgent):
         }
 
     def request_budget(self, request: ArmRequest) -> RequestBudget:
-        from ..sandbox.proxy import RequestBudget  # with the proxy, only when an arm runs
+        from .codex_budget import ResponsesBudget  # with the proxy, only when an arm runs
 
-        # One Responses request per model turn; a retried failure is not a turn.
-        return RequestBudget(max(1, request.max_turns), "/responses")
+        # One answered Responses request per model turn; a retried failure is not a turn.
+        return ResponsesBudget(max(1, request.max_turns), "/responses")
 
     def at_turn_cap(self, summary: CliSummary, budget: RequestBudget) -> None:
         super().at_turn_cap(summary, budget)
@@ -200,16 +200,12 @@ def _usage(raw: dict[str, Any], model: str | None) -> Usage:
 
 
 def _completed_usage(body: bytes, model: str | None) -> Usage:
-    """The usage of a streamed Responses answer, from its ``response.completed`` event."""
-    for line in reversed(body.decode("utf-8", "replace").splitlines()):
-        if not line.startswith("data:"):
-            continue
-        try:
-            event = json.loads(line[5:])
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict) and event.get("type") == "response.completed":
-            raw = (event.get("response") or {}).get("usage") or {}
-            cached = (raw.get("input_tokens_details") or {}).get("cached_tokens")
-            return _usage({**raw, "cached_input_tokens": cached}, model)
-    return Usage()
+    """The usage of a streamed Responses answer, from its closing event."""
+    from .codex_budget import closing_event
+
+    event = closing_event(body)
+    if event is None or event.get("type") not in ("response.completed", "response.incomplete"):
+        return Usage()
+    raw = (event.get("response") or {}).get("usage") or {}
+    cached = (raw.get("input_tokens_details") or {}).get("cached_tokens")
+    return _usage({**raw, "cached_input_tokens": cached}, model)

@@ -95,6 +95,10 @@ class GeminiCliAdapter(CliAgent):
         return parse_gemini_events(self, stdout, workspace, skill_name)
 
 
+# The error type of Gemini CLI's result event when ``model.maxSessionTurns`` ended the session.
+_TURN_CAP_ERROR = "FatalTurnLimitedError"
+
+
 def parse_gemini_events(
     agent: CliAgent, stdout: str, workspace: Path, skill_name: str | None
 ) -> CliSummary:
@@ -151,6 +155,12 @@ def _read_result(agent: CliAgent, summary: CliSummary, event: dict[str, Any], la
         summary.finished = True
         return
     error = event.get("error")
+    if isinstance(error, dict) and error.get("type") == _TURN_CAP_ERROR:
+        # Its own cap on model turns (maxSessionTurns, set to max_turns) ended the session: the
+        # arm is graded on what it did, as a capped Claude Code or Codex session is.
+        summary.finished = True
+        summary.stop_reason = "max_turns"
+        return
     message = (error.get("message") if isinstance(error, dict) else error) or last_error
     summary.error = redact(str(message or f"status {event.get('status')}"))
     found = _STATUS.search(summary.error)

@@ -80,6 +80,19 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
     return prepared
 
 
+def check_agents(configs: list[RunConfig], prepared: list) -> None:
+    """Several agents: each one's adapter and judge are built once before the first case, so a
+    later agent's missing key, CLI or same-family judge stops the run before any agent is paid
+    for, as it does for a single agent."""
+    from ..agents.registry import create_adapter, create_judge
+
+    needs_judge = any(c.needs_judge for ready in prepared for c in ready.graded)
+    for config in configs:
+        create_adapter(config)
+        if needs_judge:
+            create_judge(config)
+
+
 def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | None]:
     """The earlier document of each suite (``--resume``), checked to be the same experiment."""
     if args.resume is None:
@@ -145,6 +158,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = configs[0]
     targets = suite_targets(args.paths, args.suite_format)
     prepared = preflight(args, config, targets)
+    if len(configs) > 1:
+        check_agents(configs, prepared)
     earlier = resume_documents(args, prepared)
     if args.dry_run:
         from ..engine.plan import plan_suite, render_plan

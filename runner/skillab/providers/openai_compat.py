@@ -136,8 +136,11 @@ def _to_response(completion: Any, model: str) -> ModelResponse:
     )
 
 
-def _arguments(raw: str | None) -> dict[str, Any] | str:
-    """Parsed JSON arguments; the raw string when the model sent something else."""
+def _arguments(raw: str | dict[str, Any] | None) -> dict[str, Any] | str:
+    """Parsed JSON arguments; the raw string when the model sent something else. Some
+    OpenAI-compatible servers send the object itself rather than its JSON text."""
+    if isinstance(raw, dict):
+        return raw
     if not raw:
         return {}
     try:

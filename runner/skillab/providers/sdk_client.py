@@ -81,18 +81,28 @@ class SdkClient(ABC):
 
     def _call(self, params: dict[str, Any], temperature: float | None, seed: str) -> ModelResponse:
         started = time.monotonic()
-        raw, attempts = call_with_retries(
-            lambda: self._send(params, temperature),
+        response, attempts = call_with_retries(
+            lambda: self._read(self._send(params, temperature)),
             site=self._site,
             policy=self._policy,
             slot=self._slot,
             seed=seed,
             classify=self.classify,
         )
-        response = self._parse(raw)
         response.latency_ms = int((time.monotonic() - started) * 1000)
         response.attempts = attempts
         return response
+
+    def _read(self, raw: Any) -> ModelResponse:
+        """The reply, read inside the attempt: a body the SDK accepted but that is no reply
+        (a choice without its message, a null block) is an unreadable answer, retried like a
+        broken one, never an exception the callers do not expect."""
+        try:
+            return self._parse(raw)
+        except ProviderError:
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError) as exc:
+            raise ValueError(f"not a reply: {type(exc).__name__}: {exc}") from exc
 
     @staticmethod
     def classify(exc: BaseException) -> Failure:

@@ -29,6 +29,7 @@ from .markdown_view import (
     fmt_rate,
 )
 from .partial import interruption
+from .terminal import consistency_unmeasured
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
 from .trigger_gates import only_triggers
@@ -283,6 +284,8 @@ def _disclosures(suites: list[SuiteView]) -> str:
         if check.get("lift_withheld"):
             flags.append(f"**the judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
                          f"re-asked verdicts, below {check['floor']:.0%}: the lift is withheld**")
+        elif check.get("sampled") and check.get("agreement") is None:
+            flags.append(f"**{consistency_unmeasured(check)}**")
         elif check.get("agreement") is not None:
             counts.append(f"judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
                           "re-asked verdicts")

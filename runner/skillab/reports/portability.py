@@ -35,6 +35,9 @@ class PortabilityRow:
     errors: int
     tokens: int
     cost_usd: float | None
+    # Why the run's statistics were withheld (a judge that disagreed with itself, an
+    # error-dominated run): its lift is no figure to compare agents on.
+    withheld: str | None = None
 
     @classmethod
     def from_document(cls, doc: dict[str, Any]) -> "PortabilityRow":
@@ -59,6 +62,7 @@ class PortabilityRow:
             errors=int(doc.get("errors") or 0),
             tokens=int(total.get("total_tokens") or 0),
             cost_usd=total.get("cost_usd"),
+            withheld=stats.get("withheld") or None,
         )
 
 
@@ -137,6 +141,8 @@ def _rate(value: float | None) -> str:
 
 
 def _lift(row: PortabilityRow) -> str:
+    if row.withheld:
+        return "withheld"
     if row.delta_pts is None:
         return "n/a"
     text = f"{row.delta_pts:+.1f}"

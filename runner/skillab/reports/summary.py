@@ -156,13 +156,16 @@ def _usage(records: list[CaseRecord], judged: Usage | None) -> dict[str, Any]:
 
 
 def _activation(records: list[CaseRecord]) -> dict[str, float | None] | None:
-    """Share of arms that opened SKILL.md, for adapters that report it (discover mode)."""
+    """Share of arms that opened SKILL.md, for adapters that report it (discover mode). An
+    errored arm is left out: an agent that never started, or stopped on an outage, did not
+    decide against the skill."""
 
     def rate(arm: str) -> float | None:
         flags = [
             getattr(r, arm).skill_activated
             for r in records
             if getattr(r, arm) is not None and getattr(r, arm).skill_activated is not None
+            and not getattr(r, arm).errored
         ]
         return round(sum(flags) / len(flags), 4) if flags else None
 

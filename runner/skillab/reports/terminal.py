@@ -236,6 +236,8 @@ def _pass_at_k(doc: dict[str, Any]) -> list[str]:
 
 def _judge_consistency(doc: dict[str, Any]) -> list[str]:
     check = doc.get("judge_consistency")
+    if check and check.get("sampled") and check.get("agreement") is None:
+        return [f"  judge        {consistency_unmeasured(check)}"]
     if not check or check.get("agreement") is None:
         return []
     compared = check["sampled"] - check["errored"]
@@ -244,6 +246,12 @@ def _judge_consistency(doc: dict[str, Any]) -> list[str]:
     if check.get("lift_withheld"):
         line += f": below {check['floor'] * 100:.0f}%, so the lift is withheld"
     return [line]
+
+
+def consistency_unmeasured(check: dict[str, Any]) -> str:
+    """A consistency check whose every re-ask errored: it measured nothing."""
+    return (f"consistency check failed: all {check['sampled']} re-asked verdicts errored, so the "
+            "judge's agreement with itself is unknown")
 
 
 def rate_label(doc: dict[str, Any]) -> str:
