@@ -182,3 +182,36 @@ def test_resume_refuses_another_agent_configuration(tmp_path):
                  "--resume", str(tmp_path / "results.json")]) == 2
     assert main([*args, "--output", str(tmp_path / "same.json"),
                  "--resume", str(tmp_path / "results.json")]) == 0
+
+
+def test_resume_from_another_working_directory_keeps_the_finished_arms(tmp_path, monkeypatch, capsys):
+    """The document keeps the suite's path as typed; resumed from elsewhere (a CI step's other
+    cwd, a moved folder) it is still the same experiment, and its arms must not be paid again."""
+    skill = make_skill(tmp_path, [grep_case("a"), grep_case("b")], responses={
+        "a": answers("SKILLED", "x"), "b": answers("SKILLED", "x")})
+    args = ["--adapter", "mock", "--no-history", "--no-cache", "--quiet"]
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", skill.name, *args, "--output", "results.json"]) == 0
+    moved = tmp_path / "moved" / skill.name
+    moved.parent.mkdir()
+    skill.rename(moved)
+    monkeypatch.chdir(moved.parent.parent.parent)
+    capsys.readouterr()
+    assert main(["run", str(moved), *args, "--resume", str(tmp_path / "results.json"), "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    assert "4 finished arms kept from --resume" in plan and re.search(r"arms to run\s+0\b", plan), plan
+
+
+def test_resume_from_a_document_of_another_suite_is_refused(tmp_path, capsys):
+    """A results file that holds none of the suites being run would keep nothing: say so before
+    spending, rather than silently running every arm again."""
+    one = make_skill(tmp_path / "one", [grep_case("a")], responses={"a": answers("SKILLED", "x")})
+    two = make_skill(tmp_path / "two", [grep_case("b")], responses={"b": answers("SKILLED", "x")})
+    args = ["--adapter", "mock", "--no-history", "--no-cache", "--quiet"]
+    assert main(["run", str(one), *args, "--output", str(tmp_path / "one.json")]) == 0
+    capsys.readouterr()
+    assert main(["run", str(two), *args, "--output", str(tmp_path / "two.json"),
+                 "--resume", str(tmp_path / "one.json")]) == 2
+    err = capsys.readouterr().err
+    assert "holds no run of" in err and str(two / "eval.yaml") in err and "one" in err, err
+    assert not (tmp_path / "two.json").exists()

@@ -100,15 +100,16 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     from ..reports.results import suite_hash
 
     adapter = args.adapter[0] if args.adapter else "agent"
+    documents = load_results(args.resume)
     earlier: dict[Path, dict] = {}
-    for doc in load_results(args.resume):
+    for doc in documents:
         path = Path(doc["suite"]["path"]).resolve()
         # A suite run under several agents: the one this run resumes, if it is there.
         if path not in earlier or doc["adapter"]["name"] == adapter:
             earlier[path] = doc
     found = []
     for p in prepared:
-        doc = earlier.get(Path(p.suite.path).resolve())
+        doc = earlier.get(Path(p.suite.path).resolve()) or _same_content(documents, p, adapter)
         if doc is not None and doc["suite"].get("skill_hash") != p.skill.content_hash():
             raise UsageError(f"--resume {args.resume}: the skill {p.skill.name} changed since that "
                              "run; resuming would mix two versions (run it afresh)")
@@ -121,7 +122,24 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
             raise UsageError(f"--resume {args.resume}: that run used adapter {doc['adapter']['name']} "
                              f"and model {doc['models'].get('agent')}; pass the same ones")
         found.append(doc)
+    if documents and not any(found):
+        # Nothing to keep: running on would silently pay for every arm again.
+        recorded = ", ".join(sorted({str(d["suite"]["path"]) for d in documents}))
+        raise UsageError(f"--resume {args.resume}: it holds no run of "
+                         f"{', '.join(str(p.suite.path) for p in prepared)} (it has {recorded}, and "
+                         "none has the same cases and skill); resume the suite it ran, or run afresh")
     return found
+
+
+def _same_content(documents: list[dict], prepared, adapter: str) -> dict | None:
+    """The document of this suite when its recorded path does not lead here: paths are kept as
+    typed, so another working directory or a moved folder changes them, not the experiment."""
+    from ..reports.results import suite_hash
+
+    same = [d for d in documents
+            if d["suite"].get("suite_hash") == suite_hash(prepared.suite)
+            and d["suite"].get("skill_hash") == prepared.skill.content_hash()]
+    return next((d for d in same if d["adapter"]["name"] == adapter), same[0] if same else None)
 
 
 def load_results(path: Path) -> list[dict]:
