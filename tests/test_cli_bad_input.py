@@ -59,3 +59,16 @@ def test_bad_input_exits_2_with_one_clear_message(tmp_path, name, command):
     if name != "missing SKILL.md" or command == "run":
         assert len(message.splitlines()) == 1, message
     assert not (tmp_path / "results.json").exists()
+
+
+def test_validate_names_a_validator_bash_cannot_parse(tmp_path):
+    """A validator with an unbalanced quote makes its case an error in every arm of a run;
+    ``validate`` must say so (file, line, case, field) rather than print a bare ``ok``."""
+    suite = (b"cases:\n  - name: fine\n    prompt: p\n    validators:\n      - cmd: grep -q 'x' response.txt\n"
+             b"  - name: quoted\n    prompt: p\n    validators:\n      - label: heading\n"
+             b"        cmd: grep -q '^## Summary response.txt\n")
+    skill = skill_with_suite(tmp_path, suite)
+    done = subprocess.run([str(Path(sys.executable).parent / "skillab"), "validate", str(skill)],
+                          capture_output=True, text=True, timeout=60)
+    assert f"{skill}/eval.yaml:6: case quoted validators[0].cmd ('heading')" in done.stderr, done.stderr
+    assert "unexpected EOF" in done.stderr and "case fine" not in done.stderr

@@ -34,7 +34,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         graded = sum(1 for c in suite.cases if not c.trigger_only)
         sets = f", {triggers} trigger-set queries" if triggers else ""
         print(f"ok: {suite.path} ({graded} graded cases, {len(suite.cases) - graded} trigger-only{sets})")
-        for warning in (*suite.warnings, *skill_warnings):
+        from ..suite.shell_syntax import shell_syntax_warnings
+
+        for warning in (*suite.warnings, *skill_warnings, *shell_syntax_warnings(suite)):
             print(f"warning: {warning}", file=sys.stderr)
         for case in suite.cases:
             if case.unsupported:

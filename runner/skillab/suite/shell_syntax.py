@@ -1,0 +1,42 @@
+"""Shell commands of a suite that bash cannot parse: found by ``skillab validate`` before a run
+records every arm of their case as ``error``. ``bash -n`` parses without executing anything."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from .model import Suite
+
+_TIMEOUT_S = 10
+
+
+def shell_syntax_warnings(suite: Suite) -> list[str]:
+    """One located line per setup command or validator whose syntax bash rejects."""
+    bash = shutil.which("bash", path="/usr/bin:/bin")
+    if bash is None:
+        return []
+    warnings = []
+    for case in suite.cases:
+        commands = [(f"setup command {i + 1}", cmd) for i, cmd in enumerate(case.setup.commands)]
+        commands += [(f"validators[{i}].cmd ({v.label!r})", v.cmd) for i, v in enumerate(case.validators)]
+        for field, cmd in commands:
+            problem = _syntax_error(bash, cmd)
+            if problem:
+                where = f"{suite.path}:{case.line}" if case.line else str(suite.path)
+                warnings.append(f"{where}: case {case.name} {field} — bash cannot parse it: {problem}; "
+                                "it will give no verdict, so the case will be an error in every arm")
+    return warnings
+
+
+def _syntax_error(bash: str, cmd: str) -> str | None:
+    try:
+        done = subprocess.run([bash, "-n", "-c", cmd], capture_output=True, text=True, errors="replace",
+                              env={"PATH": "/usr/bin:/bin"}, timeout=_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None  # cannot tell; the run will say
+    if done.returncode == 0:
+        return None
+    lines = [line.split(": ", 2)[-1] if line.startswith(bash) else line
+             for line in done.stderr.strip().splitlines()]
+    return "; ".join(lines) or f"exit code {done.returncode}"
