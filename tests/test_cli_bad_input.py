@@ -39,6 +39,10 @@ CASES = {
     "missing SKILL.md": (missing_skill_md, "SKILL.md"),
     "empty directory": (empty_dir, "eval.yaml"),
     "path that does not exist": (lambda r: r / "nowhere", "nowhere"),
+    "tab indentation": (lambda r: skill_with_suite(
+        r, b"cases:\n  - name: a\n    prompt: p\n    validators:\n    \t- cmd: 'true'\n"),
+        "eval.yaml:5: invalid YAML: found character that cannot start any token (while scanning for the "
+        "next token that starts on line 5) — line 5 is indented with a tab; YAML indents with spaces only"),
 }
 
 

@@ -143,7 +143,7 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
-        raise YamlSyntaxError([_marked_issue(exc, path)]) from None
+        raise YamlSyntaxError([_marked_issue(exc, path, text)]) from None
     except yaml.reader.ReaderError as exc:
         line = _line_of_position(text, exc.position)
         raise SuiteError(
@@ -358,13 +358,21 @@ def _line_of_position(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
 
-def _marked_issue(exc: yaml.MarkedYAMLError, path: Path) -> SuiteIssue:
+def _marked_issue(exc: yaml.MarkedYAMLError, path: Path, text: str) -> SuiteIssue:
     mark = exc.problem_mark or exc.context_mark
     line = mark.line + 1 if mark is not None else None
     message = f"invalid YAML: {exc.problem or exc.context or 'cannot be parsed'}"
     if exc.context and exc.problem and exc.context_mark is not None:
         message += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
+    if line is not None and _indented_with_tab(text, line):
+        message += f" — line {line} is indented with a tab; YAML indents with spaces only"
     return SuiteIssue(path, message, line=line)
+
+
+def _indented_with_tab(text: str, line: int) -> bool:
+    lines = text.splitlines()
+    content = lines[line - 1] if 0 < line <= len(lines) else ""
+    return "\t" in content[:len(content) - len(content.lstrip(" \t"))]
 
 
 def _too_large(size: int, limit: int) -> str:
