@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -97,6 +98,7 @@ jobs:
           path: {path}
           model: claude-sonnet-4-5
           anthropic-api-key: ${{{{ secrets.ANTHROPIC_API_KEY }}}}
+          openai-api-key: ${{{{ secrets.OPENAI_API_KEY }}}}   # the judge defaults to another family
           fail-on-verdict: fail,error
       - uses: actions/upload-artifact@v4
         if: always()
@@ -128,7 +130,8 @@ def cmd_init(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         say(f"wrote {path}")
-    say(f"next: skillab validate {directory} && skillab run {directory} --adapter mock")
+    quoted = shlex.quote(str(directory))
+    say(f"next: skillab validate {quoted} && skillab run {quoted} --adapter mock")
     return EXIT_OK
 
 
