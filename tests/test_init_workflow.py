@@ -1,5 +1,5 @@
 """The workflow ``skillab init`` writes runs as written: its ``with:`` inputs, with the secrets
-the README asks for, go through ``skillab action`` against fake model servers."""
+the README asks for, go through ``skillab action`` against a fake model server."""
 
 from __future__ import annotations
 
@@ -41,3 +41,6 @@ def test_the_scaffolded_workflow_runs_with_its_judge(tmp_path, github):
     assert "API key" not in result.log, result.log
     assert result.code in (0, 1), result.log
     assert judged and json.loads(result.outputs["suites"]) == ["skills/my-skill"]
+    # The judge is reached with the workflow's own OpenAI secret (a base URL alone would let the
+    # fake server answer keyless; on GitHub there is none, and the run stopped at the key).
+    assert {r.auth for r in judged} == {f"Bearer {SECRETS['OPENAI_API_KEY']}"}
