@@ -76,3 +76,20 @@ def test_validate_names_a_validator_bash_cannot_parse(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert f"{skill}/eval.yaml:6: case quoted validators[0].cmd ('heading')" in done.stderr, done.stderr
     assert "unexpected EOF" in done.stderr and "case fine" not in done.stderr
+
+
+def test_validate_and_a_mock_run_agree_on_a_stale_mock_responses_key(tmp_path):
+    """A case renamed in eval.yaml but not in the skill's mock-responses.yaml: ``skillab init``'s
+    next step (validate, then a mock run) must not pass the first and stop at the second."""
+    skill = skill_with_suite(tmp_path, b"cases:\n  - name: summary-fmt\n    prompt: p\n"
+                                       b"    validators:\n      - cmd: 'true'\n")
+    (skill / "mock-responses.yaml").write_text("summary-format:\n  with: a\n  without: b\n")
+    messages = []
+    for command in (["validate"], ["run", "--adapter", "mock", "--no-history"]):
+        done = subprocess.run([sys.executable, "-m", "skillab", command[0], str(skill), *command[1:]],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        messages.append(done.stderr.strip().split(": ", 1)[1])
+    expected = (f"{skill}/mock-responses.yaml: mock responses for no case of the suite: "
+                "'summary-format' (did you mean 'summary-fmt'?)")
+    assert messages == [expected, expected]

@@ -62,22 +62,26 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
     if config.agent.adapter == "mock":
         from ..providers.mock_script import check_case_names
         from ..suite import load_suite
-        from ..suite.trigger import suite_trigger_queries
 
         scripts: dict[Path, set[str]] = {}
         for target, ready in zip(targets, prepared):
             script = suite_config(config, target).agent.mock_responses
             if script is not None:
                 suite = load_suite(Path(target), format=config.engine.suite_format)
-                names = {c.name for c in suite.cases}
-                # Trigger queries are scripted by name or by their text (``loads:``).
-                queries = [*ready.triggers, *suite_trigger_queries(suite, ready.skill.root,
-                                                                   skill_name=ready.skill.name)]
-                names |= {q.name for q in queries} | {q.query for q in queries}
+                names = scripted_names(suite, ready.skill, ready.triggers)
                 scripts.setdefault(Path(script), set()).update(names)
         for script, names in scripts.items():
             check_case_names(script, names)
     return prepared
+
+
+def scripted_names(suite, skill, triggers=()) -> set[str]:
+    """What a mock responses file may name: the cases, and the trigger queries by name or by
+    their text (``loads:``)."""
+    from ..suite.trigger import suite_trigger_queries
+
+    queries = [*triggers, *suite_trigger_queries(suite, skill.root, skill_name=skill.name)]
+    return {c.name for c in suite.cases} | {q.name for q in queries} | {q.query for q in queries}
 
 
 def check_agents(configs: list[RunConfig], prepared: list) -> None:

@@ -22,6 +22,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 # Imported formats may keep the skill elsewhere (SkillsBench: environment/skills/).
                 skill_warnings = load_skill(suite.skill_dir or path).warnings
             triggers = trigger_set_size(suite)
+            check_own_mock_script(path, suite)
         except SuiteError as exc:
             failed = True
             for issue in exc.issues:
@@ -45,6 +46,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 if case.image is not None and case.image.dockerfile is not None and not case.unsupported_in_image:
                     print(f"note: case {case.name} runs with --sandbox image (built from {case.image.dockerfile})")
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def check_own_mock_script(path, suite) -> None:
+    """The skill's own mock-responses.yaml, checked as ``run --adapter mock`` checks it: a case
+    renamed in the suite but not in the script would pass here and stop the mock run."""
+    from ..providers.mock_script import check_case_names
+    from ..session.session import MOCK_RESPONSES_FILE
+    from ..skill import load_skill
+    from .run import scripted_names
+
+    script = (path if path.is_dir() else path.parent) / MOCK_RESPONSES_FILE
+    if script.is_file():
+        check_case_names(script, scripted_names(suite, load_skill(suite.skill_dir or suite.path.parent)))
 
 
 def trigger_set_size(suite) -> int:
