@@ -177,3 +177,10 @@ def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(tmp_path):
         os.close(write_end)
     assert "Traceback" not in writer.stderr
     assert writer.returncode == 141
+
+
+def test_a_case_selection_that_names_no_case_suggests_the_close_one(tmp_path):
+    skill = make_skill(tmp_path, [grep_case("bugfix-entry")], responses={"bugfix-entry": answers("SKILLED", "x")})
+    proc = skillab("run", str(skill), "--adapter", "mock", "--no-history", "--case", "bugfix-entr", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "no case named 'bugfix-entr' (did you mean 'bugfix-entry'?)" in proc.stderr

@@ -39,9 +39,10 @@ def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
     suite = load_suite(Path(target), format=engine.suite_format)
     skill = load_skill(suite.skill_dir or suite.path.parent)
     triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)
-    unknown = sorted(set(engine.case_names) - {c.name for c in suite.cases} - {q.name for q in triggers})
+    known = {c.name for c in suite.cases} | {q.name for q in triggers}
+    unknown = sorted(set(engine.case_names) - known)
     if unknown:
-        raise UsageError(f"{suite.path}: no case named {', '.join(repr(n) for n in unknown)}")
+        raise UsageError(f"{suite.path}: no case named {', '.join(map(_with_suggestion(known), unknown))}")
     suite = with_reward_threshold(suite.select(list(engine.case_names), list(engine.tags)), engine.reward_threshold)
     if engine.sandbox == "image":
         suite = in_own_image(suite)
@@ -114,3 +115,12 @@ def sandbox_scope() -> str:
     backend = active().backend
     image = getattr(backend, "image", None)
     return f"{backend.name}:{image.digest}" if image is not None else backend.name
+
+
+def _with_suggestion(known: set[str]):
+    import difflib
+
+    def one(name: str) -> str:
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+        return repr(name) + (f" (did you mean {close[0]!r}?)" if close else "")
+    return one
