@@ -95,3 +95,25 @@ def test_diff_weighs_runs_on_one_scale(tmp_path, capsys):
     assert main(["diff", "two.json", "one.json", "--json"]) == 0
     suite = json.loads(capsys.readouterr().out)["suites"][0]
     assert suite["regressed"] == NAMES[2:] and suite["p_value"] == pytest.approx(2 / 2**6)
+
+
+def test_diff_says_which_side_is_a_partial_run(tmp_path, capsys):
+    """An interrupted run's unfinished cases would read as cases "only in" the other run."""
+    import subprocess
+    import sys
+
+    from .signals import signal_when
+
+    skill = make_skill(tmp_path, [grep_case(n) for n in NAMES],
+                       responses={n: answers("SKILLED", "plain") for n in NAMES})
+    common = [str(Path(sys.executable).parent / "skillab"), "run", str(skill), "--adapter", "mock", "--no-cache",
+              "--no-history", "--quiet", "--concurrency", "1", "--mock-latency-ms", "100"]
+    journal = tmp_path / "partial.checkpoint.jsonl"
+    code, _, _ = signal_when([*common, "--output", "partial.json"],
+                             lambda: journal.exists() and len(journal.read_text().splitlines()) >= 3, cwd=tmp_path)
+    assert code == 130
+    subprocess.run([*common, "--output", "whole.json"], cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    finished = json.loads((tmp_path / "partial.json").read_text())["total_cases"]
+    assert main(["diff", str(tmp_path / "partial.json"), str(tmp_path / "whole.json")]) == 0
+    assert (f"skillab: A {tmp_path / 'partial.json'}: demo-skill is a partial run (interrupted: {finished} of "
+            f"{len(NAMES)} cases); its missing cases are not compared") in capsys.readouterr().err

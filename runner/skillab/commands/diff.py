@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..errors import EXIT_GATE, EXIT_OK
+from ..reports.partial import interruption
 from ..scoring.compare import compare_documents, render_diff
 from .run import load_results, say
 
@@ -20,6 +21,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
                           "only_before": only_before, "only_after": only_after}, indent=2))
     else:
         print(render_diff(diffs, only_before, only_after, (str(args.before), str(args.after)), args.alpha))
+        # A partial run's missing cases read as "only in" the other: say why they are missing.
+        for label, path, docs in (("A", args.before, before), ("B", args.after, after)):
+            for doc in docs:
+                if interruption(doc):
+                    say(f"{label} {path}: {doc.get('suite', {}).get('skill', '?')} is a partial run "
+                        f"({interruption(doc)}); its missing cases are not compared")
     worse = [d for d in diffs if d.significant and len(d.regressed) > len(d.improved)]
     if args.fail_on_regression and worse:
         for d in worse:
