@@ -16,16 +16,22 @@ def shell_syntax_warnings(suite: Suite) -> list[str]:
     bash = shutil.which("bash", path="/usr/bin:/bin")
     if bash is None:
         return []
-    warnings = []
+    commands = []
     for case in suite.cases:
-        commands = [(f"setup command {i + 1}", cmd) for i, cmd in enumerate(case.setup.commands)]
-        commands += [(f"validators[{i}].cmd ({v.label!r})", v.cmd) for i, v in enumerate(case.validators)]
-        for field, cmd in commands:
-            problem = _syntax_error(bash, cmd)
-            if problem:
-                where = f"{suite.path}:{case.line}" if case.line else str(suite.path)
-                warnings.append(f"{where}: case {case.name} {field} — bash cannot parse it: {problem}; "
-                                "it will give no verdict, so the case will be an error in every arm")
+        commands += [(case, f"setup command {i + 1}", cmd) for i, cmd in enumerate(case.setup.commands)]
+        commands += [(case, f"validators[{i}].cmd ({v.label!r})", v.cmd) for i, v in enumerate(case.validators)]
+    # One bash for the whole suite, each command a function body, when they all parse (the usual
+    # case: validate stays fast); one bash per command only to find the ones that do not.
+    whole = "".join(f"f{i}() {{\n{cmd}\n}}\n" for i, (_, _, cmd) in enumerate(commands))
+    if not commands or _syntax_error(bash, whole) is None:
+        return []
+    warnings = []
+    for case, field, cmd in commands:
+        problem = _syntax_error(bash, cmd)
+        if problem:
+            where = f"{suite.path}:{case.line}" if case.line else str(suite.path)
+            warnings.append(f"{where}: case {case.name} {field} — bash cannot parse it: {problem}; "
+                            "it will give no verdict, so the case will be an error in every arm")
     return warnings
 
 
