@@ -113,3 +113,29 @@ def test_an_export_with_colliding_names_passes_harbors_own_loader(tmp_path):
     assert main(["export", "--harbor", str(tasks), str(colliding_suite(tmp_path))]) == 0
     report = harbor("validate", tasks)
     assert len(report) == 12 and all(entry["valid"] for entry in report.values()), report
+
+
+def test_several_suites_export_each_into_its_own_folder_inside_dir(tmp_path):
+    """Two suites of one skill, and a skill whose name is a path: neither overwrites the other's
+    tasks, and nothing is written outside DIR."""
+    first, second, third = (tmp_path / n for n in ("first", "second", "third"))
+    for copy in (first, second, third):
+        shutil.copytree(SQL, copy)
+    (second / "eval.yaml").write_text((second / "eval.yaml").read_text().replace(
+        "- name: add-optional-column", "- name: only-in-second"))
+    skill = (third / "SKILL.md").read_text()
+    (third / "SKILL.md").write_text(skill.replace("name: sql-migration-safety", "name: ../escaped", 1))
+    out = tmp_path / "out" / "dir"
+    assert main(["export", "--harbor", str(out), str(first), str(second), str(third)]) == 0
+    assert not (tmp_path / "out" / "escaped").exists()
+    folders = sorted(p.name for p in out.iterdir())
+    assert len(folders) == 3, folders
+    suites = {json.loads((out / f / MANIFEST).read_text())["suite"]["path"]: out / f for f in folders}
+    assert set(suites) == {str(d / "eval.yaml") for d in (first, second, third)}
+    # Each folder holds exactly the tasks its own manifest lists.
+    for folder in suites.values():
+        manifest = json.loads((folder / MANIFEST).read_text())
+        listed = {task for case in manifest["cases"] for task in case["tasks"].values()}
+        assert {p.name for p in folder.iterdir() if p.is_dir()} == listed
+    assert (suites[str(first / "eval.yaml")] / "add-optional-column--with-skill").is_dir()
+    assert (suites[str(second / "eval.yaml")] / "only-in-second--with-skill").is_dir()
