@@ -139,3 +139,27 @@ def test_several_suites_export_each_into_its_own_folder_inside_dir(tmp_path):
         assert {p.name for p in folder.iterdir() if p.is_dir()} == listed
     assert (suites[str(first / "eval.yaml")] / "add-optional-column--with-skill").is_dir()
     assert (suites[str(second / "eval.yaml")] / "only-in-second--with-skill").is_dir()
+
+
+def test_a_job_over_two_exports_counts_each_trial_for_its_own_export_only(tmp_path):
+    """Two versions of one suite exported side by side and run in one Harbor job: their tasks
+    share names, and a trial of one is never counted for the other."""
+    old = tmp_path / "old"
+    shutil.copytree(SQL, old)
+    (old / "SKILL.md").write_text((old / "SKILL.md").read_text() + "\nAn older wording.\n")
+    new_tasks, old_tasks = tmp_path / "out" / "new", tmp_path / "out" / "old"
+    assert main(["export", "--harbor", str(new_tasks), str(SQL)]) == 0
+    assert main(["export", "--harbor", str(old_tasks), str(old)]) == 0
+    job = tmp_path / "job"
+    case = "add-optional-column"
+    write_trials(job, [trial(new_tasks, f"{case}--with-skill", 0, 1), trial(new_tasks, f"{case}--without-skill", 0, 0),
+                       trial(old_tasks, f"{case}--with-skill", 1, 0), trial(old_tasks, f"{case}--without-skill", 1, 0)])
+    for tasks, expected in ((new_tasks, "flip_to_pass"), (old_tasks, "fail_kept")):
+        output = tmp_path / f"{tasks.name}.json"
+        assert main(["import", "--harbor", str(job), "--tasks", str(tasks), "--output", str(output), "--json"]) in (0, 1)
+        doc = json.loads(output.read_text())
+        runs = [c for c in doc["cases"] if c["case_name"] == case]
+        assert [c["outcome"] for c in runs] == [expected], runs
+        other = old_tasks if tasks == new_tasks else new_tasks
+        assert f"2 trial(s) ran tasks of another export ({other}); left out: import them with --tasks {other}" \
+            in doc["warnings"]

@@ -80,6 +80,9 @@ def import_job(job_dir: Path, tasks_dir: Path | None = None, *, reward_threshold
     if not trials:
         raise UsageError(f"{job_dir}: no trial results (<trial>/result.json); is it a Harbor job directory?")
     manifest = _manifest(trials, tasks_dir, job_dir)
+    trials, foreign = _this_export(trials, manifest)
+    notes += [f"{count} trial(s) ran tasks of another export ({other}); left out: import them with --tasks {other}"
+              for other, count in foreign.items()]
     by_task: dict[str, list[dict[str, Any]]] = {}
     for trial in sorted(trials, key=lambda t: (t.get("started_at") or "", t["trial_name"])):
         by_task.setdefault(trial["task_name"], []).append(trial)
@@ -109,6 +112,29 @@ def _task_of(case: dict[str, Any], arm: str) -> str:
     return (case.get("tasks") or {}).get(arm) or task_name(case["name"], arm)
 
 
+def _this_export(trials: list[dict[str, Any]], manifest: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[Path, int]]:
+    """The trials of the manifest's export. A job over several exports (two suites, two versions
+    of one) holds trials of tasks with the same names: one whose task directory sits beside
+    another manifest is that export's, and is left out rather than counted for a case it did
+    not run. A task directory that isn't here (the job ran elsewhere) is taken by its name."""
+    manifests: dict[Path, Any] = {}
+    kept, foreign = [], {}
+    for trial in trials:
+        path = ((trial.get("config") or {}).get("task") or {}).get("path")
+        directory = Path(path).parent if path else None
+        if directory is not None and directory not in manifests:
+            try:
+                manifests[directory] = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError):
+                manifests[directory] = None
+        theirs = manifests.get(directory) if directory is not None else None
+        if theirs is not None and theirs != manifest:
+            foreign[directory] = foreign.get(directory, 0) + 1
+        else:
+            kept.append(trial)
+    return kept, foreign
+
+
 def _manifest(trials: list[dict[str, Any]], tasks_dir: Path | None, job_dir: Path) -> dict[str, Any]:
     candidates = [tasks_dir] if tasks_dir else []
     for trial in trials:
@@ -117,7 +143,10 @@ def _manifest(trials: list[dict[str, Any]], tasks_dir: Path | None, job_dir: Pat
             candidates.append(Path(path).parent)
     for directory in candidates:
         if directory is not None and (directory / MANIFEST).is_file():
-            return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+            try:
+                return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise UsageError(f"{directory / MANIFEST}: unreadable ({exc}); export the suite again") from exc
     raise UsageError(f"{job_dir}: cannot find {MANIFEST} beside the job's tasks; pass the directory "
                      "`skillab export --harbor` wrote with --tasks DIR")
 
