@@ -31,11 +31,13 @@ def read_trial(path: Path) -> dict[str, Any]:
     try:
         from harbor.models.trial.result import TrialResult
     except ImportError:
-        data = json.loads(text)
-        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("task_name", "trial_name")):
-            raise ValueError("not a Harbor TrialResult (no task_name/trial_name)")
-        return data
-    return json.loads(TrialResult.model_validate_json(text).model_dump_json())
+        TrialResult = None
+    if TrialResult is not None:
+        return json.loads(TrialResult.model_validate_json(text).model_dump_json())
+    data = json.loads(text)
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("task_name", "trial_name")):
+        raise ValueError("not a Harbor TrialResult (no task_name/trial_name)")
+    return data
 
 
 def _read_trials(job_dir: Path) -> tuple[list[dict[str, Any]], list[str]]:
