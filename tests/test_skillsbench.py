@@ -418,6 +418,24 @@ def test_the_skill_directory_is_absent_from_the_without_skill_arm(tmp_path):
         shutil.rmtree(without_root.parents[1], ignore_errors=True)
 
 
+
+@pytest.mark.parametrize("copy", ["COPY * /root/", "COPY sk* /root/", "COPY skill[s] /root/kit/"])
+def test_every_skill_reaches_the_with_skill_arm_and_no_pattern_copies_one_into_the_baseline(tmp_path, copy):
+    """A task with two skills whose Dockerfile copies by pattern: the pattern matches
+    ``skills/`` too, which Docker would copy into every arm's image."""
+    make_task(tmp_path / "t", task_md(), dockerfile=f"FROM python:3.12-slim\nWORKDIR /root\n{copy}\n",
+              skills=("alpha", "beta"))
+    adapter = ListingAdapter()
+    config = run_config(adapter="listing", cache_enabled=False)
+    prepared = prepare_suite(tmp_path / "t", config.engine)
+    Execution(prepared, config, adapter, None, None, None).run()
+    with_arm, without_arm = adapter.seen["with_skill"], adapter.seen["without_skill"]
+    for name in ("alpha", "beta"):
+        assert any(f.endswith(f"{name}/SKILL.md") for f in with_arm), (name, with_arm)
+        assert any(f.endswith(f"{name}/scripts/helper.py") for f in with_arm), (name, with_arm)
+    assert not any(f.endswith(("SKILL.md", "helper.py")) for f in without_arm), without_arm
+
+
 # --- whole runs ------------------------------------------------------------------------------
 
 

@@ -15,15 +15,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..engine import prepare_suite
     from ..harbor import export_suite
 
-    several = len(args.paths) > 1
+    several, taken = len(args.paths) > 1, set()
     for target in args.paths:
         prepared = prepare_suite(target, EngineSettings(suite_format=args.suite_format))
-        directory = args.harbor / prepared.skill.name if several else args.harbor
+        directory = args.harbor / _subdirectory(prepared.skill.name, taken) if several else args.harbor
         report = export_suite(prepared.suite, prepared.skill, directory, DEFAULT_MAX_TURNS)
         print(f"{prepared.suite.path}: {len(report.tasks)} Harbor tasks in {directory}")
         for name, reason in report.skipped.items():
             print(f"  skipped {name}: {reason}")
     return EXIT_OK
+
+
+def _subdirectory(skill: str, taken: set[str]) -> str:
+    """One suite's folder of a several-suite export: a file name inside DIR (a skill's name is
+    its author's text), never one an earlier suite of the same export already wrote."""
+    from ..reports.results import safe_file_name
+
+    base = safe_file_name(skill)
+    name, n = base, 1
+    while name.casefold() in taken:
+        n += 1
+        name = f"{base}-{n}"
+    taken.add(name.casefold())
+    return name
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ a skillab run) get it because the instruction asks the agent to write it there.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 import shutil
@@ -39,15 +40,25 @@ class ExportReport:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def task_name(case: str, arm: str) -> str:
+def task_name(case: str, arm: str, stem: str | None = None) -> str:
     """The task directory of one arm of one case; ``trials.py`` reads the arm back from it."""
-    return f"{safe_file_name(case)}--{arm.replace('_', '-')}"
+    return f"{stem or safe_file_name(case)}--{arm.replace('_', '-')}"
+
+
+def _case_stem(case: str, taken: set[str]) -> str:
+    """The case's part of its task names, unique in the export even where two names only differ
+    in characters a file name can't hold, or in case (a case-insensitive file system)."""
+    stem = safe_file_name(case)
+    if stem.casefold() in taken:
+        stem = f"{stem}-{hashlib.sha256(case.encode('utf-8')).hexdigest()[:8]}"
+    taken.add(stem.casefold())
+    return stem
 
 
 def export_suite(suite: Suite, skill: Skill, directory: Path, default_max_turns: int) -> ExportReport:
     directory.mkdir(parents=True, exist_ok=True)
     report = ExportReport(directory)
-    cases = []
+    cases, taken = [], set()
     for case in suite.cases:
         if case.trigger_only:
             continue
@@ -55,15 +66,16 @@ def export_suite(suite: Suite, skill: Skill, directory: Path, default_max_turns:
         if reason:
             report.skipped[case.name] = reason
             continue
-        for arm in ARMS:
-            name = task_name(case.name, arm)
+        stem = _case_stem(case.name, taken)
+        tasks = {arm: task_name(case.name, arm, stem) for arm in ARMS}
+        for arm, name in tasks.items():
             _write_task(directory / name, case, skill if arm == "with_skill" else None, skill,
                         default_max_turns)
             report.tasks.append(name)
         cases.append({
             "name": case.name,
             "tags": list(case.tags),
-            "tasks": {arm: task_name(case.name, arm) for arm in ARMS},
+            "tasks": tasks,
             "ungraded_expectations": len(case.expectations),
         })
     manifest = {

@@ -31,24 +31,69 @@ def read_trial(path: Path) -> dict[str, Any]:
     try:
         from harbor.models.trial.result import TrialResult
     except ImportError:
-        return json.loads(text)
-    return json.loads(TrialResult.model_validate_json(text).model_dump_json())
+        TrialResult = None
+    if TrialResult is not None:
+        return json.loads(TrialResult.model_validate_json(text).model_dump_json())
+    data = json.loads(text)
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("task_name", "trial_name")):
+        raise ValueError("not a Harbor TrialResult (no task_name/trial_name)")
+    return data
+
+
+def _read_trials(job_dir: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every trial directory of the job. One whose ``result.json`` is missing (unfinished, or
+    killed) or unreadable still counts, as an errored trial of the task its ``config.json``
+    names; one that names no task is left out, with a note."""
+    trials, notes = [], []
+    for trial_dir in sorted(p for p in job_dir.iterdir() if p.is_dir()):
+        result, config = trial_dir / "result.json", trial_dir / "config.json"
+        if not result.is_file() and not config.is_file():
+            continue
+        if result.is_file():
+            try:
+                trials.append(read_trial(result))
+                continue
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                why = f"its result.json is unreadable ({type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]})"
+        else:
+            why = "it has no result.json (the trial never finished)"
+        task = _configured_task(config)
+        name = Path(task["path"]).name if "path" in task else task.get("name")
+        if not name:
+            notes.append(f"trial {trial_dir.name}: {why}, and its config.json names no task; left out")
+            continue
+        trials.append({"task_name": name, "trial_name": trial_dir.name, "config": {"task": task},
+                       "exception_info": {"exception_type": "UnreadableTrial", "exception_message": why}})
+    return trials, notes
+
+
+def _configured_task(config: Path) -> dict[str, str]:
+    """The task a trial ran (``path`` or ``name``), from its ``config.json`` (Harbor's ``TrialConfig``)."""
+    try:
+        task = json.loads(config.read_text(encoding="utf-8")).get("task")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return {}
+    task = task if isinstance(task, dict) else {}
+    return {key: task[key] for key in ("path", "name") if isinstance(task.get(key), str) and task[key]}
 
 
 def import_job(job_dir: Path, tasks_dir: Path | None = None, *, reward_threshold: float = 1.0) -> RunLog:
-    trials = [read_trial(p) for p in sorted(job_dir.glob("*/result.json"))]
+    trials, notes = _read_trials(job_dir) if job_dir.is_dir() else ([], [])
     if not trials:
         raise UsageError(f"{job_dir}: no trial results (<trial>/result.json); is it a Harbor job directory?")
     manifest = _manifest(trials, tasks_dir, job_dir)
+    trials, foreign = _this_export(trials, manifest)
+    notes += [f"{count} trial(s) ran tasks of another export ({other}); left out: import them with --tasks {other}"
+              for other, count in foreign.items()]
     by_task: dict[str, list[dict[str, Any]]] = {}
     for trial in sorted(trials, key=lambda t: (t.get("started_at") or "", t["trial_name"])):
         by_task.setdefault(trial["task_name"], []).append(trial)
     records = []
-    notes = [f"task {name} is not in {MANIFEST}; its {len(found)} trial(s) were left out"
-             for name, found in by_task.items()
-             if name not in {task_name(c["name"], arm) for c in manifest["cases"] for arm in ARMS}]
+    exported = {_task_of(c, arm) for c in manifest["cases"] for arm in ARMS}
+    notes += [f"task {name} is not in {MANIFEST}; its {len(found)} trial(s) were left out"
+              for name, found in by_task.items() if name not in exported]
     for case in manifest["cases"]:
-        arms = {arm: [_arm(t, reward_threshold) for t in by_task.get(task_name(case["name"], arm), [])]
+        arms = {arm: [_arm(t, reward_threshold) for t in by_task.get(_task_of(case, arm), [])]
                 for arm in ARMS}
         if not any(arms.values()):
             notes.append(f"case {case['name']} has no Harbor trials")
@@ -64,6 +109,34 @@ def import_job(job_dir: Path, tasks_dir: Path | None = None, *, reward_threshold
     return summarize(_settings(manifest, trials, records, notes), records)
 
 
+def _task_of(case: dict[str, Any], arm: str) -> str:
+    """The task directory the export wrote for one arm of one case, as its manifest lists it."""
+    return (case.get("tasks") or {}).get(arm) or task_name(case["name"], arm)
+
+
+def _this_export(trials: list[dict[str, Any]], manifest: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[Path, int]]:
+    """The trials of the manifest's export. A job over several exports (two suites, two versions
+    of one) holds trials of tasks with the same names: one whose task directory sits beside
+    another manifest is that export's, and is left out rather than counted for a case it did
+    not run. A task directory that isn't here (the job ran elsewhere) is taken by its name."""
+    manifests: dict[Path, Any] = {}
+    kept, foreign = [], {}
+    for trial in trials:
+        path = ((trial.get("config") or {}).get("task") or {}).get("path")
+        directory = Path(path).parent if path else None
+        if directory is not None and directory not in manifests:
+            try:
+                manifests[directory] = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError):
+                manifests[directory] = None
+        theirs = manifests.get(directory) if directory is not None else None
+        if theirs is not None and theirs != manifest:
+            foreign[directory] = foreign.get(directory, 0) + 1
+        else:
+            kept.append(trial)
+    return kept, foreign
+
+
 def _manifest(trials: list[dict[str, Any]], tasks_dir: Path | None, job_dir: Path) -> dict[str, Any]:
     candidates = [tasks_dir] if tasks_dir else []
     for trial in trials:
@@ -72,7 +145,10 @@ def _manifest(trials: list[dict[str, Any]], tasks_dir: Path | None, job_dir: Pat
             candidates.append(Path(path).parent)
     for directory in candidates:
         if directory is not None and (directory / MANIFEST).is_file():
-            return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+            try:
+                return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise UsageError(f"{directory / MANIFEST}: unreadable ({exc}); export the suite again") from exc
     raise UsageError(f"{job_dir}: cannot find {MANIFEST} beside the job's tasks; pass the directory "
                      "`skillab export --harbor` wrote with --tasks DIR")
 
@@ -110,7 +186,7 @@ def _time(value: str | None) -> datetime | None:
 
 def _settings(manifest: dict[str, Any], trials: list[dict[str, Any]], records: list[CaseRecord],
               notes: list[str]) -> RunSettings:
-    agent = trials[0].get("agent_info") or {}
+    agent = next((t["agent_info"] for t in trials if t.get("agent_info")), {})
     times = [t for trial in trials for t in (_time(trial.get("started_at")), _time(trial.get("finished_at"))) if t]
     now = datetime.now(timezone.utc)
     return RunSettings(

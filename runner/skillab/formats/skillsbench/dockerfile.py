@@ -186,7 +186,10 @@ class _DockerfileReader:
             return
         # Into the workspace itself, or a path ending in '/': a directory, as Docker treats it.
         into_directory = dest.endswith("/") or many or rel_dest == "."
+        skills = self.context / SKILLS
         for match in matches:
+            if match == skills or skills in match.parents:
+                continue  # a pattern (``*``, ``sk*``) that takes in the skills: never into any arm
             if match.is_symlink() or not _inside(match, self.context):
                 self._refuse(f"{where}: copies {source!r}, a link or a path outside {ENVIRONMENT}/")
                 continue
