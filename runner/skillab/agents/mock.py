@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import SandboxError
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..providers.mock import MockModel, default_answer
-from ..providers.mock_script import ARM_KEY, MockAnswer, load_mock_responses
+from ..suite.mock_script import ARM_KEY, MockAnswer, load_mock_responses
 from ..sandbox.workspace import safe_join
 from ..core.usage import Usage
 from .base import AgentResult, ArmRequest

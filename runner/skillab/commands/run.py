@@ -60,7 +60,7 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
         raise UsageError(f"{len(problems)} of {len(targets)} suites cannot run, so none ran:\n"
                          + "\n".join(str(exc) for exc in problems))
     if config.agent.adapter == "mock":
-        from ..providers.mock_script import check_case_names
+        from ..suite.mock_script import check_case_names, scripted_names
         from ..suite import load_suite
 
         scripts: dict[Path, set[str]] = {}
@@ -73,15 +73,6 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
         for script, names in scripts.items():
             check_case_names(script, names)
     return prepared
-
-
-def scripted_names(suite, skill, triggers=()) -> set[str]:
-    """What a mock responses file may name: the cases, and the trigger queries by name or by
-    their text (``loads:``)."""
-    from ..suite.trigger import suite_trigger_queries
-
-    queries = [*triggers, *suite_trigger_queries(suite, skill.root, skill_name=skill.name)]
-    return {c.name for c in suite.cases} | {q.name for q in queries} | {q.query for q in queries}
 
 
 def check_agents(configs: list[RunConfig], prepared: list) -> None:

@@ -51,10 +51,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def check_own_mock_script(path, suite) -> None:
     """The skill's own mock-responses.yaml, checked as ``run --adapter mock`` checks it: a case
     renamed in the suite but not in the script would pass here and stop the mock run."""
-    from ..providers.mock_script import check_case_names
-    from ..session.session import MOCK_RESPONSES_FILE
+    from ..suite.mock_script import MOCK_RESPONSES_FILE, check_case_names, scripted_names
     from ..skill import load_skill
-    from .run import scripted_names
 
     script = (path if path.is_dir() else path.parent) / MOCK_RESPONSES_FILE
     if script.is_file():

@@ -18,7 +18,7 @@ import yaml
 
 from ..grading.judge import fenced_blocks
 from ..grading.mock_judge import reply
-from .mock_script import (
+from ..suite.mock_script import (
     ARM_KEY,
     MockAnswer,
     content_sha256,

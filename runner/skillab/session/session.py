@@ -11,8 +11,8 @@ from typing import Any
 
 from ..core.events import Broadcast, Subscriber
 from ..core.settings import RunConfig
+from ..suite.mock_script import MOCK_RESPONSES_FILE
 
-MOCK_RESPONSES_FILE = "mock-responses.yaml"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ naming the file, the case and the field.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +16,10 @@ from typing import Any
 import yaml
 
 from ..errors import SkillabError
-from ..suite.model import setup_path_problem
+from .model import setup_path_problem
 
+# The skill's own script, beside its suite: a mock run picks it up without --mock-responses.
+MOCK_RESPONSES_FILE = "mock-responses.yaml"
 ARM_KEYS: tuple[str, ...] = ("with", "without", "original")
 LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original")
 # The script's key for each arm.
@@ -47,7 +48,7 @@ def load_mock_responses(path: Path) -> MockResponses:
     except UnicodeDecodeError:
         raise SkillabError(f"{path}: mock responses file is not UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # C when built: validate reads it
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -72,6 +73,15 @@ def check_case_names(path: Path, case_names: set[str]) -> None:
         close = difflib.get_close_matches(key, sorted(case_names), n=1, cutoff=0.6)
         problems.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     raise UsageError(f"{path}: mock responses for no case of the suite: {', '.join(problems)}")
+
+
+def scripted_names(suite: Any, skill: Any, triggers: Any = ()) -> set[str]:
+    """What a script may name for ``suite``: its cases, and its trigger queries by name or by
+    their text (``loads:``)."""
+    from .trigger import suite_trigger_queries
+
+    queries = [*triggers, *suite_trigger_queries(suite, skill.root, skill_name=skill.name)]
+    return {c.name for c in suite.cases} | {q.name for q in queries} | {q.query for q in queries}
 
 
 def parse_mock_responses(data: Any, *, source: str = "mock responses") -> MockResponses:
@@ -161,4 +171,6 @@ def content_sha256(responses: MockResponses, loads: MockLoads | None = None) -> 
     if loads:
         canonical["\0loads"] = {case: {k: list(v) if isinstance(v, tuple) else v for k, v in keys.items()}
                                 for case, keys in loads.items()}
+    import hashlib  # on use: validate reads the script without hashing it
+
     return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
