@@ -127,6 +127,19 @@ def test_set_metrics_and_f1_interval():
     assert metrics.f1.value == 0.75 and metrics.f1.low < 0.75 < metrics.f1.high
 
 
+@pytest.mark.parametrize("queries", [
+    [QueryCounts(True, 1, 1), QueryCounts(True, 2, 2)],           # should-trigger queries only
+    [QueryCounts(False, 1, 1)],                                     # should-not only, one false trigger
+    [QueryCounts(True, 1, 1), QueryCounts(False, 0, 0)],            # the should-not query errored
+])
+def test_precision_and_f1_are_not_claimed_without_both_kinds_of_query(queries):
+    # Precision over a set with no should-not query can only be 1 (nothing could trigger
+    # falsely), and with no should-trigger query only 0: neither measures anything.
+    metrics = trigger_metrics(queries)
+    assert metrics.precision.value is None and metrics.precision.low is None
+    assert metrics.f1.value is None and metrics.f1.high is None
+
+
 def test_description_change_is_tested_per_query_with_the_exact_sign_flip():
     moved, kept = (QueryCounts(True, 2, 2), QueryCounts(True, 0, 2)), (QueryCounts(True, 1, 2),) * 2
     assert sign_flip_p([moved] * 3) == 0.25
