@@ -24,7 +24,7 @@ from skillab.suite.trigger import load_trigger_file, suite_trigger_queries
 
 from .action_harness import github, private_cache  # noqa: F401 (fixtures)
 from .action_harness import run_action
-from .fakes.model_server import FakeModelServer, text, tool_call
+from .fakes.model_server import FakeModelServer, http_error, text, tool_call
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "changelog-entry"
 KEY = "sk-ant-api03-" + "Tr1gger" * 7
@@ -290,6 +290,44 @@ def test_description_edit_is_measured_for_both_with_its_noise_test(tmp_path, mon
     assert len(trials) == 14 and {t["arm"] for t in trials} == {"candidate", "original"}
     assert all(t["loaded"] == (["changelog"] if t["arm"] == "candidate" and "changelog" in t["query"]
                                else []) for t in trials)
+
+
+def test_an_errored_trial_does_not_count_as_the_sibling_losing_its_query(tmp_path, monkeypatch):
+    # Beside the candidate, release-notes' own query is taken once by the candidate, once by
+    # release-notes, and once the provider failed: that trial says nothing about who took it.
+    skills = tmp_path / "skills"
+    write_skill(skills, "release-notes", "Writes release notes.",
+                triggers=[{"name": "announce", "query": "Draft the release announcement", "should_trigger": True}])
+    skill = write_skill(skills, "changelog", "Writes changelog entries.",
+                        triggers=[{"name": "entry", "query": "Add a changelog entry", "should_trigger": True},
+                                  {"name": "haiku", "query": "Write a haiku", "should_trigger": False}])
+    beside_candidate = []
+
+    def reply(req):
+        if req.tool_results:
+            return text("done")
+        if "release announcement" not in str(req.messages[0]):
+            wanted = "changelog" if "changelog entry" in str(req.messages[0]) else None
+            return tool_call("read_file", {"path": f".skills/{wanted}/SKILL.md"}) if wanted else text("no")
+        if "- changelog:" in req.system_text:
+            beside_candidate.append(req)
+            if len(beside_candidate) == 1:
+                return tool_call("read_file", {"path": ".skills/changelog/SKILL.md"})
+            if len(beside_candidate) == 3:
+                return http_error(400, "the provider failed", "invalid_request_error")
+        return tool_call("read_file", {"path": ".skills/release-notes/SKILL.md"})
+
+    with FakeModelServer(reply) as server:
+        server.serve_sdks(monkeypatch, anthropic_key=KEY)
+        code, doc = cli(str(skill), "--model", "claude-haiku-4-5", "--runs", "3", "--concurrency", "1",
+                        "--siblings", str(skills))
+    block = doc["triggers"]
+    announce = next(q for q in block["queries"] if q["name"] == "release-notes/announce")
+    assert (announce["rate"], announce["trials"], announce["errors"]) == (0.5, 2, 1)
+    [stolen] = block["crowd"]["stolen_from_siblings"]
+    assert (stolen["rate"], stolen["owner_rate_without_skill"]) == (0.5, 1.0)
+    # Of the two trials that ran, the owner took one: 0.5, not 1 of 3 with the error as a loss.
+    assert stolen["owner_rate"] == 0.5
 
 
 # --- the Action ---------------------------------------------------------------------------------

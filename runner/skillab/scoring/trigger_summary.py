@@ -33,7 +33,8 @@ class QueryResult:
     original: QueryCounts | None = None
     # A sibling's query posed to the siblings alone: how often its owner took it then.
     baseline: QueryCounts | None = None
-    # Every skill loaded over the query's candidate trials, and in how many.
+    # Every skill loaded over the query's candidate trials that count (``counts.trials``: an
+    # errored trial that loaded nothing says nothing), and in how many.
     loaded: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,7 +78,7 @@ def query_results(plan: "TriggerPlan", trials: Sequence["TriggerTrial"]) -> list
             taken_by=dict(taken),
             original=_counts(query.should_trigger, theirs) if plan.original is not None else None,
             baseline=_counts(True, alone) if alone else None,
-            loaded=dict(Counter(name for t in mine for name in t.loaded)),
+            loaded=dict(Counter(name for t in mine if t.triggered is not None for name in t.loaded)),
         ))
     return results
 
@@ -146,8 +147,9 @@ def _crowd(plan: "TriggerPlan", results: list[QueryResult], listing: dict[str, A
 
 
 def _owner_rate(result: QueryResult) -> float | None:
-    """How often the sibling the query is meant for was loaded, over the query's trials."""
-    trials = result.counts.trials + result.errors
+    """How often the sibling the query is meant for was loaded, over the query's trials that
+    ran (as its rate is): a provider error is not the owner losing the query."""
+    trials = result.counts.trials
     return _r((result.loaded or {}).get(result.query.owner or "", 0) / trials) if trials else None
 
 
