@@ -330,6 +330,29 @@ def test_an_errored_trial_does_not_count_as_the_sibling_losing_its_query(tmp_pat
     assert stolen["owner_rate"] == 0.5
 
 
+def test_original_trials_that_errored_are_counted_and_never_shown_as_a_change(tmp_path, monkeypatch):
+    old = tmp_path / "old"
+    write_skill(old, "changelog", "Helps with docs.")
+    skill = write_skill(tmp_path, "changelog", "Writes CHANGELOG.md entries from merged PRs.",
+                        triggers=[{"name": "entry", "query": "Add a changelog entry", "should_trigger": True},
+                                  {"name": "blog", "query": "Draft a blog post", "should_trigger": False}])
+
+    def reply(req):
+        if "Helps with docs." in req.system_text:  # every original trial meets an outage
+            return http_error(400, "the provider failed", "invalid_request_error")
+        if not req.tool_results and "changelog" in str(req.messages[0]):
+            return tool_call("read_file", {"path": ".skills/changelog/SKILL.md"})
+        return text("done")
+
+    with FakeModelServer(reply) as server:
+        server.serve_sdks(monkeypatch, anthropic_key=KEY)
+        code, doc = cli(str(skill), "--model", "claude-haiku-4-5", "--against", str(old / "changelog"))
+    comparison = doc["triggers"]["comparison"]
+    assert comparison["recall"]["candidate"] is None and comparison["original_errors"] == 2
+    # Nothing is known about the original: no query "changed" from an error to a rate.
+    assert comparison["changed_queries"] == []
+
+
 # --- the Action ---------------------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ class QueryResult:
     # Other skills loaded in trials where the skill under test was not.
     taken_by: dict[str, int]
     original: QueryCounts | None = None
+    original_errors: int = 0
     # A sibling's query posed to the siblings alone: how often its owner took it then.
     baseline: QueryCounts | None = None
     # Every skill loaded over the query's candidate trials that count (``counts.trials``: an
@@ -77,6 +78,7 @@ def query_results(plan: "TriggerPlan", trials: Sequence["TriggerTrial"]) -> list
             errors=sum(t.triggered is None for t in mine),
             taken_by=dict(taken),
             original=_counts(query.should_trigger, theirs) if plan.original is not None else None,
+            original_errors=sum(t.triggered is None for t in theirs),
             baseline=_counts(True, alone) if alone else None,
             loaded=dict(Counter(name for t in mine if t.triggered is not None for name in t.loaded)),
         ))
@@ -160,13 +162,16 @@ def _comparison(results: list[QueryResult], label: str | None) -> dict[str, Any]
 
     changed = [{"name": r.query.name, "query": r.query.query, "should_trigger": r.query.should_trigger,
                 "candidate": _r(r.counts.rate), "original": _r(r.original.rate)}
-               for r in results if r.original is not None and r.counts.rate != r.original.rate]
+               for r in results if r.original is not None and None not in (r.counts.rate, r.original.rate)
+               and r.counts.rate != r.original.rate]
     original_metrics = trigger_metrics([r.original for r in results if r.original is not None])
     return {
         "original": label,
         "recall": rate_change(pairs(True)).to_dict(),
         "false_trigger_rate": rate_change(pairs(False)).to_dict(),
         "original_metrics": original_metrics.to_dict(),
+        # The original's trials that failed without loading it: left out of its rates.
+        "original_errors": sum(r.original_errors for r in results),
         "changed_queries": changed,
     }
 
