@@ -66,6 +66,8 @@ class HistoryEntry:
     judge: str = ""
     # Per arm, per case: [runs passed, runs graded], the pairs of the trend's test.
     case_passes: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    # The original skill's content hash (``--against``): its arm trends only against the same.
+    original_hash: str = ""
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -108,6 +110,7 @@ class HistoryEntry:
                 adapter_identity=str(data.get("adapter_identity", "")),
                 judge=str(data.get("judge", "")),
                 case_passes=_case_passes(data.get("case_passes")),
+                original_hash=str(data.get("original_hash") or ""),
             )
         except KeyError as exc:
             raise ValueError(f"missing {exc.args[0]!r}") from None
@@ -143,6 +146,7 @@ class HistoryEntry:
             adapter_identity=_digest((doc["adapter"].get("identity"))),
             judge=_digest([doc["models"].get("judge"), doc["models"].get("judge_prompt_sha256")]),
             case_passes=case_passes(doc.get("cases") or ()),
+            original_hash=str((comparison.get("original") or {}).get("skill_hash") or ""),
         )
 
 
@@ -234,6 +238,8 @@ class Trend:
     previous: HistoryEntry | None
     arms: tuple[ArmTrend, ...] = ()
     skill_changed: bool = False
+    # The runs compared the skill with different originals: that arm has no trend.
+    original_changed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         previous = None
@@ -249,22 +255,26 @@ class Trend:
             "history": self.history,
             "previous": previous,
             "skill_changed": self.skill_changed,
+            "original_changed": self.original_changed,
             "arms": [arm.to_dict() for arm in self.arms],
         }
 
 
 def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history: str) -> Trend:
-    """Per arm: improved, regressed or unchanged; arms either run lacks are left out."""
+    """Per arm: improved, regressed or unchanged; arms either run lacks are left out, and so is
+    the original arm when the two runs' originals differ (another skill was measured)."""
     if previous is None:
         return Trend(history, None)
+    both_original = None not in (current.pass_rate.get("original"), previous.pass_rate.get("original"))
+    original_changed = both_original and current.original_hash != previous.original_hash
     arms = []
     for arm in TRACKED_ARMS:
         now, before = current.pass_rate.get(arm), previous.pass_rate.get(arm)
-        if now is None or before is None:
+        if now is None or before is None or (arm == "original" and original_changed):
             continue
         p, paired = _change_test(current.case_passes.get(arm, {}), previous.case_passes.get(arm, {}))
         arms.append(ArmTrend(arm, before, now, _direction(before, now, p), p, paired))
-    return Trend(history, previous, tuple(arms), current.skill_hash != previous.skill_hash)
+    return Trend(history, previous, tuple(arms), current.skill_hash != previous.skill_hash, original_changed)
 
 
 def _change_test(now: dict[str, list[int]], before: dict[str, list[int]]) -> tuple[float | None, int]:
