@@ -396,6 +396,27 @@ def test_a_broken_sibling_is_left_out_with_a_warning_and_siblings_need_own_queri
     assert code == 0 and doc["triggers"] is None
 
 
+def test_a_sibling_that_would_be_staged_in_the_candidates_folder_is_left_out(tmp_path):
+    # Agents find skills in folders named after them (unsafe characters made '-'): a sibling
+    # named "changelog entry" would overwrite the candidate "changelog-entry"'s staged SKILL.md,
+    # and reading one would count as loading both.
+    from skillab.engine.trigger import load_crowd
+    from skillab.skill.loader import load_skill
+
+    siblings = tmp_path / "skills"
+    candidate = load_skill(write_skill(siblings, "changelog-entry", "Writes changelog entries."))
+    spaced = siblings / "spaced"
+    spaced.mkdir()
+    (spaced / "SKILL.md").write_text("---\nname: changelog entry\ndescription: Other.\n---\nBody.\n")
+    write_skill(siblings, "notes", "Notes.")
+    (siblings / "notes-too").mkdir()
+    (siblings / "notes-too" / "SKILL.md").write_text("---\nname: notes!\ndescription: Other.\n---\nB.\n")
+    crowd = load_crowd(siblings, candidate)
+    assert [s.name for s in crowd.siblings] == ["notes"]
+    assert any("sibling spaced left out" in w and "changelog-entry" in w for w in crowd.warnings)
+    assert any("sibling notes-too left out" in w for w in crowd.warnings)
+
+
 def test_the_llm_adapter_cannot_choose_a_skill_so_its_trigger_queries_are_not_run(tmp_path, monkeypatch):
     skill = write_skill(tmp_path, "s", "d", cases=[
         {"name": "graded", "prompt": "Say hi", "validators": [{"cmd": "true"}]},
