@@ -105,6 +105,27 @@ def test_a_skill_the_ref_did_not_have_is_a_new_skill(tmp_path):
     assert original_exists(first, skill) is True
 
 
+def test_a_skill_whose_directory_was_renamed_is_compared_with_its_old_directory(tmp_path):
+    # A pull request that renames skills/demo-skill to skills/changelog-writer (and edits it)
+    # is an edit of an existing skill, not a new one: its original is the old directory.
+    skill, first, _ = two_version_repo(tmp_path)
+    repo = skill.parent.parent
+    git(repo, "mv", "skills/demo-skill", "skills/changelog-writer")
+    moved = repo / "skills" / "changelog-writer"
+    (moved / "SKILL.md").write_text((moved / "SKILL.md").read_text().replace(
+        "name: demo-skill", "name: changelog-writer"))
+    commit_all(repo, "rename")
+    with open_original(first, moved) as original:
+        assert original.commit == first and original.skill.body == V1
+        assert original.skill.name == "demo-skill" and original.renamed_from == "skills/demo-skill"
+        assert original.to_dict()["renamed_from"] == "skills/demo-skill"
+        assert original.label == f"{first}, at skills/demo-skill"
+        assert (original.skill.root / "templates" / "old.md").read_text() == "old template\n"
+    # A skill only staged by ``git mv`` (not yet committed) is followed too.
+    git(repo, "mv", "skills/changelog-writer", "skills/renamed-again")
+    assert original_exists(first, repo / "skills" / "renamed-again") is True
+
+
 def test_an_unknown_ref_is_a_usage_error_that_says_what_to_do(tmp_path):
     skill, _, _ = two_version_repo(tmp_path)
     with pytest.raises(UsageError) as caught:

@@ -80,7 +80,26 @@ def test_an_arm_either_run_lacks_is_left_out_and_the_first_run_has_no_previous()
     assert [a.arm for a in trend.arms] == ["without_skill"] and trend.skill_changed is False
     first = compute_trend(entry(), None, "h")
     assert first.previous is None and first.to_dict() == {"history": "h", "previous": None,
-                                                          "skill_changed": False, "arms": []}
+                                                          "skill_changed": False, "original_changed": False, "arms": []}
+
+
+def test_the_original_arm_trends_only_against_the_same_original(tmp_path):
+    # Run 1 compared the skill with v1, run 2 with v2 (--against another ref): the original
+    # arm measured two different skills, so no trend is drawn for it; the other arms keep theirs.
+    path = tmp_path / "h.jsonl"
+
+    def against(hash_: str, rate: float) -> dict:
+        doc = document({"with_skill": 0.75, "without_skill": 0.25}, original=rate)
+        doc["comparison"]["original"] = {"skill_hash": hash_}
+        return doc
+
+    record_run(against("v1", 0.25), path)
+    moved = record_run(against("v2", 1.0), path).trend
+    assert [a.arm for a in moved.arms] == ["with_skill", "without_skill"]
+    assert moved.to_dict()["original_changed"] is True
+    same = record_run(against("v2", 1.0), path).trend
+    assert [a.arm for a in same.arms] == ["with_skill", "without_skill", "original"]
+    assert same.to_dict()["original_changed"] is False
 
 
 def test_only_the_same_suite_model_and_adapter_are_comparable(tmp_path):
@@ -114,6 +133,7 @@ def test_an_entry_keeps_what_the_issue_lists(tmp_path, monkeypatch):
         "recorded_at": "2026-11-02T09:30:00+00:00", "runs": 1, "cases": 4, "format": HISTORY_FORMAT,
         "suite_hash": "", "case_selection": line["case_selection"], "pass_k": 1,
         "adapter_identity": line["adapter_identity"], "judge": line["judge"], "case_passes": {},
+        "original_hash": "",
     }
 
 

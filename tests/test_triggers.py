@@ -24,7 +24,7 @@ from skillab.suite.trigger import load_trigger_file, suite_trigger_queries
 
 from .action_harness import github, private_cache  # noqa: F401 (fixtures)
 from .action_harness import run_action
-from .fakes.model_server import FakeModelServer, text, tool_call
+from .fakes.model_server import FakeModelServer, http_error, text, tool_call
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "changelog-entry"
 KEY = "sk-ant-api03-" + "Tr1gger" * 7
@@ -125,6 +125,19 @@ def test_set_metrics_and_f1_interval():
                               + [QueryCounts(False, 1, 1)] + [QueryCounts(False, 0, 1)] * 3)
     assert (metrics.recall.value, metrics.false_trigger_rate.value, metrics.precision.value) == (0.75, 0.25, 0.75)
     assert metrics.f1.value == 0.75 and metrics.f1.low < 0.75 < metrics.f1.high
+
+
+@pytest.mark.parametrize("queries", [
+    [QueryCounts(True, 1, 1), QueryCounts(True, 2, 2)],           # should-trigger queries only
+    [QueryCounts(False, 1, 1)],                                     # should-not only, one false trigger
+    [QueryCounts(True, 1, 1), QueryCounts(False, 0, 0)],            # the should-not query errored
+])
+def test_precision_and_f1_are_not_claimed_without_both_kinds_of_query(queries):
+    # Precision over a set with no should-not query can only be 1 (nothing could trigger
+    # falsely), and with no should-trigger query only 0: neither measures anything.
+    metrics = trigger_metrics(queries)
+    assert metrics.precision.value is None and metrics.precision.low is None
+    assert metrics.f1.value is None and metrics.f1.high is None
 
 
 def test_description_change_is_tested_per_query_with_the_exact_sign_flip():
@@ -279,6 +292,67 @@ def test_description_edit_is_measured_for_both_with_its_noise_test(tmp_path, mon
                                else []) for t in trials)
 
 
+def test_an_errored_trial_does_not_count_as_the_sibling_losing_its_query(tmp_path, monkeypatch):
+    # Beside the candidate, release-notes' own query is taken once by the candidate, once by
+    # release-notes, and once the provider failed: that trial says nothing about who took it.
+    skills = tmp_path / "skills"
+    write_skill(skills, "release-notes", "Writes release notes.",
+                triggers=[{"name": "announce", "query": "Draft the release announcement", "should_trigger": True}])
+    skill = write_skill(skills, "changelog", "Writes changelog entries.",
+                        triggers=[{"name": "entry", "query": "Add a changelog entry", "should_trigger": True},
+                                  {"name": "haiku", "query": "Write a haiku", "should_trigger": False}])
+    beside_candidate = []
+
+    def reply(req):
+        if req.tool_results:
+            return text("done")
+        if "release announcement" not in str(req.messages[0]):
+            wanted = "changelog" if "changelog entry" in str(req.messages[0]) else None
+            return tool_call("read_file", {"path": f".skills/{wanted}/SKILL.md"}) if wanted else text("no")
+        if "- changelog:" in req.system_text:
+            beside_candidate.append(req)
+            if len(beside_candidate) == 1:
+                return tool_call("read_file", {"path": ".skills/changelog/SKILL.md"})
+            if len(beside_candidate) == 3:
+                return http_error(400, "the provider failed", "invalid_request_error")
+        return tool_call("read_file", {"path": ".skills/release-notes/SKILL.md"})
+
+    with FakeModelServer(reply) as server:
+        server.serve_sdks(monkeypatch, anthropic_key=KEY)
+        code, doc = cli(str(skill), "--model", "claude-haiku-4-5", "--runs", "3", "--concurrency", "1",
+                        "--siblings", str(skills))
+    block = doc["triggers"]
+    announce = next(q for q in block["queries"] if q["name"] == "release-notes/announce")
+    assert (announce["rate"], announce["trials"], announce["errors"]) == (0.5, 2, 1)
+    [stolen] = block["crowd"]["stolen_from_siblings"]
+    assert (stolen["rate"], stolen["owner_rate_without_skill"]) == (0.5, 1.0)
+    # Of the two trials that ran, the owner took one: 0.5, not 1 of 3 with the error as a loss.
+    assert stolen["owner_rate"] == 0.5
+
+
+def test_original_trials_that_errored_are_counted_and_never_shown_as_a_change(tmp_path, monkeypatch):
+    old = tmp_path / "old"
+    write_skill(old, "changelog", "Helps with docs.")
+    skill = write_skill(tmp_path, "changelog", "Writes CHANGELOG.md entries from merged PRs.",
+                        triggers=[{"name": "entry", "query": "Add a changelog entry", "should_trigger": True},
+                                  {"name": "blog", "query": "Draft a blog post", "should_trigger": False}])
+
+    def reply(req):
+        if "Helps with docs." in req.system_text:  # every original trial meets an outage
+            return http_error(400, "the provider failed", "invalid_request_error")
+        if not req.tool_results and "changelog" in str(req.messages[0]):
+            return tool_call("read_file", {"path": ".skills/changelog/SKILL.md"})
+        return text("done")
+
+    with FakeModelServer(reply) as server:
+        server.serve_sdks(monkeypatch, anthropic_key=KEY)
+        code, doc = cli(str(skill), "--model", "claude-haiku-4-5", "--against", str(old / "changelog"))
+    comparison = doc["triggers"]["comparison"]
+    assert comparison["recall"]["candidate"] is None and comparison["original_errors"] == 2
+    # Nothing is known about the original: no query "changed" from an error to a rate.
+    assert comparison["changed_queries"] == []
+
+
 # --- the Action ---------------------------------------------------------------------------------
 
 
@@ -320,6 +394,27 @@ def test_a_broken_sibling_is_left_out_with_a_warning_and_siblings_need_own_queri
                                                               "validators": [{"cmd": "true"}]}])
     code, doc = cli(str(plain), "--adapter", "mock", "--siblings", str(siblings))
     assert code == 0 and doc["triggers"] is None
+
+
+def test_a_sibling_that_would_be_staged_in_the_candidates_folder_is_left_out(tmp_path):
+    # Agents find skills in folders named after them (unsafe characters made '-'): a sibling
+    # named "changelog entry" would overwrite the candidate "changelog-entry"'s staged SKILL.md,
+    # and reading one would count as loading both.
+    from skillab.engine.trigger import load_crowd
+    from skillab.skill.loader import load_skill
+
+    siblings = tmp_path / "skills"
+    candidate = load_skill(write_skill(siblings, "changelog-entry", "Writes changelog entries."))
+    spaced = siblings / "spaced"
+    spaced.mkdir()
+    (spaced / "SKILL.md").write_text("---\nname: changelog entry\ndescription: Other.\n---\nBody.\n")
+    write_skill(siblings, "notes", "Notes.")
+    (siblings / "notes-too").mkdir()
+    (siblings / "notes-too" / "SKILL.md").write_text("---\nname: notes!\ndescription: Other.\n---\nB.\n")
+    crowd = load_crowd(siblings, candidate)
+    assert [s.name for s in crowd.siblings] == ["notes"]
+    assert any("sibling spaced left out" in w and "changelog-entry" in w for w in crowd.warnings)
+    assert any("sibling notes-too left out" in w for w in crowd.warnings)
 
 
 def test_the_llm_adapter_cannot_choose_a_skill_so_its_trigger_queries_are_not_run(tmp_path, monkeypatch):

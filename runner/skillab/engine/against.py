@@ -40,16 +40,19 @@ class OriginalSkill:
     # What the user passed (a path or a ref), and for git the commit it resolved to.
     spec: str
     commit: str | None = None
+    # The skill's directory at the ref when the candidate's was renamed since (git only).
+    renamed_from: str | None = None
 
     @property
     def label(self) -> str:
         if self.source == "git":
             short = (self.commit or "")[:12]
-            return self.spec if self.spec.startswith(short) else f"{self.spec} ({short})"
+            label = self.spec if self.spec.startswith(short) else f"{self.spec} ({short})"
+            return f"{label}, at {self.renamed_from}" if self.renamed_from else label
         return self.spec
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "source": self.source,
             "spec": self.spec,
             "commit": self.commit,
@@ -57,6 +60,9 @@ class OriginalSkill:
             "skill": self.skill.name,
             "skill_hash": self.skill.content_hash(),
         }
+        if self.renamed_from is not None:
+            out["renamed_from"] = self.renamed_from
+        return out
 
 
 @contextmanager
@@ -79,14 +85,19 @@ def open_original(spec: str, candidate_dir: Path) -> Iterator[OriginalSkill]:
         )
     commit = repo.resolve_commit(spec)
     prefix = repo.prefix_of(Path(candidate_dir))
+    renamed_from = None
     if not repo.has_directory(commit, prefix):
+        renamed_from = repo.renamed_from(commit, prefix)
+    if renamed_from is not None:
+        prefix = renamed_from
+    elif not repo.has_directory(commit, prefix):
         raise OriginalMissing(
             f"--against {spec!r}: {prefix or '.'} does not exist at {commit[:12]} "
             "(a new skill has no original to compare with)"
         )
     with tempfile.TemporaryDirectory(prefix="skillab-original-") as scratch:
         root = repo.extract(commit, prefix, Path(scratch))
-        yield OriginalSkill(load_skill(root), "git", spec, commit)
+        yield OriginalSkill(load_skill(root), "git", spec, commit, renamed_from)
 
 
 def original_exists(spec: str, candidate_dir: Path) -> bool:
@@ -148,6 +159,31 @@ class GitRepo:
             return True
         result = self.git("cat-file", "-t", f"{commit}:{prefix}", check=False)
         return result.returncode == 0 and result.stdout.decode().strip() == "tree"
+
+    def renamed_from(self, commit: str, prefix: str) -> str | None:
+        """The skill directory at ``commit`` that git sees renamed to ``prefix`` in the index
+        (committed or staged by ``git mv``): the old directory most of its renamed files came
+        from, if it held a SKILL.md. SKILL.md alone is often too short, once edited, for git's
+        similarity test. The index, not the work tree: comparing files on disk would run the
+        repository's clean filters."""
+        if not prefix:
+            return None
+        diff = self.git("diff", "--cached", "--find-renames", "--name-status", "-z", "--no-ext-diff",
+                        "--no-textconv", "--diff-filter=R", commit, "--", check=False)
+        if diff.returncode != 0:
+            return None
+        fields = diff.stdout.decode("utf-8", "surrogateescape").split("\0")
+        votes: dict[str, int] = {}
+        for status, old, new in zip(fields[0::3], fields[1::3], fields[2::3]):
+            rel = new[len(prefix) + 1:] if status.startswith("R") and new.startswith(f"{prefix}/") else ""
+            if rel and old.endswith(f"/{rel}"):
+                old_dir = old[: -len(rel) - 1]
+                votes[old_dir] = votes.get(old_dir, 0) + 1
+        for old_dir in sorted(votes, key=lambda d: (-votes[d], d)):
+            found = self.git("cat-file", "-e", f"{commit}:{old_dir}/{SKILL_FILE}", check=False)
+            if found.returncode == 0:
+                return old_dir
+        return None
 
     def extract(self, commit: str, prefix: str, into: Path) -> Path:
         """The tree of ``prefix`` at ``commit`` written below ``into``; returns its directory."""

@@ -187,6 +187,7 @@ def load_crowd(directory: Path, candidate: Skill) -> Crowd:
     found by path or by name. A sibling that does not load is left out with a warning, and one
     whose queries do not load is offered without them: they are not what is under test."""
     from ..errors import SkillabError, UsageError
+    from ..agents.skill_view import folder_name
     from ..skill.loader import SKILL_FILE, load_skill
     from ..formats.trigger.siblings import sibling_queries
 
@@ -207,6 +208,14 @@ def load_crowd(directory: Path, candidate: Skill) -> Crowd:
             continue
         if sibling.name == candidate.name or sibling.name in siblings:
             warnings.append(f"sibling {sub.name} left out: another skill is named {sibling.name}")
+            continue
+        # Agents find each skill in a folder named after it: two names that make one folder
+        # would overwrite each other, and reading one would count as loading both.
+        clash = next((s.name for s in (candidate, *siblings.values())
+                      if folder_name(s.name) == folder_name(sibling.name)), None)
+        if clash is not None:
+            warnings.append(f"sibling {sub.name} left out: its name {sibling.name!r} would be staged in "
+                            f"the same folder as {clash!r}")
             continue
         siblings[sibling.name] = sibling
         try:

@@ -86,6 +86,8 @@ def trend_section(suites: list[SuiteView]) -> str:
                 label += f" ({fmt_rate(a.get('previous'))} → {fmt_rate(a.get('current'))}{p})"
             arms.append(label)
         changed = " (the skill changed since)" if trend.get("skill_changed") else ""
+        if trend.get("original_changed"):
+            changed += " (compared with another original: no trend for it)"
         when = escape.inline(str(previous.get("recorded_at", "?"))[:16].replace("T", " "), 20)
         lines.append(f"- {prefix}vs the run of {when} UTC{changed}: " + (" · ".join(arms) or "no arm to compare"))
     return ("**Trend**\n\n" + "\n".join(lines)) if lines else ""

@@ -330,6 +330,8 @@ def _trend(doc: dict[str, Any]) -> list[str]:
     since = f"vs the run of {_when(previous['recorded_at'])}"
     if trend.get("skill_changed"):
         since += " (the skill changed since)"
+    if trend.get("original_changed"):
+        since += " (compared with another original: no trend for it)"
     return ["", f"  trend        {since}: " + (" · ".join(parts) or "no arm to compare")]
 
 

@@ -124,7 +124,9 @@ def _comparison_lines(comparison: dict[str, Any] | None) -> list[str]:
         return []
     lines = [f"  vs original  {change_text('recall', comparison['recall'])} · "
              f"{change_text('false-trigger rate', comparison['false_trigger_rate'])}   "
-             f"(original {comparison.get('original') or '?'})"]
+             f"(original {comparison.get('original') or '?'}"
+             + (f", {comparison['original_errors']} errored trials" if comparison.get("original_errors") else "")
+             + ")"]
     for row in comparison.get("changed_queries") or ():
         should = "should" if row["should_trigger"] else "should not"
         lines.append(f"    CHANGED  {row['name']} ({should}): {_pct_rate(row['original'])} → "

@@ -6,10 +6,11 @@ writes its line with one ``write`` on an ``O_APPEND`` descriptor, so lines never
 line that is not an entry (a crash mid-write, a hand edit, a newer skillab) is skipped with a
 warning; the history is a convenience and never fails a run.
 
-The trend compares a run with the previous *comparable* entry: the same suite file and content,
-the same case selection, runs, pass@k, adapter identity (model, loading mode, turns) and judge.
-A rate that moved is called improved or regressed only when the per-case change passes the
-sign-flip test (cases present in both runs are the pairs); otherwise it moved within noise.
+The trend (``scoring.trend``) compares a run with the previous *comparable* entry: the same
+suite file and content, the same case selection, runs, pass@k, adapter identity (model, loading
+mode, turns) and judge. A rate that moved is called improved or regressed only when the per-case
+change passes the sign-flip test (cases present in both runs are the pairs); otherwise it moved
+within noise.
 """
 
 from __future__ import annotations
@@ -18,26 +19,20 @@ import dataclasses
 import fcntl
 import hashlib
 import json
-import math
 import os
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..core.runlog import RunLog
-from .inference import ALPHA, sign_flip_p
+from .trend import TRACKED_ARMS, Trend, compute_trend, previous_comparable
 
 HISTORY_FORMAT = "skillab.history/2"
 # Entries written before the comparability fields existed: read, never comparable to a new run.
 _READABLE_FORMATS = ("skillab.history/1", HISTORY_FORMAT)
-TRACKED_ARMS = ("with_skill", "without_skill", "original")
-# Pass rates carry four decimals; anything closer than this is the same rate.
-_SAME_RATE = 1e-9
 # Warnings about unreadable lines are capped so a mangled file does not flood the report.
 _MAX_LINE_WARNINGS = 3
-
-Direction = Literal["improved", "regressed", "unchanged", "within_noise"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +61,7 @@ class HistoryEntry:
     judge: str = ""
     # Per arm, per case: [runs passed, runs graded], the pairs of the trend's test.
     case_passes: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    original_hash: str = ""  # the original's content hash (``--against``)
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -108,6 +104,7 @@ class HistoryEntry:
                 adapter_identity=str(data.get("adapter_identity", "")),
                 judge=str(data.get("judge", "")),
                 case_passes=_case_passes(data.get("case_passes")),
+                original_hash=str(data.get("original_hash") or ""),
             )
         except KeyError as exc:
             raise ValueError(f"missing {exc.args[0]!r}") from None
@@ -143,6 +140,7 @@ class HistoryEntry:
             adapter_identity=_digest((doc["adapter"].get("identity"))),
             judge=_digest([doc["models"].get("judge"), doc["models"].get("judge_prompt_sha256")]),
             case_passes=case_passes(doc.get("cases") or ()),
+            original_hash=str((comparison.get("original") or {}).get("skill_hash") or ""),
         )
 
 
@@ -195,104 +193,6 @@ def suite_key(path: str) -> str:
         return resolved.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return resolved.as_posix()
-
-
-# -- trend -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ArmTrend:
-    arm: str
-    previous: float
-    current: float
-    direction: Direction
-    # The sign-flip p of the per-case change, over the cases both runs graded (None: no pairs).
-    p_value: float | None = None
-    paired_cases: int = 0
-
-    @property
-    def change_pts(self) -> float:
-        return round((self.current - self.previous) * 100, 2)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "arm": self.arm,
-            "previous": self.previous,
-            "current": self.current,
-            "change_pts": self.change_pts,
-            "direction": self.direction,
-            "p_value": self.p_value,
-            "paired_cases": self.paired_cases,
-        }
-
-
-@dataclass(frozen=True)
-class Trend:
-    """This run against the previous comparable one; ``previous`` None on the first run."""
-
-    history: str
-    previous: HistoryEntry | None
-    arms: tuple[ArmTrend, ...] = ()
-    skill_changed: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        previous = None
-        if self.previous is not None:
-            previous = {
-                "recorded_at": self.previous.recorded_at,
-                "skill_hash": self.previous.skill_hash,
-                "verdict": self.previous.verdict,
-                "pass_rate": dict(self.previous.pass_rate),
-                "delta_pts": self.previous.delta_pts,
-            }
-        return {
-            "history": self.history,
-            "previous": previous,
-            "skill_changed": self.skill_changed,
-            "arms": [arm.to_dict() for arm in self.arms],
-        }
-
-
-def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history: str) -> Trend:
-    """Per arm: improved, regressed or unchanged; arms either run lacks are left out."""
-    if previous is None:
-        return Trend(history, None)
-    arms = []
-    for arm in TRACKED_ARMS:
-        now, before = current.pass_rate.get(arm), previous.pass_rate.get(arm)
-        if now is None or before is None:
-            continue
-        p, paired = _change_test(current.case_passes.get(arm, {}), previous.case_passes.get(arm, {}))
-        arms.append(ArmTrend(arm, before, now, _direction(before, now, p), p, paired))
-    return Trend(history, previous, tuple(arms), current.skill_hash != previous.skill_hash)
-
-
-def _change_test(now: dict[str, list[int]], before: dict[str, list[int]]) -> tuple[float | None, int]:
-    """Sign-flip p of the per-case change in pass rate, over the cases both runs graded."""
-    shared = [name for name in now if name in before and now[name][1] and before[name][1]]
-    if not shared:
-        return None, 0
-    scale = math.lcm(*(now[n][1] * before[n][1] for n in shared))
-    scores = [
-        now[n][0] * (scale // now[n][1]) - before[n][0] * (scale // before[n][1]) for n in shared
-    ]
-    return sign_flip_p(scores)[0], len(shared)
-
-
-def _direction(before: float, now: float, p: float | None) -> Direction:
-    if abs(now - before) < _SAME_RATE:
-        return "unchanged"
-    if p is None or p >= ALPHA:
-        return "within_noise"
-    return "improved" if now > before else "regressed"
-
-
-def previous_comparable(entries: list[HistoryEntry], current: HistoryEntry) -> HistoryEntry | None:
-    """The latest entry (in file order) with the same comparability key."""
-    for entry in reversed(entries):
-        if entry.key == current.key:
-            return entry
-    return None
 
 
 # -- the file ----------------------------------------------------------------------------------

@@ -113,8 +113,12 @@ def trigger_metrics(queries: Sequence[QueryCounts]) -> TriggerMetrics:
     negatives = [(q.triggered, q.trials) for q in queries if not q.should_trigger]
     # Precision: of the trials that triggered, those on a should-trigger query.
     taken = [(q.triggered if q.should_trigger else 0, q.triggered) for q in queries]
-    recall, precision = clustered_rate(positives), clustered_rate(taken)
-    return TriggerMetrics(recall, clustered_rate(negatives), precision, _f1(positives, taken))
+    recall, false_rate = clustered_rate(positives), clustered_rate(negatives)
+    if recall.value is None or false_rate.value is None:
+        # Without measured queries of both kinds precision is fixed by the set, not the agent:
+        # 1 when nothing could trigger falsely, 0 when nothing could trigger rightly.
+        return TriggerMetrics(recall, false_rate, EMPTY, EMPTY)
+    return TriggerMetrics(recall, false_rate, clustered_rate(taken), _f1(positives, taken))
 
 
 def _f1(positives: list[tuple[int, int]], taken: list[tuple[int, int]]) -> Interval:

@@ -31,9 +31,11 @@ class QueryResult:
     # Other skills loaded in trials where the skill under test was not.
     taken_by: dict[str, int]
     original: QueryCounts | None = None
+    original_errors: int = 0
     # A sibling's query posed to the siblings alone: how often its owner took it then.
     baseline: QueryCounts | None = None
-    # Every skill loaded over the query's candidate trials, and in how many.
+    # Every skill loaded over the query's candidate trials that count (``counts.trials``: an
+    # errored trial that loaded nothing says nothing), and in how many.
     loaded: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,8 +78,9 @@ def query_results(plan: "TriggerPlan", trials: Sequence["TriggerTrial"]) -> list
             errors=sum(t.triggered is None for t in mine),
             taken_by=dict(taken),
             original=_counts(query.should_trigger, theirs) if plan.original is not None else None,
+            original_errors=sum(t.triggered is None for t in theirs),
             baseline=_counts(True, alone) if alone else None,
-            loaded=dict(Counter(name for t in mine for name in t.loaded)),
+            loaded=dict(Counter(name for t in mine if t.triggered is not None for name in t.loaded)),
         ))
     return results
 
@@ -146,8 +149,9 @@ def _crowd(plan: "TriggerPlan", results: list[QueryResult], listing: dict[str, A
 
 
 def _owner_rate(result: QueryResult) -> float | None:
-    """How often the sibling the query is meant for was loaded, over the query's trials."""
-    trials = result.counts.trials + result.errors
+    """How often the sibling the query is meant for was loaded, over the query's trials that
+    ran (as its rate is): a provider error is not the owner losing the query."""
+    trials = result.counts.trials
     return _r((result.loaded or {}).get(result.query.owner or "", 0) / trials) if trials else None
 
 
@@ -158,13 +162,16 @@ def _comparison(results: list[QueryResult], label: str | None) -> dict[str, Any]
 
     changed = [{"name": r.query.name, "query": r.query.query, "should_trigger": r.query.should_trigger,
                 "candidate": _r(r.counts.rate), "original": _r(r.original.rate)}
-               for r in results if r.original is not None and r.counts.rate != r.original.rate]
+               for r in results if r.original is not None and None not in (r.counts.rate, r.original.rate)
+               and r.counts.rate != r.original.rate]
     original_metrics = trigger_metrics([r.original for r in results if r.original is not None])
     return {
         "original": label,
         "recall": rate_change(pairs(True)).to_dict(),
         "false_trigger_rate": rate_change(pairs(False)).to_dict(),
         "original_metrics": original_metrics.to_dict(),
+        # The original's trials that failed without loading it: left out of its rates.
+        "original_errors": sum(r.original_errors for r in results),
         "changed_queries": changed,
     }
 
