@@ -177,7 +177,7 @@ def require_api_key(settings: ProviderSettings, environ: Mapping[str, str] | Non
     if settings.provider == "openai" and resolve_base_url(settings, env):
         return KEYLESS_PLACEHOLDER
     raise ProviderAuthError(
-        f"model {settings.model} needs a {settings.provider} API key: set {settings.key_env} "
+        f"model {settings.model} needs an API key for {settings.provider}: set {settings.key_env} "
         f"(export {settings.key_env}=...) and run again"
     )
 
