@@ -45,8 +45,11 @@ def test_a_word_that_ends_in_sk_is_not_a_key_but_a_glued_on_key_still_is():
             "skills/task-planner-for-large-teams risk-assessment-checklist-v2 laughs_" + "a" * 24)
     assert redact(text, environ={}) == text
     for glued in (f"OPENAI_API_KEY={OPENAI_KEY}", f'"{ANTHROPIC_KEY}"', f"Bearer {OPENAI_KEY}",
-                  f"key:{OPENAI_KEY}", f"x-api-key/{ANTHROPIC_KEY}"):
+                  f"key:{OPENAI_KEY}", f"x-api-key/{ANTHROPIC_KEY}", f"task-{ANTHROPIC_KEY}"):
         assert MASK in redact(glued, environ={}) and "Zz9Yy8Xx" * 5 not in redact(glued, environ={})
+    # "task-sk-ant-..." first matches from the "sk-" inside "task" (not a word start): the key
+    # that starts after it must still be found.
+    assert redact(f"task-{ANTHROPIC_KEY}", environ={}) == f"task-{MASK}"
 
 
 def test_secret_variable_names():

@@ -45,10 +45,12 @@ _SECRET_NAME = re.compile(
     r"(API[_-]?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE[_-]?KEY)", re.IGNORECASE
 )
 
-# Shapes of well-known credentials, masked wherever they appear, whoever wrote them; a shape must
-# start a word, or every "task-", "disk-" or "risk-" in a path or case name would be masked.
-_KEY_PATTERNS = re.compile(
-    r"(?<![A-Za-z0-9])(?:" + "|".join(
+# Shapes of well-known credentials, masked wherever they appear, whoever wrote them. Each starts
+# with a literal, so the regex engine skips ahead to the candidates; a shape must also start a
+# word (checked on the match, ``mask_key_shapes``), or every "task-", "disk-" or "risk-" in a
+# path or case name would be masked.
+_KEY_SHAPES = re.compile(
+    "|".join(
         [
             r"sk-ant-[A-Za-z0-9_\-]{8,}",  # Anthropic
             r"sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{16,}",  # OpenAI, OpenRouter
@@ -57,14 +59,38 @@ _KEY_PATTERNS = re.compile(
             r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
             r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack
             r"gsk_[A-Za-z0-9]{20,}",  # Groq
-            # A password in a URL (``--base-url https://user:password@proxy/v1``), and a key
-            # in its query (``?api-key=...``): the URL itself is recorded and shown.
-            r"(?<=://)[^\s/:@\"\\]+:[^\s/@\"\\]+(?=@)",
-            r"(?:(?<=[?&]key=)|(?<=[?&]apikey=)|(?<=[?&]api-key=)|(?<=[?&]api_key=)|(?<=[?&]token=)"
-            r"|(?<=[?&]access_token=))[^\s&#\"\\]+",
         ]
-    ) + ")"
+    )
 )
+# A password in a URL (``--base-url https://user:password@proxy/v1``), and a key in its query
+# (``?api-key=...``): the URL itself is recorded and shown. The `://` or `?key=` is kept.
+_URL_SECRETS = re.compile(
+    r"(://)[^\s/:@\"\\]+:[^\s/@\"\\]+(?=@)"
+    r"|([?&](?:key|apikey|api-key|api_key|token|access_token)=)[^\s&#\"\\]+"
+)
+
+
+def mask_key_shapes(text: str) -> str:
+    """``text`` with every credential-shaped string masked (see ``_KEY_SHAPES``, ``_URL_SECRETS``)."""
+    if "://" in text or "=" in text:
+        text = _URL_SECRETS.sub(lambda m: (m.group(1) or m.group(2)) + MASK, text)
+    found = _KEY_SHAPES.search(text)
+    if found is None:
+        return text
+    parts, kept = [], 0
+    while found is not None:
+        at = found.start()
+        if at and text[at - 1].isascii() and text[at - 1].isalnum():
+            # Inside a word: not a key here, but one may start later inside this match.
+            found = _KEY_SHAPES.search(text, at + 1)
+            continue
+        parts += [text[kept:at], MASK]
+        kept = found.end()
+        found = _KEY_SHAPES.search(text, kept)
+    parts.append(text[kept:])
+    return "".join(parts)
+
+
 # Strings up to this length are masked once per redactor and remembered (``Redactor._short``).
 _MEMO_LEN = 64
 # A value shorter than this is too common a string to mask on sight ("1", "true", "x").
@@ -111,7 +137,7 @@ class Redactor:
         for value in self.values:
             if value in text:
                 text = text.replace(value, MASK)
-        return _KEY_PATTERNS.sub(MASK, text)
+        return mask_key_shapes(text)
 
     def data(self, value: Any) -> Any:
         """A JSON-like value with every string in it (keys included) masked."""
@@ -144,7 +170,7 @@ class Redactor:
                 json.loads(masked)
             except ValueError:
                 return json.dumps(self.data(value), ensure_ascii=False)
-        return _KEY_PATTERNS.sub(MASK, masked)
+        return mask_key_shapes(masked)
 
     @functools.cached_property
     def _encoded(self) -> tuple[str, ...] | None:
