@@ -118,3 +118,27 @@ def test_memory_an_arm_left_charged_is_never_counted_against_another_arms_comman
             grow = run_in(second.root, "python3 -c \"b = bytearray(48 << 20); print('allocated')\"",
                           timeout_s=30)
             assert grow.stdout == "allocated\n", grow.describe()
+
+
+def test_killing_a_command_reaches_every_process_in_its_cgroup_whatever_its_session():
+    # A sandbox whose bwrap was killed while starting it is in neither the command's process
+    # group nor (yet) bound to die with it; its cgroup still holds it, and so does a setsid child.
+    cgroup = command_cgroup()
+    join = 'for p in "$@"; do echo $$ > "$p"; done; setsid sleep 300 & setsid sleep 301 & wait'
+    shell = subprocess.Popen(["sh", "-c", join, "sh", *cgroup.join_paths], start_new_session=True)
+    try:
+        until = time.monotonic() + 10
+        while len(_procs(cgroup)) < 3 and time.monotonic() < until:
+            time.sleep(0.01)
+        assert len(_procs(cgroup)) == 3
+        cgroup.kill()
+        assert _procs(cgroup) == set()
+        shell.wait(timeout=10)  # its children died with it, or it with them
+    finally:
+        shell.kill()
+        shell.wait()
+        cgroup.release()
+
+
+def _procs(cgroup) -> set[int]:
+    return {int(p) for d in cgroup.dirs for p in (d / "cgroup.procs").read_text().split()}

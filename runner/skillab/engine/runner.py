@@ -25,7 +25,7 @@ from ..reports.results import RunMeta, run_settings, suite_hash
 from ..reports.summary import summarize
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.backend import require_sandbox
-from ..sandbox.process import allow_commands, kill_running_commands
+from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
@@ -210,7 +210,7 @@ class Execution:
             except KeyboardInterrupt:
                 interrupted = True
                 # Arms still running are abandoned; their sandboxed commands must not outlive us.
-                kill_running_commands()
+                stop_all_commands()
             finally:
                 # Unstarted arms are dropped; running ones finish in the background and are ignored.
                 pool.shutdown(wait=not interrupted, cancel_futures=True)

@@ -20,7 +20,7 @@ from ..core.events import Emit, Notice, TriggerTrialFinished, ignore
 from ..core.usage import Usage
 from ..errors import ProviderAuthError
 from ..grading.trajectory import render_v1
-from ..sandbox.process import kill_running_commands
+from ..sandbox.process import stop_all_commands
 from ..sandbox.scratch import private_dir
 from ..sandbox.workspace import Workspace
 from ..secrets import redact
@@ -129,7 +129,7 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> 
                                               tuple(trial.loaded), trial.error))
         except KeyboardInterrupt:
             interrupted = True
-            kill_running_commands()
+            stop_all_commands()
         finally:
             pool.shutdown(wait=not interrupted, cancel_futures=True)
     return TriggerRun([done[i] for i in sorted(done)], interrupted)

@@ -69,6 +69,8 @@ class Wrapped:
     cleanup: list[Any] = field(default_factory=list)
     # The backend reports death by signal N as exit code 128+N (so does a shell).
     signal_as_exit: bool = False
+    # Kills every process the command started, beyond its process group (its cgroup), if it can.
+    kill: Any = None
 
 
 class Backend(Protocol):

@@ -75,7 +75,7 @@ class BwrapBackend:
         if cgroup is None:
             return Wrapped(args, {}, signal_as_exit=True)
         joined = [_sh(), "-c", _JOIN_CGROUPS, "sh", str(len(cgroup.join_paths)), *cgroup.join_paths]
-        return Wrapped([*joined, *args], {}, [cgroup.release], signal_as_exit=True)
+        return Wrapped([*joined, *args], {}, [cgroup.release], signal_as_exit=True, kill=cgroup.kill)
 
     def system_view(self) -> list[str]:
         """The read-only root the command sees: the host's system directories."""

@@ -17,7 +17,9 @@ import functools
 import math
 import os
 import re
+import signal
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,8 @@ _FILE_SIZE_BLOCKS = 1 << 20  # 1 GiB, in the 1024-byte blocks of bash's ulimit -
 _ADDRESS_SPACE_KIB = 8 << 20  # 8 GiB of address space; the cgroup bounds resident memory
 _OPEN_FILES = 1024
 _CPUS = os.cpu_count() or 1
+# A killed process leaves cgroup.procs once it has exited: looked at again until it has.
+_KILL_ROUNDS = 200
 _OWN_NAME = re.compile(r"^skillab-(\d+)-[0-9a-f]{12}$")
 _KEEPER: Keeper | None = None
 _KEEPER_LOCK = threading.Lock()
@@ -71,6 +75,27 @@ class CommandCgroup:
     @property
     def join_paths(self) -> list[str]:
         return [str(directory / "cgroup.procs") for directory in self.dirs]
+
+    def kill(self) -> None:
+        """SIGKILL every process in the command's cgroups, whatever its session or pid namespace:
+        a sandbox whose ``bwrap`` was killed while starting it is outside the command's process
+        group and may not have set its parent-death signal yet. Nothing new can fork meanwhile
+        (``pids.max`` 0)."""
+        for directory in self.dirs:
+            try:
+                (directory / "pids.max").write_text("0")
+            except OSError:  # not the pids hierarchy
+                pass
+        for _ in range(_KILL_ROUNDS):
+            alive = {int(pid) for d in self.dirs for pid in _read(d / "cgroup.procs").split()}
+            if not alive:
+                return
+            for pid in alive:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.005)
 
     def release(self) -> None:
         """The command is over: its cgroups are removed in the background (``cgroup_keeper``)."""

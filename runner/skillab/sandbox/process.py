@@ -17,6 +17,7 @@ Setup commands, validators, graders, agent tools and agent CLIs all come through
 from __future__ import annotations
 
 import codecs
+import contextlib
 import functools
 import os
 import selectors
@@ -39,7 +40,7 @@ _DRAIN_GRACE_S = 1.0
 _READ_CHUNK = 65536
 _EXEC_ARGV = 'exec "$@"'
 # Process groups of commands still running, so an interrupted run can stop them all at once.
-_LIVE_GROUPS: set[int] = set()
+_LIVE_GROUPS: dict[int, Wrapped] = {}
 _LIVE_LOCK = threading.Lock()
 _STOPPING = False
 _STOPPING_REASON = "skillab is stopping: no new commands"
@@ -115,8 +116,7 @@ def _spawn(wrapped: Wrapped, cwd: Path, stdin: str | None, output_limit: int, st
            timeout_s: float) -> CommandResult:
     if stopping():
         return _not_started(_STOPPING_REASON, started)
-    # Started outside the lock, so commands start side by side; a stop that came while this one
-    # was starting is seen under the lock below, and the command is killed before it is watched.
+    # Started outside the lock (commands start side by side); a stop meanwhile is seen below.
     try:
         proc = subprocess.Popen(
             wrapped.argv,
@@ -130,18 +130,18 @@ def _spawn(wrapped: Wrapped, cwd: Path, stdin: str | None, output_limit: int, st
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return _not_started(str(exc), started)
     with _LIVE_LOCK:
-        _LIVE_GROUPS.add(proc.pid)
+        _LIVE_GROUPS[proc.pid] = wrapped
         stopped_meanwhile = _STOPPING
     out, err = _Capture(output_limit), _Capture(output_limit)
     try:
         with proc:  # closes its pipes and reaps it
             if stopped_meanwhile:
-                _kill_group(proc.pid)
+                _kill(proc.pid, wrapped)
                 return _not_started(_STOPPING_REASON, started)
-            timed_out = _supervise(proc, stdin, out, err, started + timeout_s)
+            timed_out = _supervise(proc, wrapped, stdin, out, err, started + timeout_s)
     finally:
         with _LIVE_LOCK:
-            _LIVE_GROUPS.discard(proc.pid)
+            _LIVE_GROUPS.pop(proc.pid, None)
     return CommandResult(
         exit_code=None if timed_out else _exit_code(proc.returncode, wrapped),
         stdout=out.text(),
@@ -160,15 +160,10 @@ def stop_all_commands() -> int:
     global _STOPPING
     with _LIVE_LOCK:
         _STOPPING = True
-        groups = list(_LIVE_GROUPS)
-    for pgid in groups:
-        _kill_group(pgid)
+        groups = list(_LIVE_GROUPS.items())
+    for pgid, wrapped in groups:
+        _kill(pgid, wrapped)
     return len(groups)
-
-
-def kill_running_commands() -> int:
-    """SIGKILL every command still running (an interrupted run); returns how many groups."""
-    return stop_all_commands()
 
 
 def stopping() -> bool:
@@ -212,6 +207,7 @@ def _bash() -> str:
 
 def _supervise(
     proc: subprocess.Popen[bytes],
+    wrapped: Wrapped,
     stdin: str | None,
     out: "_Capture",
     err: "_Capture",
@@ -225,7 +221,7 @@ def _supervise(
             if now >= stop_at:
                 if ended or timed_out:  # the grace period for draining is over
                     break
-                _kill_group(proc.pid)
+                _kill(proc.pid, wrapped)
                 timed_out, stop_at = True, now + _DRAIN_GRACE_S
                 continue
             session.pump(stop_at - now)
@@ -233,7 +229,7 @@ def _supervise(
                 ended = True
                 if not timed_out:
                     # Whatever the command left running in the background goes now.
-                    _kill_group(proc.pid)
+                    _kill(proc.pid, wrapped)
                     stop_at = min(stop_at, time.monotonic() + _DRAIN_GRACE_S)
     proc.wait()
     return timed_out
@@ -371,11 +367,12 @@ def _has_ended(pid: int) -> bool:
         return True
 
 
-def _kill_group(pgid: int) -> None:
-    try:
+def _kill(pgid: int, wrapped: Wrapped) -> None:
+    """SIGKILL the command's process group, and whatever else the backend can reach (its cgroup)."""
+    with contextlib.suppress(OSError):  # the group is already gone
         os.killpg(pgid, signal.SIGKILL)
-    except OSError:  # the group is already gone
-        pass
+    if wrapped.kill is not None:
+        wrapped.kill()
 
 
 def _exit_code(code: int, wrapped: Wrapped) -> int:
