@@ -301,6 +301,7 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     from skillab.reports.markdown import pooled_delta_pts, render_markdown
     from skillab.reports.results import document
     from skillab.reports.summary import summarize
+    from skillab.reports.terminal import render_table
     from skillab.session.gates import Gates
 
     from .results_golden import ROOT
@@ -316,6 +317,9 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     assert "Rescued by the skill" not in report and "+83.3" not in report
     assert "the lift is withheld" in report
     assert pooled_delta_pts([doc]) is None
+    # The terminal keeps the raw difference, and says it is not claimed as a lift.
+    [line] = [line for line in render_table(doc).splitlines() if "delta" in line and "with " in line]
+    assert "(withheld as a lift)" in line
     for gate_on in ("point", "lower-bound"):
         reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(doc)
         assert len(reasons) == 1 and "withheld" in reasons[0], reasons

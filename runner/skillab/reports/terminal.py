@@ -150,9 +150,11 @@ def _arm_error(record: dict[str, Any]) -> str | None:
 def _summary(doc: dict[str, Any]) -> list[str]:
     rate = doc["pass_rate"]
     stats = doc.get("statistics") or {}
+    # The raw difference stays visible, but never reads as a lift the run does not claim.
+    withheld = doc.get("error_dominated") or (doc.get("judge_consistency") or {}).get("lift_withheld")
     lines = [
         f"  {rate_label(doc):<12} with {_pct(rate['with_skill'])}   without {_pct(rate['without_skill'])}"
-        f"   delta {_pts(rate['delta_pts'])}{_runs_label(doc)}",
+        f"   delta {_pts(rate['delta_pts'])}{' (withheld as a lift)' if withheld else ''}{_runs_label(doc)}",
     ]
     if stats.get("summary"):
         lines.append(f"  evidence     {stats['summary']}")

@@ -142,7 +142,8 @@ def sign_flip_upper_tail(scores: Sequence[int], t: int) -> tuple[float, bool]:
 
 
 def t_quantile(q: float, df: int) -> float:
-    """Student's t quantile (Hill 1970, ACM algorithm 396); exact enough for intervals."""
+    """Student's t quantile: exact for 1 and 2 degrees of freedom, else the Cornish-Fisher
+    expansion in 1/df (Abramowitz & Stegun 26.7.5), about 0.1% low at 3 and closer above."""
     if df <= 0:
         return math.inf
     z = NormalDist().inv_cdf(q)
