@@ -41,7 +41,7 @@ import tempfile
 import time
 import venv
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillab.core.settings import EngineSettings
@@ -100,6 +100,16 @@ def machine_busy_s() -> float:
         fields = [int(x) for x in f.readline().split()[1:8]]
     user, nice, system, _idle, _iowait, irq, softirq = fields
     return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Floor:
+    """One pair's floors (``sandbox_floors``), beside that pair's reference run."""
+
+    through_skillab_s: float
+    bare_bwrap_s: float
+    bare_bwrap_cpu_s: float
+    reference_s: float = 0.0
 
 
 def bytecode_env(cache: Path) -> dict[str, str]:
@@ -172,7 +182,7 @@ def paired(pairs: int, ours, theirs, beside=None) -> tuple[list[Sample], list[Sa
     return mine, ref, ratios
 
 
-def sandbox_floors(work: Path, commands: int, concurrency: int) -> tuple[float, float, float] | None:
+def sandbox_floors(work: Path, commands: int, concurrency: int) -> Floor | None:
     """Seconds to run the suite's validator ``commands`` times at skillab's concurrency, with no
     engine around it: through skillab's own sandboxed command path (bwrap: fresh namespaces per
     command, its cgroup, its limits, the Python that spawns and watches it), and as the bare
@@ -215,7 +225,7 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> tuple[float, 
     start = time.perf_counter()
     subprocess.run(["xargs", "-P", str(concurrency), "-I{}", *argv], cwd=workspace, check=True,
                    input="".join(f"{i}\n" for i in range(commands)), text=True, env={})
-    return through_skillab, time.perf_counter() - start, machine_busy_s() - busy
+    return Floor(through_skillab, time.perf_counter() - start, machine_busy_s() - busy)
 
 
 def median_of(samples: list[Sample], attribute: str) -> float:
@@ -282,28 +292,28 @@ def main() -> int:
         for runner in (ours, theirs):
             runner(warm_up)
 
-        floors: list[tuple[float, float, float, float]] = []
+        floors: list[Floor] = []
 
         def floor(reference: Sample) -> None:
-            seconds = sandbox_floors(work, args.cases * args.runs * 2,
-                                     args.concurrency or EngineSettings().concurrency)
-            if seconds is not None:
-                floors.append((*seconds, reference.seconds))
+            found = sandbox_floors(work, args.cases * args.runs * 2,
+                                   args.concurrency or EngineSettings().concurrency)
+            if found is not None:
+                floors.append(replace(found, reference_s=reference.seconds))
 
         report_pair(f"skillab{shape} (sandbox: bwrap) vs reference",
                     *paired(args.pairs, ours, theirs, floor), "target <= 0.50x")
-        for index, label in enumerate(("skillab's sandboxed run_command, no engine",
-                                       "bare bwrap under xargs -P, no Python")):
+        for field_name, label in (("through_skillab_s", "skillab's sandboxed run_command, no engine"),
+                                  ("bare_bwrap_s", "bare bwrap under xargs -P, no Python")):
             if floors:
                 print(f"    floor    the same commands through {label}: "
-                      f"{statistics.median(f[index] for f in floors):.2f} s, median pair ratio "
-                      f"{statistics.median(f[index] / f[-1] for f in floors):.2f}x")
+                      f"{statistics.median(getattr(f, field_name) for f in floors):.2f} s, median pair ratio "
+                      f"{statistics.median(getattr(f, field_name) / f.reference_s for f in floors):.2f}x")
         if floors:
-            cpu = statistics.median(f[2] for f in floors)
+            cpu = statistics.median(f.bare_bwrap_cpu_s for f in floors)
             cores = os.cpu_count() or 1
             print(f"    floor    machine CPU of the bare bwrap commands: {cpu:.2f} s; on {cores} "
                   f"cores at least {cpu / cores:.2f} s, median pair ratio "
-                  f"{statistics.median(f[2] / cores / f[-1] for f in floors):.2f}x: the least "
+                  f"{statistics.median(f.bare_bwrap_cpu_s / cores / f.reference_s for f in floors):.2f}x: the least "
                   f"any runner starting one bwrap per command can take here")
         if not args.skip_bare:
             def bare() -> Sample:

@@ -304,13 +304,10 @@ def test_codex_is_held_to_max_turns_by_the_credential_proxy(server, workspace):
     cli.binary()
 
     def endless(req):
-        scripted = _codex_shell("echo step >> steps.txt")
-        scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
-        return scripted
+        return _one_step(_codex_shell("echo step >> steps.txt"))
 
     server.handler = endless
-    arm = ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
-                     workspace=workspace.root, max_turns=3)
+    arm = _capped_task(workspace)
     result = adapter(cli, server).run(arm)
 
     assert len(server.model_requests()) == 3
@@ -331,16 +328,14 @@ def test_a_cut_codex_stream_costs_no_turn_under_the_cap(server, workspace):
     answered = {"n": 0}
 
     def cut_once(req):
-        scripted = _codex_shell("echo step >> steps.txt")
-        scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
+        scripted = _one_step(_codex_shell("echo step >> steps.txt"))
         answered["n"] += 1
         if answered["n"] == 1:
             scripted.cut_after_events = 3  # created, in_progress, the call's item: no completion
         return scripted
 
     server.handler = cut_once
-    arm = ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
-                     workspace=workspace.root, max_turns=3)
+    arm = _capped_task(workspace)
     result = adapter(cli, server, max_retries=2).run(arm)
 
     assert len(server.model_requests()) == 4
@@ -357,16 +352,25 @@ def test_gemini_at_its_session_turn_cap_is_graded_not_errored(server, workspace)
     cli.binary()
 
     def endless(req):
-        scripted = cli.shell("echo step >> steps.txt")
-        scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
-        return scripted
+        return _one_step(cli.shell("echo step >> steps.txt"))
 
     server.handler = endless
-    arm = ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
-                     workspace=workspace.root, max_turns=3)
+    arm = _capped_task(workspace)
     result = adapter(cli, server).run(arm)
 
     assert len(server.model_requests()) == 3
     assert (workspace.root / "steps.txt").read_text() == "step\n" * 3
     assert result.error is None and result.stop_reason == "max_turns"
     assert (result.usage.input_tokens, result.usage.output_tokens) == (3 * IN_TOKENS, 3 * OUT_TOKENS)
+
+
+def _capped_task(workspace) -> ArmRequest:
+    """A task whose model never stops calling tools, capped at 3 turns."""
+    return ArmRequest(case=Case(name="task", prompt="Do the task."), arm="without_skill", skill=None,
+                      workspace=workspace.root, max_turns=3)
+
+
+def _one_step(scripted):
+    """``scripted`` (one shell step) with the usage every answered turn reports."""
+    scripted.input_tokens, scripted.output_tokens = IN_TOKENS, OUT_TOKENS
+    return scripted

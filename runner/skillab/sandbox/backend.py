@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ..errors import UsageError
 
@@ -70,7 +70,7 @@ class Wrapped:
     # The backend reports death by signal N as exit code 128+N (so does a shell).
     signal_as_exit: bool = False
     # Kills every process the command started, beyond its process group (its cgroup), if it can.
-    kill: Any = None
+    kill: Callable[[], None] | None = None
 
 
 class Backend(Protocol):

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .trees import remove_tree
-from .workspace import _parts
+from .workspace import relative_parts
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -51,7 +51,7 @@ def _directories(root: Path, names: list[str]) -> Iterator[list[int] | None]:
 def read_inside(root: Path, rel: str, limit: int) -> bytes | None:
     """At most ``limit`` bytes of the regular file ``root/rel``; None when it is missing, not a
     regular file, or reached only through a link."""
-    parts = _parts(rel)
+    parts = relative_parts(rel)
     with _directories(root, parts[:-1]) as fds:
         if fds is None:
             return None
@@ -91,7 +91,7 @@ def remove_inside(root: Path, rel: str, *, prune: bool = False) -> None:
     """Remove ``root/rel`` (a file, a link or a tree) without following a link on the way: if a
     directory on the path was replaced by a link, nothing outside is touched. ``prune`` also
     removes the directories above it that are left empty, up to ``root``."""
-    parts = _parts(rel)
+    parts = relative_parts(rel)
     with _directories(root, parts[:-1]) as fds:
         if fds is None:
             return

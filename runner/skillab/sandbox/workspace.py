@@ -43,14 +43,15 @@ def safe_join(root: Path, rel: str) -> Path:
     (separators other systems would honour), and a path whose existing symbolic links lead
     outside ``root``. Links that stay inside are fine.
     """
-    parts = _parts(rel)
+    parts = relative_parts(rel)
     path = Path(root, *parts)
     if not _within(os.path.realpath(path), os.path.realpath(root)):
         raise SandboxError(f"path {rel!r} leads outside the workspace through a symbolic link")
     return path
 
 
-def _parts(rel: str) -> list[str]:
+def relative_parts(rel: str) -> list[str]:
+    """The components of a workspace-relative path, refusing any that could leave the workspace."""
     if not isinstance(rel, str) or not rel.strip():
         raise SandboxError("an empty path names no file in the workspace")
     if "\0" in rel:
@@ -106,7 +107,7 @@ class Workspace:
     def put(self, rel: str, data: bytes) -> Path:
         """Write ``rel`` afresh: whatever is at that path (a file, a link, a directory) goes
         first, so the write never follows a link planted there."""
-        parts = _parts(rel)
+        parts = relative_parts(rel)
         self._ensure_root()
         parent = safe_join(self.root, "/".join(parts[:-1])) if len(parts) > 1 else self.root
         parent.mkdir(parents=True, exist_ok=True)
@@ -171,7 +172,7 @@ class Workspace:
                     continue
                 kept = stash / str(len(withdrawn))
                 shutil.move(source, kept)
-                withdrawn.append((_parts(rel), kept))
+                withdrawn.append((relative_parts(rel), kept))
                 self._prune_empty(source.parent)
             yield
         finally:
