@@ -30,11 +30,12 @@ from .dockerfile import package_check
 from .specs import VerifierGrader
 from .verifier_deps import SKIP_DEPS
 
-# Output that says the test runner never ran the tests (pytest exits 4 on a usage error; a
-# shell prints "command not found" and exits 127).
+# Output that says the test runner never ran the tests (pytest exits 4 on a usage error and 3
+# on an internal error, such as a plugin too new for it; a shell prints "command not found" and
+# exits 127).
 _FAILED_TO_START = re.compile(
     r"(?m)^.*(?:error: unrecognized arguments:|ERROR: usage:|: command not found|"
-    r"No module named '?pytest|ERROR: file or directory not found:|can't open file).*$"
+    r"No module named '?pytest|ERROR: file or directory not found:|can't open file|^INTERNALERROR>).*$"
 )
 _NOT_STARTED_CODES = (126, 127)
 LOGS = f"{VERIFIER_DIR}/logs"
