@@ -189,3 +189,36 @@ def test_the_callers_interpreter_is_mounted_read_only(tmp_path, monkeypatch):
     for arm in ("with_skill", "without_skill"):
         assert doc["cases"][0][arm]["extra"]["graders"][0]["score"] == 0.0
     assert not list((tmp_path / "venv").rglob("planted.py"))
+
+
+# BenchFlow's python reward writer shape: defaults that point outside the workspace, one of them
+# (the artifact directory) a variable skillab never sets.
+DEFAULTS_ONLY = """\
+#!/usr/bin/env bash
+set -euo pipefail
+WORKSPACE="${BENCHFLOW_WORKSPACE:-/root}"
+ARTIFACT_DIR="${BENCHFLOW_VERIFIER_ARTIFACT_DIR:-/logs/verifier/artifacts}"
+mkdir -p "$ARTIFACT_DIR"
+if [ -f "$WORKSPACE/out.txt" ]; then R=1; else R=0; fi
+printf '{"reward": %s}' "$R" > "${BENCHFLOW_REWARD_JSON:-/logs/verifier/reward.json}"
+printf '%s\\n' "$R" > "${BENCHFLOW_REWARD_DETAILS_JSON:-/logs/verifier/details.json}"
+cp "$WORKSPACE/out.txt" "$ARTIFACT_DIR/" 2>/dev/null || true
+"""
+
+
+def test_shell_defaults_and_benchflow_places_land_in_the_workspace(tmp_path):
+    task = make_task(tmp_path / "t", _v13("  network_mode: no-network\n"), test_sh=DEFAULTS_ONLY)
+    doc = _run(task, tmp_path / "r.json")
+    (record,) = doc["cases"]
+    assert record["outcome"] == "flip_to_pass", record["with_skill"]["extra"]["graders"]
+
+
+def test_a_pytest_internal_error_is_no_verdict_not_a_fail(tmp_path):
+    script = ('#!/bin/bash\nmkdir -p /logs/verifier\n'
+              'echo "INTERNALERROR> AttributeError: \'TestReport\' object has no attribute \'start\'"\n'
+              'echo 0.0 > /logs/verifier/reward.txt\n')
+    task = make_task(tmp_path / "t", _v13("  network_mode: no-network\n"), test_sh=script)
+    (record,) = _run(task, tmp_path / "r.json")["cases"]
+    assert record["outcome"] == "error"
+    reason = record["with_skill"]["extra"]["graders"][0]["reason"]
+    assert "failed to start its tests (INTERNALERROR>" in reason and "python3 = " in reason
