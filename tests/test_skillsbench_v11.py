@@ -222,3 +222,16 @@ def test_a_pytest_internal_error_is_no_verdict_not_a_fail(tmp_path):
     assert record["outcome"] == "error"
     reason = record["with_skill"]["extra"]["graders"][0]["reason"]
     assert "failed to start its tests (INTERNALERROR>" in reason and "python3 = " in reason
+
+
+def test_a_fail_from_a_module_python3_lacks_names_the_interpreter(tmp_path, monkeypatch):
+    python = _venv_with_probe(tmp_path / "venv")
+    monkeypatch.setenv("SKILLAB_GRADER_PYTHON", str(python))
+    script = ('#!/bin/bash\nmkdir -p /logs/verifier\n'
+              'python3 -c "import no_such_tool_here" || { echo 0 > /logs/verifier/reward.txt; exit 0; }\n'
+              'echo 1 > /logs/verifier/reward.txt\n')
+    task = make_task(tmp_path / "t", _v13("  network_mode: no-network\n"), test_sh=script)
+    (record,) = _run(task, tmp_path / "r.json")["cases"]
+    reason = record["with_skill"]["extra"]["graders"][0]["reason"]
+    assert reason.startswith("reward 0 < 1 (ModuleNotFoundError: No module named 'no_such_tool_here'")
+    assert f"python3 = {python}" in reason

@@ -35,7 +35,7 @@ class PythonView:
 def python_view(modules: tuple[str, ...] = PYTEST_MODULES) -> PythonView:
     interpreter = os.path.realpath(sys.executable)
     base = Path(os.path.realpath(sys.base_prefix))
-    system = str(base).startswith(("/usr/", "/bin/", "/lib")) or str(base) == "/usr"
+    system = in_system(base)
     placed = []
     for name in modules:
         spec = importlib.util.find_spec(name)
@@ -53,6 +53,11 @@ def python_view(modules: tuple[str, ...] = PYTEST_MODULES) -> PythonView:
     )
 
 
+def in_system(prefix: Path) -> bool:
+    """Whether ``prefix`` lies in the system directories every sandbox already shows."""
+    return str(prefix).startswith(("/usr/", "/bin/", "/lib")) or str(prefix) == "/usr"
+
+
 def _below(path: Path, root: Path) -> bool:
     return str(path) == str(root) or str(path).startswith(str(root).rstrip("/") + "/")
 
@@ -60,7 +65,6 @@ def _below(path: Path, root: Path) -> bool:
 # The interpreter graders that need the user's tools run with (pytest, pandas, ...), when
 # ``python3`` on the caller's PATH is not the one meant.
 GRADER_PYTHON_ENV = "SKILLAB_GRADER_PYTHON"
-_SYSTEM_PREFIXES = ("/usr", "/bin", "/lib", "/sbin")
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ def _caller_python(wanted: str, _path: str) -> CallerPython:
     mounts: list[Path] = []
     for raw in dict.fromkeys((prefix, base)):
         real = Path(os.path.realpath(raw))
-        if str(real) == "/usr" or str(real).startswith(tuple(p + "/" for p in _SYSTEM_PREFIXES)):
+        if in_system(real):
             continue  # in every sandbox's view already
         why = _too_wide(real)
         if why:

@@ -38,6 +38,7 @@ _FAILED_TO_START = re.compile(
     r"No module named '?pytest|ERROR: file or directory not found:|can't open file|^INTERNALERROR>).*$"
 )
 _NOT_STARTED_CODES = (126, 127)
+_MISSING_MODULE = re.compile(r"(?m)(?:ModuleNotFoundError|ImportError): No module named '?[\w.]+'?")
 LOGS = f"{VERIFIER_DIR}/logs"
 # A reward file is a number or a small JSON document; a bigger one is not read past this.
 REWARD_MAX_BYTES = 64 * 1024
@@ -97,6 +98,10 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
         return no_verdict("verifier", label, f"{exc} (the verifier ended with {result.describe()})", tail)
     passed = reward >= spec.reward_threshold
     reason = f"reward {reward:g} {'>=' if passed else '<'} {spec.reward_threshold:g}"
+    missing = _MISSING_MODULE.search(f"{result.stdout}\n{result.stderr}")
+    if not passed and missing:
+        # Likely a tool the interpreter lacks rather than the agent's work: say which python3 ran.
+        reason += f" ({missing.group(0).strip()[:120]}; {python.describe()})"
     return GraderResult("verifier", label, passed, reason, score=reward, max_score=1.0, output=tail,
                         threshold=spec.reward_threshold)
 
