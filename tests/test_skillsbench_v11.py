@@ -121,6 +121,18 @@ def test_guarded_installs_are_not_network_and_name_their_packages():
     assert read_needs(GUARDED_PIP).guarded_packages == ("skillab-probe-pkg",)
     one_line = '[ "${BENCHFLOW_SKIP_VERIFIER_DEPS:-0}" = "1" ] || pip install a==1\ncurl -s http://x\n'
     assert read_needs(one_line).guarded_packages == ("a",) and read_needs(one_line).network == ((2, "curl -s http://x"),)
+    bare_uvx = ('if [ "${BENCHFLOW_SKIP_VERIFIER_DEPS:-0}" = "1" ]; then\n  pytest t.py\nelse\n'
+                '  apt-get install -y curl\n  uvx --python 3.12 pytest t.py\nfi\n')
+    assert read_needs(bare_uvx) == type(needs)((), ("pytest",), True)
+
+
+def test_the_skip_variable_is_set_even_when_its_branch_installs_no_python_package(tmp_path):
+    script = ('#!/bin/bash\nset -e\nmkdir -p /logs/verifier\n'
+              'if [ "${BENCHFLOW_SKIP_VERIFIER_DEPS:-0}" != "1" ]; then\n  apt-get install -y jq\nfi\n'
+              'test -f "$BENCHFLOW_WORKSPACE/out.txt" && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n')
+    task = make_task(tmp_path / "t", _v13("  network_mode: no-network\n"), test_sh=script)
+    (record,) = _run(task, tmp_path / "r.json")["cases"]
+    assert record["outcome"] == "flip_to_pass", record["with_skill"]["extra"]["graders"]
 
 
 def test_a_guarded_install_loads_as_a_runnable_case(tmp_path):

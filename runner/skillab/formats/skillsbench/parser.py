@@ -94,6 +94,7 @@ def load_skillsbench(path: Path) -> Suite:
         env=tuple(sorted({**plan.env, **settings.environment_env, **settings.verifier_env}.items())),
         workspace_paths=workspace_paths,
         guarded_packages=verifier.guarded_packages,
+        reads_skip_deps=verifier.reads_skip_deps,
     )
     case = Case(
         name=task_dir.resolve().name,
@@ -270,8 +271,10 @@ class Verifier:
     files: SeedFiles
     # Lines of test.sh that need the network (each makes the case unsupported).
     network_use: tuple[str, ...] = ()
-    # What it installs unless BENCHFLOW_SKIP_VERIFIER_DEPS=1 (see verifier_deps).
+    # What it installs unless BENCHFLOW_SKIP_VERIFIER_DEPS=1 (see verifier_deps), and whether
+    # it reads that variable at all.
     guarded_packages: tuple[str, ...] = ()
+    reads_skip_deps: bool = False
 
 
 def _verifier(task_dir: Path, issues: IssueList) -> Verifier | None:
@@ -289,7 +292,8 @@ def _verifier(task_dir: Path, issues: IssueList) -> Verifier | None:
     needs = read_needs(entry.read_text(encoding="utf-8", errors="replace"))
     network = tuple(f"the verifier needs network ({directory.name}/{VERIFIER_ENTRY} line {number}: {line[:80]!r})"
                     for number, line in needs.network)
-    return Verifier(seed_files([(directory / rel, rel) for rel in files]), network[:1], needs.guarded_packages)
+    return Verifier(seed_files([(directory / rel, rel) for rel in files]), network[:1], needs.guarded_packages,
+                    needs.guarded)
 
 
 # --- path rewriting --------------------------------------------------------------------------

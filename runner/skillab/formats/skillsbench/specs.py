@@ -33,3 +33,6 @@ class VerifierGrader:
     # Python distributions the verifier installs unless BENCHFLOW_SKIP_VERIFIER_DEPS=1: when
     # the sandbox's python3 has them all, the variable is set; otherwise the arm says which lack.
     guarded_packages: tuple[str, ...] = ()
+    # The verifier reads BENCHFLOW_SKIP_VERIFIER_DEPS: set it once the packages are there (the
+    # install it skips cannot run offline).
+    reads_skip_deps: bool = False

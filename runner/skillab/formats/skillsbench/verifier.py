@@ -82,6 +82,7 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
             return no_verdict("verifier", label, f"the verifier installs {', '.join(spec.guarded_packages)} from the "
                               f"network unless {SKIP_DEPS}=1, and the sandbox has no network: {missing} "
                               f"({python.describe()})", output_tail(check))
+    if spec.reads_skip_deps:
         env[SKIP_DEPS] = "1"
     result = run(["bash", f"{VERIFIER_DIR}/tests/{spec.entry}"], extra_env=env)
     tail = output_tail(result)

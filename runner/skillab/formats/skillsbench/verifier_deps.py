@@ -106,6 +106,19 @@ def _take(text: str, guarded: bool, number: int, network: list[tuple[int, str]],
     packages += _python_packages(text)
 
 
+def _uvx_tool(words: list[str]) -> list[str]:
+    """The tool ``uvx [--with X]... [--from X] TOOL`` runs (its own distribution)."""
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in ("--with", "--from", "--python", "-p", "--index-url"):
+            skip = True
+        elif not word.startswith("-"):
+            return [word]
+    return []
+
+
 def _python_packages(text: str) -> list[str]:
     """Distributions named by ``pip install`` arguments or ``uvx --with`` options."""
     found: list[str] = []
@@ -119,6 +132,8 @@ def _python_packages(text: str) -> list[str]:
                 found += [w for w in words[i + 1:] if not w.startswith("-")]
             elif word == "--with" and i + 1 < len(words):
                 found.append(words[i + 1])
+            elif word == "uvx":
+                found += _uvx_tool(words[i + 1:])
     names = []
     for requirement in found:
         match = _REQUIREMENT.match(requirement)
