@@ -137,3 +137,30 @@ def test_a_task_that_needs_its_own_image_runs_in_it_under_sandbox_image(store, t
         assert "skills in image: 0" in grader["output"]
     # The baseline's environment, as its verifier saw it after the agent, has no skill at all.
     assert "SKILL.md visible: 0" in without["output"]
+
+
+# --- a base image the store does not hold ----------------------------------------------------
+
+
+@pytest.mark.parametrize("base, pull, said", [
+    ("ubuntu:24.04", "never", "SKILLAB_IMAGE_PULL=never"),
+    # A registry that does not answer (loopback, nothing listening): the pull is tried and fails.
+    ("127.0.0.1:9/nothing/base:1", "", "could not be pulled"),
+])
+def test_a_missing_base_is_pulled_or_the_error_says_how_to_provide_it(store, tmp_path, monkeypatch, base, pull, said):
+    monkeypatch.setenv(STORE_ENV, str(store))
+    monkeypatch.setenv("SKILLAB_IMAGE_PULL", pull)
+    from skillab.errors import UsageError
+
+    environment = tmp_path / "env"
+    environment.mkdir()
+    (environment / "Dockerfile").write_text(f"FROM {base}\nWORKDIR /root\n")
+    with pytest.raises(UsageError) as caught:
+        with image_sandbox(environment):
+            pass
+    use_sandbox(None)
+    message = str(caught.value)
+    assert f"the base image {base} is not in skillab's image store ({store})" in message and said in message
+    # Exactly how: the store's own buildah command line, an archive, or a local tag of the name FROM asks for.
+    assert f"buildah --root {store}/storage --runroot {store}/run --storage-driver vfs pull" in message
+    assert "docker-archive:" in message and f"localhost/{base.split('/')[-1]}" in message

@@ -7,6 +7,12 @@ tools, the verifier) then runs under bubblewrap exactly as with ``bwrap``, excep
 read-only root is the image's instead of the host's system directories. The arm's workspace is
 still the only writable path, so the verifier sees what the agent left, in the same environment.
 
+The build never pulls on its own (``--pull=never``): each base image the Dockerfile names is
+looked for in the store first, pulled with ``buildah pull`` when it is missing (a GitHub runner
+reaches Docker Hub), and where no registry answers, the error says how to provide it: load an
+archive or tag a local image as the name ``FROM`` asks for (``SKILLAB_IMAGE_PULL=never`` skips
+the pull).
+
 The skill never enters the image: its ``skills/`` directory is replaced by an empty one in the
 build context, so a ``COPY skills ...`` builds but copies nothing, and only the with-skill arm
 gets the skill, through its adapter, in its workspace.
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -31,6 +38,8 @@ from .bwrap import TRUSTED_PATH, BwrapBackend
 BUILD_TIMEOUT_S = 1800.0
 # Where images are stored (default: under the cache home), e.g. a directory CI keeps between runs.
 STORE_ENV = "SKILLAB_IMAGE_STORE"
+PULL_ENV = "SKILLAB_IMAGE_PULL"
+PULL_TIMEOUT_S = 900.0
 IMAGE_PREFIX = "localhost/skillab-task"
 SKILLS_DIR = "skills"
 
@@ -124,6 +133,8 @@ def build_image(buildah: str, environment: Path) -> BuiltImage:
     tag = f"{IMAGE_PREFIX}:{digest[:16]}"
     if _buildah(buildah, "images", "-q", tag, check=False).strip():
         return BuiltImage(tag, digest, built=False)
+    for base in base_images((environment / "Dockerfile").read_text(encoding="utf-8", errors="replace")):
+        provide_base(buildah, base)
     with tempfile.TemporaryDirectory(prefix="skillab-context-") as scratch:
         context = Path(scratch) / "context"
         shutil.copytree(environment, context, symlinks=True,
@@ -133,6 +144,67 @@ def build_image(buildah: str, environment: Path) -> BuiltImage:
                  "-t", tag, "-f", str(context / "Dockerfile"), str(context),
                  timeout=BUILD_TIMEOUT_S)
     return BuiltImage(tag, digest, built=True)
+
+
+def base_images(dockerfile: str) -> list[str]:
+    """The images the Dockerfile's ``FROM`` lines build on: not ``scratch``, not an earlier
+    stage (``AS name``), not one that names a build argument (buildah resolves those itself)."""
+    bases: list[str] = []
+    stages: set[str] = set()
+    text = re.sub(r"\\\n", " ", dockerfile)
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].upper() != "FROM":
+            continue
+        args = [w for w in words[1:] if not w.startswith("--")]
+        if not args:
+            continue
+        image = args[0]
+        if len(args) >= 3 and args[1].upper() == "AS":
+            stages.add(args[2].lower())
+        if image.lower() == "scratch" or image.lower() in stages or "$" in image:
+            continue
+        bases.append(image)
+    return list(dict.fromkeys(bases))
+
+
+def provide_base(buildah: str, image: str) -> None:
+    """Make ``image`` present in the store: already there, or pulled; else say how to provide it."""
+    if _succeeds(buildah, "inspect", "--type", "image", image):
+        return
+    store = storage_root()
+    how = (f"provide it: on a machine with a registry, `buildah --root {store}/storage --runroot {store}/run "
+           f"--storage-driver vfs pull {image}`; offline, load a saved copy into the same store "
+           f"(`... pull docker-archive:/path/image.tar`, or `oci-archive:`), or tag a local image as "
+           f"localhost/{image.split('/')[-1]} (`... tag IMAGE localhost/{image.split('/')[-1]}`)")
+    if os.environ.get(PULL_ENV, "").lower() == "never":
+        raise UsageError(f"--sandbox image: the base image {image} is not in skillab's image store ({store}) and "
+                         f"{PULL_ENV}=never: {how}")
+    try:
+        _buildah(buildah, "pull", "--quiet", docker_reference(image), timeout=PULL_TIMEOUT_S)
+    except UsageError as exc:
+        raise UsageError(f"--sandbox image: the base image {image} is not in skillab's image store ({store}) "
+                         f"and could not be pulled ({exc}); {how}") from None
+    if not _succeeds(buildah, "inspect", "--type", "image", image):  # a short name resolves as Docker's
+        _buildah(buildah, "tag", docker_reference(image), image)
+
+
+def docker_reference(image: str) -> str:
+    """``image`` as Docker reads it, fully qualified: ``ubuntu:24.04`` is
+    ``docker.io/library/ubuntu:24.04``, ``org/x`` is ``docker.io/org/x``; a name whose first part
+    is a host (a dot, a port, ``localhost``) is left as it is. No short-name search list is asked."""
+    first, _, rest = image.partition("/")
+    if rest and ("." in first or ":" in first or first == "localhost"):
+        return image
+    return f"docker.io/{image}" if rest else f"docker.io/library/{image}"
+
+
+def _succeeds(buildah: str, *args: str) -> bool:
+    try:
+        _buildah(buildah, *args)
+    except UsageError:
+        return False
+    return True
 
 
 def _buildah(buildah: str, *args: str, check: bool = True, timeout: float = 300.0) -> str:

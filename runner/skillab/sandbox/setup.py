@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ..errors import SandboxError
 from ..suite.model import Setup
 from .process import CommandResult
+from .python_runtime import grader_python, grader_python_env
 from .workspace import Workspace
 
 SETUP_TIMEOUT_S = 300.0
@@ -35,8 +36,13 @@ def prepare(workspace: Workspace, setup: Setup, *, timeout_s: float = SETUP_TIME
     except OSError as exc:
         return SetupResult(False, f"setup file could not be written: {exc}")
     results: list[CommandResult] = []
+    python = grader_python() if setup.user_python and setup.commands else None
     for command in setup.commands:
-        result = workspace.run(command, timeout_s=timeout_s)
+        if python is None:
+            result = workspace.run(command, timeout_s=timeout_s)
+        else:
+            result = workspace.run(command, timeout_s=timeout_s, read_only=python.read_only,
+                                   extra_env=grader_python_env(python))
         results.append(result)
         if not (result.completed and result.exit_code == 0):
             return SetupResult(False, _failure(command, result), results)

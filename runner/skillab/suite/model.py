@@ -31,6 +31,9 @@ class Setup:
 
     files: dict[str, str] = field(default_factory=dict)
     commands: tuple[str, ...] = ()
+    # The commands check the user's Python (a SkillsBench package check): they run with the
+    # python3 graders use (sandbox.python_runtime.grader_python), mounted read-only.
+    user_python: bool = False
 
 
 def setup_path_problem(rel: str) -> str | None:

@@ -98,7 +98,7 @@ class _DockerfileReader:
             except ValueError as exc:  # unbalanced quotes and the like
                 self._refuse(f"{where}: cannot read {instruction} ({exc})")
         if self.packages:
-            self.commands.insert(0, _package_check(self.packages))
+            self.commands.insert(0, package_check(self.packages))
         self.plan.commands = tuple(self.commands)
         return [(source, target) for target, source in sorted(self.pairs.items())]
 
@@ -330,7 +330,9 @@ def _pip_install(words: list[str]) -> list[str] | None:
     return names
 
 
-def _package_check(packages: list[str]) -> str:
+def package_check(packages: list[str] | tuple[str, ...]) -> str:
+    """A python3 command that exits non-zero, naming them and itself, when any of ``packages``
+    is not installed."""
     script = (
         "import sys, importlib.metadata as m\n"
         "missing = []\n"
@@ -340,8 +342,8 @@ def _package_check(packages: list[str]) -> str:
         "    except m.PackageNotFoundError:\n"
         "        missing.append(name)\n"
         "if missing:\n"
-        "    sys.exit('the task needs the Python packages ' + ', '.join(missing) + ', which python3 does "
-        "not have here; the sandbox has no network, so install them before the run')\n"
+        "    sys.exit('the task needs the Python packages ' + ', '.join(missing) + ', which python3 (' + "
+        "sys.executable + ') does not have here; the sandbox has no network, so install them before the run')\n"
     )
     names = " ".join(shlex.quote(p) for p in dict.fromkeys(packages))
     return f"python3 -c {shlex.quote(script)} {names}"

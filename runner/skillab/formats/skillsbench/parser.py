@@ -53,6 +53,7 @@ from ...yaml_source import (
 from .dockerfile import CUSTOM_IMAGE, ENVIRONMENT, SKILLS, plan_environment
 from .harbor_config import read_settings
 from .specs import VerifierGrader
+from .verifier_deps import read_needs
 
 FORMAT_NAME = "skillsbench"
 TASK_TOML, INSTRUCTION = "task.toml", "instruction.md"
@@ -60,12 +61,6 @@ VERIFIER_DIRS = ("verifier", "tests")
 VERIFIER_ENTRY = "test.sh"
 _PROMPT_HEADING = re.compile(r"^##\s+prompt\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,2}\s")
-# Commands a verifier cannot run without network.
-_NETWORK_USE = re.compile(
-    r"(?:^|[\s;&|(`])(?:apt-get|apt|apk|yum|dnf|curl|wget|uvx|npx|git\s+clone)\s"
-    r"|(?:^|[\s;&|(`])(?:pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b"
-    r"|(?:^|[\s;&|(`])uv\s+(?:run|sync|tool|add)\b"
-)
 
 
 def load_skillsbench(path: Path) -> Suite:
@@ -98,11 +93,13 @@ def load_skillsbench(path: Path) -> Suite:
         timeout_s=settings.verifier_timeout_s,
         env=tuple(sorted({**plan.env, **settings.environment_env, **settings.verifier_env}.items())),
         workspace_paths=workspace_paths,
+        guarded_packages=verifier.guarded_packages,
+        reads_skip_deps=verifier.reads_skip_deps,
     )
     case = Case(
         name=task_dir.resolve().name,
         prompt=rewrite_paths(prompt, prompt_map),
-        setup=Setup(commands=plan.commands),
+        setup=Setup(commands=plan.commands, user_python=bool(plan.commands)),
         description=settings.description,
         tags=settings.tags,
         graders=(grader,),
@@ -274,6 +271,10 @@ class Verifier:
     files: SeedFiles
     # Lines of test.sh that need the network (each makes the case unsupported).
     network_use: tuple[str, ...] = ()
+    # What it installs unless BENCHFLOW_SKIP_VERIFIER_DEPS=1 (see verifier_deps), and whether
+    # it reads that variable at all.
+    guarded_packages: tuple[str, ...] = ()
+    reads_skip_deps: bool = False
 
 
 def _verifier(task_dir: Path, issues: IssueList) -> Verifier | None:
@@ -288,13 +289,11 @@ def _verifier(task_dir: Path, issues: IssueList) -> Verifier | None:
     entry = directory / VERIFIER_ENTRY
     if entry.is_symlink():
         return None  # reported above with the other links
-    script = entry.read_text(encoding="utf-8", errors="replace")
-    needs = tuple(
-        f"the verifier needs network ({directory.name}/{VERIFIER_ENTRY} line {number}: {line.strip()[:80]!r})"
-        for number, line in enumerate(script.splitlines(), start=1)
-        if not line.strip().startswith("#") and _NETWORK_USE.search(line)
-    )
-    return Verifier(seed_files([(directory / rel, rel) for rel in files]), needs[:1])
+    needs = read_needs(entry.read_text(encoding="utf-8", errors="replace"))
+    network = tuple(f"the verifier needs network ({directory.name}/{VERIFIER_ENTRY} line {number}: {line[:80]!r})"
+                    for number, line in needs.network)
+    return Verifier(seed_files([(directory / rel, rel) for rel in files]), network[:1], needs.guarded_packages,
+                    needs.guarded)
 
 
 # --- path rewriting --------------------------------------------------------------------------
@@ -303,13 +302,14 @@ def _verifier(task_dir: Path, issues: IssueList) -> Verifier | None:
 def rewrite_paths(text: str, mapping: list[tuple[str, str]]) -> str:
     """Replace each absolute path prefix in ``mapping`` where it starts a path in ``text``.
 
-    A prefix matches only as a whole path component (``/root`` in ``/root/x`` and ``cd /root``,
-    not in ``/rootfs`` or ``a/root``); longer prefixes win.
+    A prefix matches only as a whole path component (``/root`` in ``/root/x``, ``cd /root`` and
+    ``${WORKSPACE:-/root}``, not in ``/rootfs``, ``a/root`` or ``x-/root``); longer prefixes win.
     """
     if not mapping:
         return text
     replacements = dict(mapping)
     alternatives = "|".join(re.escape(p) for p in sorted(replacements, key=len, reverse=True))
-    # A dot ends a sentence ("in /root.") unless a name goes on after it ("/root.bak").
-    pattern = re.compile(rf"(?<![\w.~/-])({alternatives})(?![\w-])(?!\.\w)")
+    # A dot ends a sentence ("in /root.") unless a name goes on after it ("/root.bak"). A path
+    # is also the default of a shell expansion, ``${BENCHFLOW_REWARD_TEXT:-/logs/verifier/...}``.
+    pattern = re.compile(rf"(?:(?<=:-)|(?<=:=)|(?<![\w.~/-]))({alternatives})(?![\w-])(?!\.\w)")
     return pattern.sub(lambda m: replacements[m.group(1)], text)

@@ -9,6 +9,7 @@ is ``errored``, never a fail the model did not earn.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -24,15 +25,20 @@ from ...grading.graders import (
     output_tail,
 )
 from ...sandbox.nofollow import read_inside
+from ...sandbox.python_runtime import grader_python, grader_python_env
+from .dockerfile import package_check
 from .specs import VerifierGrader
+from .verifier_deps import SKIP_DEPS
 
-# Output that says the test runner never ran the tests (pytest exits 4 on a usage error; a
-# shell prints "command not found" and exits 127).
+# Output that says the test runner never ran the tests (pytest exits 4 on a usage error and 3
+# on an internal error, such as a plugin too new for it; a shell prints "command not found" and
+# exits 127).
 _FAILED_TO_START = re.compile(
     r"(?m)^.*(?:error: unrecognized arguments:|ERROR: usage:|: command not found|"
-    r"No module named '?pytest|ERROR: file or directory not found:|can't open file).*$"
+    r"No module named '?pytest|ERROR: file or directory not found:|can't open file|^INTERNALERROR>).*$"
 )
 _NOT_STARTED_CODES = (126, 127)
+_MISSING_MODULE = re.compile(r"(?m)(?:ModuleNotFoundError|ImportError): No module named '?[\w.]+'?")
 LOGS = f"{VERIFIER_DIR}/logs"
 # A reward file is a number or a small JSON document; a bigger one is not read past this.
 REWARD_MAX_BYTES = 64 * 1024
@@ -50,7 +56,7 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
     clear_entry(root, VERIFIER_DIR)
     tests_dir, logs_dir = root / VERIFIER_DIR / "tests", root / LOGS
     mapping = [(path, str(root)) for path in spec.workspace_paths]
-    mapping += [("/tests", str(tests_dir)), ("/logs/verifier", str(logs_dir))]
+    mapping += [("/tests", str(tests_dir)), ("/verifier", str(tests_dir)), ("/logs/verifier", str(logs_dir))]
     for source, target in spec.tests.files:
         data = source.read_bytes()
         try:
@@ -60,28 +66,56 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
         staged = workspace.put(f"{VERIFIER_DIR}/tests/{target}", data)
         os.chmod(staged, stat.S_IMODE(source.stat().st_mode) | stat.S_IRUSR)
     logs_dir.mkdir(parents=True, exist_ok=True)
+    python = grader_python()
     # The image's ENV, with its paths moved into the workspace and $PATH taken from the sandbox.
     env = {name: rewrite_paths(expand_variables(value, {}, base=True), mapping) for name, value in spec.env}
-    result = workspace.run(
-        ["bash", f"{VERIFIER_DIR}/tests/{spec.entry}"],
-        timeout_s=spec.timeout_s,
-        extra_env=env,
-    )
+    if "PATH" in env:
+        env["PATH"] = python.env(env["PATH"]).get("PATH", env["PATH"])
+    else:
+        env.update(grader_python_env(python))
+    env = {**benchflow_env(root, tests_dir, logs_dir), **env}
+    run = functools.partial(workspace.run, timeout_s=spec.timeout_s, read_only=python.read_only)
+    if spec.guarded_packages:
+        check = run(package_check(spec.guarded_packages), extra_env=env)
+        if not (check.completed and check.exit_code == 0):
+            missing = (check.stderr.strip() or check.describe())[-300:]
+            return no_verdict("verifier", label, f"the verifier installs {', '.join(spec.guarded_packages)} from the "
+                              f"network unless {SKIP_DEPS}=1, and the sandbox has no network: {missing} "
+                              f"({python.describe()})", output_tail(check))
+    if spec.reads_skip_deps:
+        env[SKIP_DEPS] = "1"
+    result = run(["bash", f"{VERIFIER_DIR}/tests/{spec.entry}"], extra_env=env)
     tail = output_tail(result)
     if result.timed_out:
         return no_verdict("verifier", label, f"the verifier {result.describe()}", tail)
     not_started = _FAILED_TO_START.search(f"{result.stdout}\n{result.stderr}")
     if not_started or result.exit_code in _NOT_STARTED_CODES:
         line = not_started.group(0).strip()[:200] if not_started else result.describe()
-        return no_verdict("verifier", label, f"the verifier failed to start its tests ({line})", tail)
+        return no_verdict("verifier", label,
+                          f"the verifier failed to start its tests ({line}; {python.describe()})", tail)
     try:
         reward = read_reward(root)
     except ValueError as exc:
         return no_verdict("verifier", label, f"{exc} (the verifier ended with {result.describe()})", tail)
     passed = reward >= spec.reward_threshold
     reason = f"reward {reward:g} {'>=' if passed else '<'} {spec.reward_threshold:g}"
+    missing = _MISSING_MODULE.search(f"{result.stdout}\n{result.stderr}")
+    if not passed and missing:
+        # Likely a tool the interpreter lacks rather than the agent's work: say which python3 ran.
+        reason += f" ({missing.group(0).strip()[:120]}; {python.describe()})"
     return GraderResult("verifier", label, passed, reason, score=reward, max_score=1.0, output=tail,
                         threshold=spec.reward_threshold)
+
+
+def benchflow_env(root: Path, tests_dir: Path, logs_dir: Path) -> dict[str, str]:
+    """The places a BenchFlow (SkillsBench v1.1) verifier reads from its environment, in the arm."""
+    return {
+        "BENCHFLOW_WORKSPACE": str(root),
+        "BENCHFLOW_VERIFIER_DIR": str(tests_dir),
+        "BENCHFLOW_REWARD_TEXT": str(logs_dir / "reward.txt"),
+        "BENCHFLOW_REWARD_JSON": str(logs_dir / "reward.json"),
+        "BENCHFLOW_REWARD_DETAILS_JSON": str(logs_dir / "reward-details.json"),
+    }
 
 
 def read_reward(root: Path, logs: str = LOGS) -> float:
