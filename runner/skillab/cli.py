@@ -315,6 +315,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="exit 1 when a suite's trigger recall is below R (0..1)")
     gates.add_argument("--max-false-trigger-rate", type=share, metavar="R",
                        help="exit 1 when a suite's false-trigger rate is above R (0..1)")
+    gates.add_argument("--max-skill-tokens", type=positive_int, metavar="N",
+                       help="exit 1 when the skill's listing entry plus body costs more than N tokens "
+                            "in context for the run's agent (estimated at 4 characters a token)")
 
     cache = p_run.add_argument_group("baseline cache and history")
     cache.add_argument("--no-cache", action="store_true",
