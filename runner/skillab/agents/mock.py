@@ -78,8 +78,8 @@ class MockAdapter:
             raise ValueError("the without-skill arm must not be given the skill")
         if request.purpose == "trigger":
             return self._trigger(request)
-        answer = self.model.answer_for(request.case.name, request.case.prompt, request.arm,
-                                       shown=_shown(request.skill))
+        shown = _shown(request.skill) if self.model.scripts_by_skill(request.case.name) else None
+        answer = self.model.answer_for(request.case.name, request.case.prompt, request.arm, shown=shown)
         calls = [self._write(request, rel, content) for rel, content in answer.files.items()]
         if self._latency_ms:
             time.sleep(self._latency_ms / 1000)

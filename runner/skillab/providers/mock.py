@@ -50,6 +50,10 @@ class MockModel:
         return cls(yaml.safe_load(path.read_text(encoding="utf-8")),
                    script_sha256=hashlib.sha256(path.read_bytes()).hexdigest())
 
+    def scripts_by_skill(self, case_name: str) -> bool:
+        """Whether the case's answer depends on the loaded skill's content (``by_skill`` rules)."""
+        return case_name in self._rules
+
     def answer_for(self, case_name: str, prompt: str, arm: str, shown: str | None = None) -> MockAnswer:
         """The scripted answer for this arm, or the default one. ``shown`` is what the arm's
         loaded skill shows (SKILL.md and its files' paths); a ``by_skill`` rule it matches wins."""

@@ -157,13 +157,13 @@ def parse_mock_rules(data: Any, *, source: str = "mock responses") -> MockRules:
     for case, arms in (data or {}).items():
         if not isinstance(arms, dict) or RULES_KEY not in arms:
             continue
-        where = f"{source}: case {case} '{RULES_KEY}'"
         rules = arms[RULES_KEY]
         if not isinstance(rules, list) or not rules:
-            raise SkillabError(f"{where} — must be a non-empty list of {{contains:, lacks:, answer:}} rules")
+            raise SkillabError(f"{source}: case {case} '{RULES_KEY}' — must be a non-empty list of "
+                               "{contains:, lacks:, answer:} rules")
         parsed = []
         for n, rule in enumerate(rules):
-            at = f"{where}[{n}]"
+            at = f"{source}: case {case} '{RULES_KEY}[{n}]'"
             if not isinstance(rule, dict):
                 raise SkillabError(f"{at} — expected a mapping with keys {_keys(_RULE_KEYS)}")
             unknown = [k for k in rule if k not in _RULE_KEYS]
