@@ -129,7 +129,9 @@ def test_ablate_classifies_the_demo_known_by_construction(tmp_path, capsys):
     assert doc["spend"] == {"model_calls": 32 + 3 * 16, "cached_arms": 3 * 16, "cost_usd": None}
     out = capsys.readouterr().out
     assert "1 load-bearing · 1 dead weight · 1 harmful" in out
-    assert "| ## Cite the ticket | ▲ load-bearing | +50.0 |" in (tmp_path / "a.md").read_text()
+    markdown = (tmp_path / "a.md").read_text()
+    assert "| \\#\\# Cite the ticket | ▲ load-bearing | +50.0 |" in markdown
+    assert "\n- \\#\\# House style history: no contribution detectable" in markdown
     page = (tmp_path / "a.html").read_text()
     assert "<svg" in page and "House style history" in page
 

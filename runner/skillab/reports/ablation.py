@@ -12,6 +12,11 @@ from .escape import inline
 ROLE_MARK = {"load-bearing": "▲", "harmful": "▼", "dead weight": "·", "not measured": "?"}
 
 
+def _label(label: str) -> str:
+    """A part's label as markdown text: its '##' must not open a heading in a list item."""
+    return inline(label, 80).replace("#", "\\#")
+
+
 def _pts(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.1f}"
 
@@ -64,9 +69,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
             "|---|---|---:|---|---:|---:|"]
     for part in doc["parts"]:
         role = f"{ROLE_MARK[part['role']]} {part['role']}"
-        rows.append(f"| {inline(part['label'], 80)} | {role} | {_pts(part['contribution_pts'])} | "
+        rows.append(f"| {_label(part['label'])} | {role} | {_pts(part['contribution_pts'])} | "
                     f"{_ci(part['ci95'])} | {_p(part['p_adjusted'])} | {part['tokens']:,} |")
-    notes = [f"- {inline(p['label'], 80)}: {inline(p['note'])}" for p in doc["parts"] if p["note"]]
+    notes = [f"- {_label(p['label'])}: {inline(p['note'])}" for p in doc["parts"] if p["note"]]
     notes += [f"- `{inline(rel, 80)}` is kept in every variant: a grader calls it" for rel in doc["grader_files"]]
     return "\n".join([
         f"### Ablation: which part of {inline(doc['skill'], 80)} earns its tokens",
