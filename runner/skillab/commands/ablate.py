@@ -69,11 +69,20 @@ def render_plan(plan, prepared, config) -> str:
     lines.append(f"arms: {with_arms} with-skill ({cases} cases x {runs} runs x {1 + len(parts)} skills: "
                  f"the full skill and each variant) + {cases * runs} without-skill (run once, then from the "
                  "baseline cache)")
-    if config.agent.adapter == "mock":
-        lines.append("cost: mock adapter, no model is called")
+    from ..engine.plan import plan_suite
+
+    full = plan_suite(prepared, config, None)
+    variant_arms = cases * runs * len(parts)
+    judge = full.judge_calls + full.judge_calls // max(full.arms_per_record, 1) * len(parts)
+    lines.append(f"judge calls: {judge:,} ({full.judge_calls:,} for the full run, "
+                 f"{full.judge_calls // max(full.arms_per_record, 1):,} per variant)")
+    if full.cost_usd is None:
+        lines.append(f"cost: n/a ({full.basis})")
     else:
-        lines.append("cost: about (1 + parts / 2) times the cost of one `skillab run` of this suite "
-                     "(`skillab run --dry-run` prices that run)")
+        per_arm = full.cost_usd / max(full.arms_to_run, 1)
+        total = full.cost_usd + per_arm * variant_arms
+        lines.append(f"est. cost: ${total:.4f} (${full.cost_usd:.4f} for the full run, ${per_arm * cases * runs:.4f} "
+                     f"per variant; {full.basis})")
     if config.engine.max_cost_usd is not None:
         lines.append(f"cap: stops starting variants once ${config.engine.max_cost_usd:g} is spent")
     return "\n".join(lines)
