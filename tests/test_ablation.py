@@ -13,7 +13,7 @@ import pytest
 from skillab.agents.context_budget import context_cost
 from skillab.cli import main
 from skillab.errors import SkillabError
-from skillab.scoring.ablation import Contrast, classify, holm
+from skillab.scoring.ablation import Contrast, can_still_claim, classify, holm
 from skillab.scoring.inference import CasePair
 from skillab.skill.loader import load_skill
 from skillab.skill.sections import partition, split_sections, without_part
@@ -115,7 +115,7 @@ def test_ablate_classifies_the_demo_known_by_construction(tmp_path, capsys):
     skill = tmp_path / "incident-summary"
     shutil.copytree(DEMO, skill)
     output = tmp_path / "ablation.json"
-    code = main(["ablate", str(skill), "--adapter", "mock", "--no-cache", "--quiet",
+    code = main(["ablate", str(skill), "--adapter", "mock", "--no-cache", "--quiet", "--stop-early", "none",
                  "--output", str(output), "--markdown", str(tmp_path / "a.md"), "--html", str(tmp_path / "a.html")])
     assert code == 0
     doc = json.loads(output.read_text())
@@ -126,7 +126,8 @@ def test_ablate_classifies_the_demo_known_by_construction(tmp_path, capsys):
     cite = next(p for p in doc["parts"] if p["label"] == "## Cite the ticket")
     assert cite["contribution_pts"] == 50.0 and cite["p_adjusted"] < 0.05
     # The full run's 16 baselines are reused by each of the three variants.
-    assert doc["spend"] == {"model_calls": 32 + 3 * 16, "cached_arms": 3 * 16, "cost_usd": None}
+    assert doc["spend"] == {"model_calls": 32 + 3 * 16, "cached_arms": 3 * 16, "cost_usd": None,
+                            "calls_saved": 0}
     out = capsys.readouterr().out
     assert "1 load-bearing · 1 dead weight · 1 harmful" in out
     markdown = (tmp_path / "a.md").read_text()
@@ -134,6 +135,30 @@ def test_ablate_classifies_the_demo_known_by_construction(tmp_path, capsys):
     assert "\n- \\#\\# House style history: no contribution detectable" in markdown
     page = (tmp_path / "a.html").read_text()
     assert "<svg" in page and "House style history" in page
+
+
+def test_curtailment_stops_a_variant_only_once_its_role_cannot_change(tmp_path):
+    output = tmp_path / "ablation.json"
+    assert main(["ablate", str(DEMO), "--adapter", "mock", "--no-cache", "--quiet", "--order-seed", "3",
+                 "--output", str(output)]) == 0
+    doc = json.loads(output.read_text())
+    assert doc["stop_early"] == "curtail" and doc["order_seed"] == 3
+    parts = {p["label"]: p for p in doc["parts"]}
+    # The same roles as the whole suite gives (test above); only the null part could stop early.
+    assert [parts[k]["role"] for k in ("## Cite the ticket", "## House style history", "## Be exhaustive")] == [
+        "load-bearing", "dead weight", "harmful"]
+    assert parts["## Cite the ticket"]["stopped_at"] is None and parts["## Be exhaustive"]["stopped_at"] is None
+    stopped = parts["## House style history"]["stopped_at"]
+    assert stopped == 12 and "stopped at 12 of 16 cases" in parts["## House style history"]["note"]
+    assert doc["spend"]["calls_saved"] == 16 - stopped
+    assert doc["spend"]["model_calls"] == 32 + 16 + 16 + stopped
+
+
+def test_can_still_claim_looks_at_both_extremes():
+    ties = Contrast([CasePair(1, 1, 1)] * 11, [str(i) for i in range(11)], 0, 11)
+    assert can_still_claim(ties, remaining=6, runs=1)  # six more flips: p = 2/64 < 0.05
+    assert not can_still_claim(ties, remaining=5, runs=1)  # five: p = 2/32, never below 0.05
+    assert not can_still_claim(ties, remaining=0, runs=1)
 
 
 def test_ablate_dry_run_lists_parts_and_arms_without_running(tmp_path, capsys):

@@ -137,6 +137,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_run_arguments(p_ablate)
     p_ablate.add_argument("--heading-level", type=positive_int, default=2, metavar="N",
                           help="the markdown heading level that cuts SKILL.md into sections (default %(default)s: ##)")
+    p_ablate.add_argument("--stop-early", choices=("curtail", "none"), default="curtail",
+                          help="curtail (default): each variant runs its cases in a seeded random order in four "
+                               "looks and stops once no remaining result could change its part's role; none: "
+                               "every variant runs every case")
+    p_ablate.add_argument("--order-seed", dest="order_seed", type=non_negative_int, metavar="N",
+                          help="the case order's seed (default: drawn, and recorded in ablation.json)")
     p_ablate.set_defaults(output=Path("ablation.json"))
 
     p_report = add_parser(

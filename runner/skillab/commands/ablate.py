@@ -43,7 +43,9 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     reporters = [display] if display is not None else []
     with display if display is not None else nullcontext():
         result, _full = run_ablation(plan, config, reporters=reporters,
-                                     say=(lambda _m: None) if args.quiet else say)
+                                     say=(lambda _m: None) if args.quiet else say,
+                                     stop_early=None if args.stop_early == "none" else args.stop_early,
+                                     seed=args.order_seed)
     document = result.to_dict()
     Path(args.output).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     write_ablation_reports(document, markdown=args.markdown, html=args.html)

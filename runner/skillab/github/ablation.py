@@ -56,7 +56,7 @@ def ablate_locations(directories: list[Path], config: RunConfig, *, original_for
         try:
             prepared = prepare_suite(directory, config.engine)
             plan = plan_ablation(prepared, directory, level=2)
-            result, _full = run_ablation(plan, config, reporters=reporters, say=say)
+            result, _full = run_ablation(plan, config, reporters=reporters, say=say, stop_early="curtail")
         except SkillabError as exc:
             found.notes.append(f"ablation of {directory.name} not run: {exc}")
             continue

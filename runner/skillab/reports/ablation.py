@@ -41,8 +41,11 @@ def headline(doc: dict[str, Any]) -> str:
 def spend_line(doc: dict[str, Any]) -> str:
     spend = doc["spend"]
     cost = "" if spend["cost_usd"] is None else f" · ${spend['cost_usd']:.4f}"
-    return (f"{spend['model_calls']} agent arms run · {spend['cached_arms']} baselines from the cache{cost}"
-            + (f" · stopped: {doc['stopped']}" if doc.get("stopped") else ""))
+    saved = spend.get("calls_saved") or 0
+    text = f"{spend['model_calls']} agent arms run · {spend['cached_arms']} baselines from the cache{cost}"
+    if doc.get("stop_early"):
+        text += f" · {saved} arms saved by stopping early (case order seed {doc.get('order_seed')})"
+    return text + (f" · stopped: {doc['stopped']}" if doc.get("stopped") else "")
 
 
 def render_terminal(doc: dict[str, Any]) -> str:

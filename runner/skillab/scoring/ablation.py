@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed
-from .inference import ALPHA, CasePair
+from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
 from .statistics import case_statistics
 
 Role = Literal["load-bearing", "dead weight", "harmful", "not measured"]
@@ -50,6 +50,8 @@ class PartResult:
     errored_records: int
     calls: int
     note: str = ""
+    # Cases the variant ran before its label could no longer change (None: it ran them all).
+    stopped_at: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -77,6 +79,10 @@ class AblationResult:
     cost_usd: float | None
     stopped: str | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    # Sequential stopping per variant: the case order's seed, and the agent arms it saved.
+    stop_early: str | None = None
+    order_seed: int | None = None
+    calls_saved: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,7 +95,10 @@ class AblationResult:
             "grader_files": list(self.grader_files),
             "cases": self.cases,
             "runs": self.runs,
-            "spend": {"model_calls": self.calls, "cached_arms": self.cached_arms, "cost_usd": self.cost_usd},
+            "spend": {"model_calls": self.calls, "cached_arms": self.cached_arms, "cost_usd": self.cost_usd,
+                      "calls_saved": self.calls_saved},
+            "stop_early": self.stop_early,
+            "order_seed": self.order_seed,
             "stopped": self.stopped,
             "warnings": list(self.warnings),
         }
@@ -125,6 +134,20 @@ def contrast(full_records: Sequence[Any], variant_records: Sequence[Any]) -> Con
         entry[2] += 1
     names = list(counts)
     return Contrast([CasePair(*counts[n]) for n in names], names, errored, records)
+
+
+def can_still_claim(found: Contrast, remaining: int, runs: int) -> bool:
+    """Whether the ``remaining`` cases could still give the part a role. A role needs the part's
+    Holm-adjusted p below 5%, so its raw p at least; the raw p is smallest when every remaining
+    case goes the whole way in one direction (each case's score at its extreme), so when neither
+    extreme reaches 5% no result can, and the variant may stop: exact curtailment of the label."""
+    if remaining <= 0:
+        return False
+    for extreme in (CasePair(runs, 0, runs), CasePair(0, runs, runs)):
+        p, _exact = sign_flip_p(integer_scores([*found.pairs, *([extreme] * remaining)]))
+        if p < ALPHA:
+            return True
+    return False
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -177,4 +200,5 @@ def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 1
     return results
 
 
-__all__ = ["AblationResult", "Contrast", "FORMAT", "PartResult", "Role", "classify", "contrast", "holm"]
+__all__ = ["AblationResult", "Contrast", "FORMAT", "PartResult", "Role", "can_still_claim", "classify", "contrast",
+           "holm"]

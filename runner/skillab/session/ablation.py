@@ -8,7 +8,11 @@ baseline cache the full run filled (a private cache when the user turned caching
 
 Spend: parts are tried largest first (the parts most likely to matter, and the most tokens to
 save), and the run stops starting variants once ``--max-cost-usd`` is spent; the parts not run
-are reported as not measured.
+are reported as not measured. With ``stop_early="curtail"`` each variant runs its cases in a
+seeded random order, in four looks (a quarter of the cases each), and stops at the look after
+which no result of the remaining cases could give the part a role (``can_still_claim``): its
+label is the one the whole suite would give, and its contribution is reported over the cases
+it ran.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable
+import random
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +29,7 @@ from ..agents.context_budget import CHARS_PER_TOKEN
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..errors import UsageError
-from ..scoring.ablation import AblationResult, Contrast, PartResult, classify, contrast
+from ..scoring.ablation import AblationResult, Contrast, PartResult, can_still_claim, classify, contrast
 from ..skill.sections import Partition, SkillPart, partition, write_variant
 from .session import Session, SuiteRun, spent_usd
 
@@ -38,6 +43,8 @@ class AblationPlan:
     target: Path
     skill_dir: Path
     partition: Partition
+    # The graded cases, in suite order.
+    cases: tuple[str, ...] = ()
 
     @property
     def ordered(self) -> tuple[SkillPart, ...]:
@@ -59,11 +66,20 @@ def plan_ablation(prepared: Any, target: Path, *, level: int) -> AblationPlan:
     if not found.parts:
         raise UsageError(f"{skill.skill_md}: nothing to ablate — no '{'#' * level} ' heading and no bundled "
                          "file outside the graders (try --heading-level)")
-    return AblationPlan(Path(target), skill_dir, found)
+    return AblationPlan(Path(target), skill_dir, found, tuple(c.name for c in prepared.graded))
 
 
-def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say: Emit) -> tuple[AblationResult, dict]:
+LOOKS = 4
+
+
+def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say: Emit,
+                 stop_early: str | None = None, seed: int | None = None) -> tuple[AblationResult, dict]:
     """The full run and each variant's; returns the result and the full run's results document."""
+    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+    order = list(plan.cases)
+    random.Random(seed).shuffle(order)
+    looks = _looks(order) if stop_early == "curtail" else [order]
+    stopped_at: list[int | None] = []
     with tempfile.TemporaryDirectory(prefix="skillab-ablate-") as scratch:
         root = Path(scratch)
         config = _shared_baselines(config, root)
@@ -82,24 +98,40 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
                 stopped = stopped or f"cost cap ${cap:g} reached after {index} of {len(plan.ordered)} parts"
                 contrasts.append(None)
                 calls.append(0)
+                stopped_at.append(None)
                 continue
             say(f"without {part.label} ({index + 1}/{len(plan.ordered)})")
             copy = write_variant(plan.skill_dir, part, root / f"variant-{index}")
-            budget = None if cap is None else max(1e-9, cap - spent_usd(spent))
-            doc = _one(Session(reporters), copy / relative,
-                       replace(variant_config, engine=replace(variant_config.engine, max_cost_usd=budget)))
-            spent.append(doc)
-            log = RunLog.from_json(doc)
-            contrasts.append(contrast(full.records, log.records))
-            calls.append(_calls(doc))
-            if doc.get("stopped"):
-                stopped = f"cost cap reached during the variant without {part.label}"
+            records: list = []
+            ran, made = 0, 0
+            found = contrast(full.records, records)
+            for look in looks:
+                budget = None if cap is None else max(1e-9, cap - spent_usd(spent))
+                engine = replace(variant_config.engine, max_cost_usd=budget,
+                                 case_names=tuple(look) if len(looks) > 1 else variant_config.engine.case_names)
+                doc = _one(Session(reporters), copy / relative, replace(variant_config, engine=engine))
+                spent.append(doc)
+                made += _calls(doc)
+                records += RunLog.from_json(doc).records
+                ran += len(look)
+                found = contrast(full.records, records)
+                if doc.get("stopped"):
+                    stopped = f"cost cap reached during the variant without {part.label}"
+                    break
+                if ran < len(order) and not can_still_claim(found, len(order) - ran, config.engine.runs):
+                    break
+            contrasts.append(found)
+            calls.append(made)
+            stopped_at.append(ran if ran < len(order) else None)
     measured = classify(contrasts, target_lift_pts=config.engine.target_lift_pts)
     parts = tuple(
         PartResult(kind=p.kind, name=p.name, label=p.label, lines=p.lines, chars=p.chars,
-                   tokens=-(-p.chars // CHARS_PER_TOKEN), calls=n, **m)
-        for p, m, n in zip(plan.ordered, measured, calls)
+                   tokens=-(-p.chars // CHARS_PER_TOKEN), calls=n, stopped_at=at,
+                   **_stopped_note(m, at, len(order)))
+        for p, m, n, at in zip(plan.ordered, measured, calls, stopped_at)
     )
+    # Each case a variant did not run saves its with-skill arms (its baseline is cached anyway).
+    saved = sum((len(order) - at) * config.engine.runs for at in stopped_at if at is not None)
     stats = full_doc.get("statistics") or {}
     result = AblationResult(
         skill=full_doc["suite"]["skill"], suite=str(plan.target), heading_level=plan.partition.heading_level,
@@ -108,8 +140,23 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
         runs=full.settings.runs, calls=sum(_calls(d) for d in spent),
         cached_arms=sum(int(d["cache"]["hits"]) for d in spent),
         cost_usd=_cost(spent), stopped=stopped, warnings=tuple(full_doc.get("warnings") or ()),
+        stop_early=stop_early, order_seed=seed if stop_early else None, calls_saved=saved,
     )
     return result, full_doc
+
+
+def _looks(order: list[str]) -> list[list[str]]:
+    """The cases in ``LOOKS`` groups of (nearly) equal size, in order."""
+    size = max(1, -(-len(order) // LOOKS))
+    return [order[i:i + size] for i in range(0, len(order), size)]
+
+
+def _stopped_note(measured: dict, at: int | None, total: int) -> dict:
+    if at is None:
+        return measured
+    note = (f"stopped at {at} of {total} cases: no result of the rest could make it load-bearing or "
+            "harmful; its contribution is over the cases run")
+    return {**measured, "note": note + (f"; {measured['note']}" if measured.get("note") else "")}
 
 
 def _shared_baselines(config: RunConfig, scratch: Path) -> RunConfig:
