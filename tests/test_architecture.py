@@ -23,7 +23,9 @@ CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["t
 CONTRACTS = {c["id"]: c for c in CONFIG["contracts"]}
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
-MAX_LINES = 400
+# The rule is on function complexity (ruff's C901, pyproject.toml); a module is split along a
+# concept, never to fit a count. This cap only reports a module grown far past any concept.
+MAX_LINES = 600
 # Today's modules over MAX_LINES, each being split by another refactor; delete an entry when
 # its module is under the limit (the test says so).
 TOO_LONG: set[str] = set()
@@ -117,7 +119,7 @@ def test_the_contracts_fail_on_an_upward_import(tmp_path):
     assert "toy.core.upward -> toy.errors" in broken.stdout
 
 
-def test_no_module_is_over_400_lines():
+def test_no_module_is_far_over_400_lines():
     lengths = {p.relative_to(PACKAGE).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
                for p in PACKAGE.rglob("*.py")}
     too_long = {rel for rel, n in lengths.items() if n > MAX_LINES}

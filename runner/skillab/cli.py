@@ -31,6 +31,7 @@ COMMANDS = {
     "merge": ".commands.merge:cmd_merge",
     "export": ".commands.harbor:cmd_export",
     "import": ".commands.harbor:cmd_import",
+    "ablate": ".commands.ablate:cmd_ablate",
 }
 
 
@@ -89,6 +90,9 @@ class _Unbuilt:
     def add_argument_group(self, *args: Any, **kwargs: Any) -> "_Unbuilt":
         return self
 
+    def set_defaults(self, **kwargs: Any) -> None:
+        return None
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; given the ``command`` about to run, only what parsing it needs:
@@ -120,6 +124,26 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Run every case of each suite with and without the skill, grade both arms,\n"
                     "and report the lift with its evidence.")
     add_run_arguments(p_run)
+
+    p_ablate = add_parser(
+        "ablate", help="which sections and bundled files of a skill carry its lift", formatter_class=_Formatter,
+        description="Run the suite under the full skill and under each variant with one part left out (a\n"
+                    "SKILL.md section, or a bundled file no grader calls); each part is load-bearing,\n"
+                    "dead weight or harmful, by the lift's own paired test, Holm-corrected over the parts.",
+        epilog="examples:\n  skillab ablate examples/changelog-entry --adapter mock\n"
+               "  skillab ablate skills/my-skill --model claude-sonnet-4-5 --runs 3 --max-cost-usd 5 --dry-run\n\n"
+               "exit codes:\n  0  measured (or planned, with --dry-run)\n  2  usage or input error, before "
+               "any case runs\n  130  interrupted")
+    add_run_arguments(p_ablate)
+    p_ablate.add_argument("--heading-level", type=positive_int, default=2, metavar="N",
+                          help="the markdown heading level that cuts SKILL.md into sections (default %(default)s: ##)")
+    p_ablate.add_argument("--stop-early", choices=("curtail", "none"), default="curtail",
+                          help="curtail (default): each variant runs its cases in a seeded random order in four "
+                               "looks and stops once no remaining result could change its part's role; none: "
+                               "every variant runs every case")
+    p_ablate.add_argument("--order-seed", dest="order_seed", type=non_negative_int, metavar="N",
+                          help="the case order's seed (default: drawn, and recorded in ablation.json)")
+    p_ablate.set_defaults(output=Path("ablation.json"))
 
     p_report = add_parser(
         "report", help="re-render the reports of a results document", formatter_class=_Formatter,
@@ -315,6 +339,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="exit 1 when a suite's trigger recall is below R (0..1)")
     gates.add_argument("--max-false-trigger-rate", type=share, metavar="R",
                        help="exit 1 when a suite's false-trigger rate is above R (0..1)")
+    gates.add_argument("--max-skill-tokens", type=positive_int, metavar="N",
+                       help="exit 1 when the skill's listing entry plus body costs more than N tokens "
+                            "in context for the run's agent (estimated at 4 characters a token)")
 
     cache = p_run.add_argument_group("baseline cache and history")
     cache.add_argument("--no-cache", action="store_true",

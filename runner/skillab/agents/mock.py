@@ -78,7 +78,8 @@ class MockAdapter:
             raise ValueError("the without-skill arm must not be given the skill")
         if request.purpose == "trigger":
             return self._trigger(request)
-        answer = self.model.answer_for(request.case.name, request.case.prompt, request.arm)
+        shown = _shown(request.skill) if self.model.scripts_by_skill(request.case.name) else None
+        answer = self.model.answer_for(request.case.name, request.case.prompt, request.arm, shown=shown)
         calls = [self._write(request, rel, content) for rel, content in answer.files.items()]
         if self._latency_ms:
             time.sleep(self._latency_ms / 1000)
@@ -120,6 +121,14 @@ class MockAdapter:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
         return ToolCall("write_file", {"path": rel}, output="ok")
+
+
+def _shown(skill: Any) -> str | None:
+    """What an arm's loaded skill shows the agent: SKILL.md and the paths of its files."""
+    if skill is None:
+        return None
+    text = skill.skill_md_bytes().decode("utf-8", errors="replace")
+    return "\n".join((text, *skill.bundled))
 
 
 def _estimate_usage(request: ArmRequest, answer: MockAnswer) -> Usage:

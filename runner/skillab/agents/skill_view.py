@@ -65,10 +65,10 @@ def inline_section(skill: Skill) -> str:
 
 def discover_section(*skills: Skill) -> str:
     """The listing of ``skills``: one line each, name, description and where SKILL.md lies."""
-    return DISCOVER_TEMPLATE.format(listing="\n".join(_listing_line(s) for s in skills))
+    return DISCOVER_TEMPLATE.format(listing="\n".join(listing_line(s) for s in skills))
 
 
-def _listing_line(skill: Skill) -> str:
+def listing_line(skill: Skill) -> str:
     description = " ".join(skill.description.split()) or "(no description)"
     return f"- {skill.name}: {description} (instructions: {skill_md_path(skill)})"
 

@@ -253,7 +253,8 @@ def gate_exit(args: argparse.Namespace, documents: list[dict]) -> int:
     """The gates on finished documents: exit 1 with one line per failure, else 0."""
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
-                  args.min_trigger_recall, args.max_false_trigger_rate)
+                  args.min_trigger_recall, args.max_false_trigger_rate,
+                  max_skill_tokens=getattr(args, "max_skill_tokens", None))
     reasons = [r for doc in documents for r in gates.failures(doc)]
     for reason in reasons:
         say(f"gate failed: {reason}")

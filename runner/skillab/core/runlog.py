@@ -60,6 +60,8 @@ class RunSettings:
     stopped: str | None = None
     # The trigger trials' block (``engine.trigger``); None when the suite has no trigger queries.
     triggers: dict[str, Any] | None = None
+    # What the skill costs in context for this run's agent (``agents.context_budget``).
+    context_budget: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> "RunSettings":
@@ -93,6 +95,7 @@ class RunSettings:
             planned_cases=doc.get("planned_cases"),
             stopped=doc.get("stopped"),
             triggers=doc.get("triggers"),
+            context_budget=doc.get("context_budget"),
         )
 
 
@@ -123,7 +126,7 @@ _HEAD = ("format", "tool", "suite", "adapter", "models", "isolation", "runs", "p
 _TAIL = ("cases_skipped_trigger_only", "verdict", "verdict_classified", "outcome_counts", "statistics",
          "judge_consistency", "cache", "usage", "timings", "interrupted", "planned_cases", "stopped",
          "activation", "contaminated_arms", "warnings", "trigger_only_cases", "triggers", "criteria",
-         "pass_at_k", "comparison", "trend", "cases", "reward")
+         "pass_at_k", "comparison", "trend", "cases", "reward", "context_budget")
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,8 @@ class RunLog:
         doc["cases"] = [r.to_dict() for r in self.records]
         if d.reward is not None:
             doc["reward"] = d.reward
+        if s.context_budget is not None:
+            doc["context_budget"] = s.context_budget
         return doc
 
     @classmethod

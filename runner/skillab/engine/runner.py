@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents.base import ArmName
+from ..agents.context_budget import context_block
 from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
@@ -389,6 +390,8 @@ class Execution:
             planned_cases=self.planned,
             stopped=self.stopped,
             judge_consistency=self.consistency,
+            context_budget=context_block(self.prepared.skill, self.adapter.name,
+                                         self.original.skill if self.original is not None else None),
             shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
             if self.plan is not None else None,
         ), records)

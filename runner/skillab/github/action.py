@@ -105,7 +105,10 @@ class Action:
                                "only; the `mode: merge` job reports, comments and gates the whole.")
         if state.selection.suites:
             # Several agents: every suite under the first, then the next (see ``agents``).
-            self.run_suites(self.configs())
+            configs = self.configs()
+            self.run_suites(configs)
+            if self.inputs.ablate and not (state.interrupted or state.failures):
+                self.ablate(configs[0])
         else:
             self.nothing_to_run()
 
@@ -199,6 +202,30 @@ class Action:
             # The spend cap is a gate, not a cancellation: the check fails, the results stand.
             self.state.failures.append(f"stopped early: {result.stopped}")
         self.state.interrupted = self.state.interrupted or result.interrupted
+
+    def ablate(self, config: RunConfig) -> None:
+        """The ``ablate`` input: each evaluated suite's parts, under the first agent, within
+        what the spend cap has left."""
+        from ..reports.progress import LineReporter
+        from ..session.session import spent_usd
+        from .ablation import ablate_locations
+
+        cap = config.engine.max_cost_usd
+        if cap is not None:
+            left = cap - spent_usd(self.state.documents)
+            if left <= 0:
+                self.state.notes.append("Ablation not run: the spend cap was reached by the evaluation.")
+                return
+            config = replace(config, engine=replace(config.engine, max_cost_usd=left))
+        locations = {loc.directory: loc for loc in self.state.selection.suites}
+        log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
+        with self.log.group("skillab: ablation"):
+            found = ablate_locations(
+                list(locations), config, reporters=[log],
+                original_for=lambda d: choose_original(locations[d], config, self.ctx.event).ref,
+                say=lambda text: self.log.line("  " + redact(text, self.env)))
+        self.state.ablations.extend(found.documents)
+        self.state.notes.extend(redact(n, self.env) for n in found.notes)
 
     def suite_settings(self, location: SuiteLocation, config: RunConfig) -> RunConfig:
         engine = replace(config.engine, against=self.against_for(location, config),
@@ -307,6 +334,10 @@ class Action:
         if state.interrupted:
             verdicts.insert(0, "Interrupted: these are partial results.")
         report = render_markdown(shown, run_url=self.ctx.run_url, notes=verdicts + state.notes)
+        if state.ablations:
+            from .ablation import ablation_markdown
+
+            report += "\n" + ablation_markdown(state.ablations)
         paths = self.write_files(documents, report)
         summary_extra = self.comment(report)
         verdict = overall_verdict(shown) or ("error" if state.failures else "none")
@@ -341,7 +372,8 @@ class Action:
         state = self.state
         inputs = self.inputs
         gates = Gates(tuple(inputs.fail_on_verdict), inputs.min_delta_pts, inputs.gate_on,
-                      inputs.min_trigger_recall, inputs.max_false_trigger_rate, require_measured=True)
+                      inputs.min_trigger_recall, inputs.max_false_trigger_rate, require_measured=True,
+                      max_skill_tokens=inputs.max_skill_tokens)
         for outcome in state.outcomes:
             if outcome.failure:
                 state.failures.append(outcome.failure)

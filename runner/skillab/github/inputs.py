@@ -103,6 +103,13 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("sandbox", "", "Isolation backend for every command a suite runs (as `skillab run "
               "--sandbox`): `bwrap`, `image` or `none` (unsandboxed, and every report says so). "
               "Empty: bwrap, and a real-agent run fails closed when it cannot work."),
+    InputSpec("ablate", "false", "`true`: also run `skillab ablate` on each evaluated skill: which "
+              "SKILL.md sections and bundled files carry its lift (load-bearing, dead weight, "
+              "harmful); the comment annotates the sections the pull request changed. Costs about "
+              "(1 + sections / 2) runs of the suite; bounded by `max-cost-usd`."),
+    InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
+              "more than this many tokens in context for the run's agent (as `skillab run "
+              "--max-skill-tokens`). Empty: no gate."),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
 
@@ -133,6 +140,8 @@ class ActionInputs:
     max_false_trigger_rate: float | None = None
     siblings: str = "auto"
     sandbox: str | None = None
+    ablate: bool = False
+    max_skill_tokens: int | None = None
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -206,6 +215,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         cache_dir=raw["cache-dir"] or None,
         max_cost_usd=_cost(raw, "max-cost-usd"),
         sandbox=_sandbox(raw["sandbox"]),
+        ablate=_boolean(raw, "ablate"),
+        max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,

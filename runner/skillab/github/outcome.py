@@ -50,6 +50,8 @@ class ActionRun:
     interrupted: bool = False
     # The usage error that stopped the run before its suites (its exit code wins).
     stopped: SkillabError | None = None
+    # ``skillab.ablation/1`` documents of the ``ablate`` input, each with ``changed_in_pr``.
+    ablations: list[dict[str, Any]] = field(default_factory=list)
 
     def failed_suites(self, shard: object | None) -> list[dict[str, Any]]:
         """A shard job's suites that produced no document, as its results file lists them for

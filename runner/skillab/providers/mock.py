@@ -25,6 +25,7 @@ from ..suite.mock_script import (
     load_mock_responses,
     parse_mock_loads,
     parse_mock_responses,
+    parse_mock_rules,
 )
 
 class MockModel:
@@ -36,7 +37,8 @@ class MockModel:
     def __init__(self, script: dict | None = None, *, script_sha256: str | None = None):
         self._responses = parse_mock_responses(script or {}, source="mock responses")
         self._loads = parse_mock_loads(script or {})
-        self.script_sha256 = script_sha256 or content_sha256(self._responses, self._loads)
+        self._rules = parse_mock_rules(script or {})
+        self.script_sha256 = script_sha256 or content_sha256(self._responses, self._loads, self._rules)
 
     @classmethod
     def from_file(cls, path: Path | None) -> "MockModel":
@@ -48,8 +50,17 @@ class MockModel:
         return cls(yaml.safe_load(path.read_text(encoding="utf-8")),
                    script_sha256=hashlib.sha256(path.read_bytes()).hexdigest())
 
-    def answer_for(self, case_name: str, prompt: str, arm: str) -> MockAnswer:
-        """The scripted answer for this arm, or the default one."""
+    def scripts_by_skill(self, case_name: str) -> bool:
+        """Whether the case's answer depends on the loaded skill's content (``by_skill`` rules)."""
+        return case_name in self._rules
+
+    def answer_for(self, case_name: str, prompt: str, arm: str, shown: str | None = None) -> MockAnswer:
+        """The scripted answer for this arm, or the default one. ``shown`` is what the arm's
+        loaded skill shows (SKILL.md and its files' paths); a ``by_skill`` rule it matches wins."""
+        if shown is not None:
+            rule = next((r for r in self._rules.get(case_name, ()) if r.matches(shown)), None)
+            if rule is not None:
+                return rule.answer
         scripted = self._responses.get(case_name, {})
         key = ARM_KEY[arm]
         if key == "original" and key not in scripted:

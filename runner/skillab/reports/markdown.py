@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from .context_view import context_text
 from ..scoring.statistics import pooled_statistics
 from . import escape
 from .markdown_cases import cases_section, size
@@ -107,6 +108,7 @@ def render_markdown(
             _format_sections(suites, graded),
             trend_section(suites),
             _disclosures(suites),
+            _context(graded),
             _notes(notes),
         )
         if part
@@ -300,6 +302,17 @@ def _disclosures(suites: list[SuiteView]) -> str:
         if len(s.warnings) > 10:
             lines.append(f"  - and {len(s.warnings) - 10} more warnings in results.json")
     return ("**Disclosures**\n\n" + "\n".join(lines)) if lines else ""
+
+
+def _context(documents: Sequence[dict[str, Any]]) -> str:
+    """What each skill costs in context, and its change against the original (a PR's base)."""
+    lines = []
+    for doc in documents:
+        text = context_text(doc.get("context_budget"))
+        if text:
+            prefix = f"{escape.inline(doc['suite']['skill'], 80)}: " if len(documents) > 1 else ""
+            lines.append(f"- {prefix}{escape.inline(text, 400)}")
+    return ("**Context budget**\n\n" + "\n".join(lines)) if lines else ""
 
 
 def _notes(notes: Sequence[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from .context_view import context_text
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
 from .partial import interruption
 from .trigger_gates import only_triggers
@@ -202,6 +203,9 @@ def _summary(doc: dict[str, Any]) -> list[str]:
         + f" · {doc['timings']['wall_ms'] / 1000:.1f}s wall · sandbox: "
         + _sandbox_label(doc)
     )
+    context = context_text(doc.get("context_budget"))
+    if context:
+        lines.append(f"  context      {context}")
     lines += _judge_consistency(doc)
     if doc["adapter"]["name"] == "mock":
         lines.append("  note         mock adapter: the answers are scripted, so this lift shows the "

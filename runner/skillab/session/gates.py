@@ -19,6 +19,8 @@ class Gates:
     max_false_trigger_rate: float | None = None
     # Fail a suite that measured nothing at all (every case errored, no trigger trial ran).
     require_measured: bool = False
+    # ``--max-skill-tokens``: the skill's listing entry plus body, for the run's agent.
+    max_skill_tokens: int | None = None
 
     def failures(self, doc: dict[str, Any], name: str | None = None) -> list[str]:
         """One line per gate the document fails (``name``: the suite, for the measured gate)."""
@@ -26,6 +28,10 @@ class Gates:
         if self.require_measured and int(doc.get("cases_aggregated", 0)) == 0 and not _triggers_measured(doc):
             reasons.append(f"{name or doc['suite']['skill']}: measured nothing "
                            f"({int(doc.get('errors', 0))} of {doc.get('total_cases', 0)} cases errored)")
+        from ..reports.context_view import skill_tokens_failure
+
+        too_big = skill_tokens_failure(doc, self.max_skill_tokens)
+        reasons += [too_big] if too_big else []
         return reasons + gate_failures(doc, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
                                        max_false_trigger_rate=self.max_false_trigger_rate)

@@ -2,8 +2,12 @@
 
 The file is a YAML mapping of case name → ``{with:, without:, original:}``, each arm's answer a
 string or ``{text: ..., files: {relpath: content}}``; ``loads:`` / ``loads_original:`` script the
-trigger trials (``true``, ``false`` or a list of skill names). Every problem is a ``SkillabError``
-naming the file, the case and the field.
+trigger trials (``true``, ``false`` or a list of skill names). ``by_skill:`` scripts an arm that
+loads a skill by what that skill shows: a list of ``{contains:, lacks:, answer:}`` rules, the
+first whose texts the loaded SKILL.md (or a bundled file's path) contains, and whose ``lacks``
+texts it does not, answering for it (``skillab ablate`` needs answers that follow the skill's
+content, not only the arm). Every problem is a ``SkillabError`` naming the file, the case and the
+field.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from .model import setup_path_problem
 MOCK_RESPONSES_FILE = "mock-responses.yaml"
 ARM_KEYS: tuple[str, ...] = ("with", "without", "original")
 LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original")
+RULES_KEY = "by_skill"
+_RULE_KEYS = frozenset({"contains", "lacks", "answer"})
 # The script's key for each arm.
 ARM_KEY = {"with_skill": "with", "without_skill": "without", "original": "original"}
 _ANSWER_KEYS = frozenset({"text", "files"})
@@ -36,6 +42,22 @@ class MockAnswer:
 
 
 MockResponses = dict[str, dict[str, MockAnswer]]
+
+
+@dataclass(frozen=True)
+class SkillRule:
+    """A ``by_skill`` rule: the answer of an arm whose loaded skill shows every ``contains``
+    text and no ``lacks`` text."""
+
+    contains: tuple[str, ...]
+    lacks: tuple[str, ...]
+    answer: MockAnswer
+
+    def matches(self, shown: str) -> bool:
+        return all(t in shown for t in self.contains) and not any(t in shown for t in self.lacks)
+
+
+MockRules = dict[str, tuple[SkillRule, ...]]
 
 
 def load_mock_responses(path: Path) -> MockResponses:
@@ -55,6 +77,7 @@ def load_mock_responses(path: Path) -> MockResponses:
         raise SkillabError(f"{where}: mock responses file is not valid YAML") from None
     responses = parse_mock_responses(data, source=str(path))
     parse_mock_loads(data, source=str(path))
+    parse_mock_rules(data, source=str(path))
     return responses
 
 
@@ -96,11 +119,11 @@ def parse_mock_responses(data: Any, *, source: str = "mock responses") -> MockRe
             raise SkillabError(f"{source}: case name {case!r} must be a non-empty string")
         if not isinstance(arms, dict):
             raise SkillabError(f"{source}: case {case} — expected a mapping with keys {_keys(ARM_KEYS)}")
-        unknown = [k for k in arms if k not in ARM_KEYS + LOAD_KEYS]
+        unknown = [k for k in arms if k not in (*ARM_KEYS, *LOAD_KEYS, RULES_KEY)]
         if unknown:
             raise SkillabError(
                 f"{source}: case {case} — unknown key {unknown[0]!r} "
-                f"(allowed: {_keys(ARM_KEYS + LOAD_KEYS)})"
+                f"(allowed: {_keys((*ARM_KEYS, *LOAD_KEYS, RULES_KEY))})"
             )
         parsed[case] = {arm: _answer(value, source, case, arm) for arm, value in arms.items()
                         if arm in ARM_KEYS}
@@ -126,6 +149,43 @@ def parse_mock_loads(data: Any, *, source: str = "mock responses") -> MockLoads:
                                    "of skill names")
             found.setdefault(case, {})[key] = value
     return found
+
+
+def parse_mock_rules(data: Any, *, source: str = "mock responses") -> MockRules:
+    """The ``by_skill`` rules of a checked script: case → rules in order."""
+    found: MockRules = {}
+    for case, arms in (data or {}).items():
+        if not isinstance(arms, dict) or RULES_KEY not in arms:
+            continue
+        rules = arms[RULES_KEY]
+        if not isinstance(rules, list) or not rules:
+            raise SkillabError(f"{source}: case {case} '{RULES_KEY}' — must be a non-empty list of "
+                               "{contains:, lacks:, answer:} rules")
+        parsed = []
+        for n, rule in enumerate(rules):
+            at = f"{source}: case {case} '{RULES_KEY}[{n}]'"
+            if not isinstance(rule, dict):
+                raise SkillabError(f"{at} — expected a mapping with keys {_keys(_RULE_KEYS)}")
+            unknown = [k for k in rule if k not in _RULE_KEYS]
+            if unknown:
+                raise SkillabError(f"{at} — unknown key {unknown[0]!r} (allowed: {_keys(_RULE_KEYS)})")
+            if "answer" not in rule:
+                raise SkillabError(f"{at} — 'answer' is missing")
+            contains, lacks = _texts(rule.get("contains"), at, "contains"), _texts(rule.get("lacks"), at, "lacks")
+            if not contains and not lacks:
+                raise SkillabError(f"{at} — give 'contains' or 'lacks' (a text or a list of texts)")
+            parsed.append(SkillRule(contains, lacks, _answer(rule["answer"], source, case, f"{RULES_KEY}[{n}]")))
+        found[case] = tuple(parsed)
+    return found
+
+
+def _texts(value: Any, where: str, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(t, str) and t for t in items):
+        raise SkillabError(f"{where} '{key}' — must be a non-empty text or a list of them")
+    return tuple(items)
 
 
 def _answer(value: Any, source: str, case: str, arm: str) -> MockAnswer:
@@ -162,12 +222,16 @@ def _keys(keys: Any) -> str:
     return ", ".join(sorted(keys))
 
 
-def content_sha256(responses: MockResponses, loads: MockLoads | None = None) -> str:
+def content_sha256(responses: MockResponses, loads: MockLoads | None = None,
+                   rules: MockRules | None = None) -> str:
     """Identifies a script given as data rather than a file (the file's own bytes otherwise)."""
     canonical: dict[str, Any] = {
         case: {arm: {"text": a.text, "files": a.files} for arm, a in arms.items()}
         for case, arms in responses.items()
     }
+    if rules:
+        canonical["\0rules"] = {case: [[list(r.contains), list(r.lacks), r.answer.text, r.answer.files]
+                                         for r in found] for case, found in rules.items()}
     if loads:
         canonical["\0loads"] = {case: {k: list(v) if isinstance(v, tuple) else v for k, v in keys.items()}
                                 for case, keys in loads.items()}

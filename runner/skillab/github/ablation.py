@@ -1,0 +1,92 @@
+"""The Action's ``ablate`` input: each evaluated skill's parts measured, in the comment, with the
+sections the pull request changed marked beside their measured contribution.
+
+A section counts as changed when the base commit's SKILL.md has no section of that heading with
+the same text (new or edited); the base is the original the Action compares with (``original``).
+An ablation that cannot run (no sections, the suite outside the skill's folder) is a note, never
+a failed check: the ablation informs the review, the lift gates it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.settings import RunConfig
+from ..errors import SkillabError
+from ..skill.loader import Skill
+from ..skill.sections import split_sections
+
+
+@dataclass
+class ActionAblations:
+    """What the ablations of one Action run produced: documents, and notes for the comment."""
+
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def changed_sections(candidate: Skill, original: Skill | None) -> set[str]:
+    """Labels of the candidate's sections that are new or edited against ``original``."""
+    now = _sections(candidate)
+    if original is None:
+        return set(now)
+    before = set(_sections(original).items())
+    return {label for label, text in now.items() if (label, text) not in before}
+
+
+def _sections(skill: Skill) -> dict[str, str]:
+    text = skill.skill_md_bytes().decode("utf-8", errors="replace")
+    lines = text.splitlines(keepends=True)
+    return {part.label: "".join(lines[part.lines[0] - 1: part.lines[1]]).strip()
+            for part in split_sections(text) if part.lines is not None}
+
+
+def ablate_locations(directories: list[Path], config: RunConfig, *, original_for: Callable[[Path], str | None],
+                     reporters: list, say: Callable[[str], None]) -> ActionAblations:
+    """Ablate each suite directory under ``config``; each result carries ``changed_in_pr``."""
+    from ..engine.against import open_original
+    from ..engine.prepare import prepare_suite
+    from ..session.ablation import plan_ablation, run_ablation
+
+    found = ActionAblations()
+    for directory in directories:
+        try:
+            prepared = prepare_suite(directory, config.engine)
+            plan = plan_ablation(prepared, directory, level=2)
+            result, _full = run_ablation(plan, config, reporters=reporters, say=say, stop_early="curtail")
+        except SkillabError as exc:
+            found.notes.append(f"ablation of {directory.name} not run: {exc}")
+            continue
+        document = result.to_dict()
+        ref = original_for(directory)
+        original = None
+        if ref is not None:
+            try:
+                with open_original(ref, prepared.skill.root) as base:
+                    document["changed_in_pr"] = sorted(changed_sections(prepared.skill, base.skill))
+                    original = base
+            except SkillabError:
+                original = None
+        if original is None:
+            document["changed_in_pr"] = sorted(changed_sections(prepared.skill, None)) if ref else []
+        found.documents.append(document)
+    return found
+
+
+def ablation_markdown(documents: list[dict[str, Any]]) -> str:
+    """Each ablation's markdown section, the PR's changed sections marked in the table."""
+    from ..reports.ablation import render_markdown
+
+    parts = []
+    for doc in documents:
+        changed = set(doc.get("changed_in_pr") or ())
+        marked = {**doc, "parts": [{**p, "label": p["label"] + (" ✏️ changed in this PR" if p["label"] in changed else "")}
+                                   for p in doc["parts"]]}
+        parts.append(render_markdown(marked))
+    return "\n".join(parts)
+
+
+__all__ = ["ActionAblations", "ablate_locations", "ablation_markdown", "changed_sections"]

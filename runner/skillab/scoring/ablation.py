@@ -1,0 +1,204 @@
+"""Which part of a skill carries its lift: each leave-one-out variant against the full skill.
+
+The evidence is the lift's own: per case, the full skill's with-skill passes against the
+variant's, over the runs both measured (``statistics.case_statistics``, the same exact
+sign-flip test, interval and power statement). Several parts are tested at once, so the claim
+that one matters is held to a family-wise 5% with Holm's step-down over the parts: a skill with
+no part that matters gets a "load-bearing" or "harmful" label at most 5% of the time, whatever
+the number of parts.
+
+- **load-bearing**: taking the part out loses lift beyond noise;
+- **harmful**: taking it out gains lift beyond noise;
+- **dead weight**: no contribution this suite can detect; the report gives the smallest one it
+  could have detected, so "dead weight" is never read as "proven useless".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed
+from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
+from .statistics import case_statistics
+
+Role = Literal["load-bearing", "dead weight", "harmful", "not measured"]
+FORMAT = "skillab.ablation/1"
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """One part's measured contribution: the full skill's pass rate minus the variant's."""
+
+    kind: str
+    name: str
+    label: str
+    lines: tuple[int, int] | None
+    chars: int
+    tokens: int
+    role: Role
+    contribution_pts: float | None
+    ci95: tuple[float, float] | None
+    p_value: float | None
+    # Holm-adjusted over every part tested in the run.
+    p_adjusted: float | None
+    # The smallest contribution the suite detects with 80% power (None: it cannot at any size).
+    detectable_pts: float | None
+    n_cases: int
+    errored_records: int
+    calls: int
+    note: str = ""
+    # Cases the variant ran before its label could no longer change (None: it ran them all).
+    stopped_at: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["lines"] = list(self.lines) if self.lines else None
+        out["ci95"] = list(self.ci95) if self.ci95 else None
+        return out
+
+
+@dataclass(frozen=True)
+class AblationResult:
+    """The whole ablation: the full skill's lift, each part's result, and what it cost."""
+
+    skill: str
+    suite: str
+    heading_level: int
+    full_lift_pts: float | None
+    full_summary: str | None
+    parts: tuple[PartResult, ...]
+    # Bundled files no variant leaves out, because a grader calls them.
+    grader_files: tuple[str, ...]
+    cases: int
+    runs: int
+    calls: int
+    cached_arms: int
+    cost_usd: float | None
+    stopped: str | None = None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    # Sequential stopping per variant: the case order's seed, and the agent arms it saved.
+    stop_early: str | None = None
+    order_seed: int | None = None
+    calls_saved: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "skill": self.skill,
+            "suite": self.suite,
+            "heading_level": self.heading_level,
+            "full": {"lift_pts": self.full_lift_pts, "summary": self.full_summary},
+            "parts": [p.to_dict() for p in self.parts],
+            "grader_files": list(self.grader_files),
+            "cases": self.cases,
+            "runs": self.runs,
+            "spend": {"model_calls": self.calls, "cached_arms": self.cached_arms, "cost_usd": self.cost_usd,
+                      "calls_saved": self.calls_saved},
+            "stop_early": self.stop_early,
+            "order_seed": self.order_seed,
+            "stopped": self.stopped,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """A part's per-case evidence before the family-wise correction."""
+
+    pairs: list[CasePair]
+    names: list[str]
+    errored: int
+    records: int
+
+
+def contrast(full_records: Sequence[Any], variant_records: Sequence[Any]) -> Contrast:
+    """Per case, passes of the full skill's with-skill arm against the variant's, over the runs
+    where neither arm errored."""
+    full = {(r.case_name, r.run_index): r.with_skill for r in full_records}
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    errored = records = 0
+    for record in variant_records:
+        mine, theirs = record.with_skill, full.get((record.case_name, record.run_index))
+        if theirs is None:
+            continue
+        records += 1
+        if mine is None or mine.errored or theirs.errored:
+            errored += 1
+            continue
+        entry = counts[record.case_name]
+        entry[0] += arm_passed(theirs)
+        entry[1] += arm_passed(mine)
+        entry[2] += 1
+    names = list(counts)
+    return Contrast([CasePair(*counts[n]) for n in names], names, errored, records)
+
+
+def can_still_claim(found: Contrast, remaining: int, runs: int) -> bool:
+    """Whether the ``remaining`` cases could still give the part a role. A role needs the part's
+    Holm-adjusted p below 5%, so its raw p at least; the raw p is smallest when every remaining
+    case goes the whole way in one direction (each case's score at its extreme), so when neither
+    extreme reaches 5% no result can, and the variant may stop: exact curtailment of the label."""
+    if remaining <= 0:
+        return False
+    for extreme in (CasePair(runs, 0, runs), CasePair(0, runs, runs)):
+        p, _exact = sign_flip_p(integer_scores([*found.pairs, *([extreme] * remaining)]))
+        if p < ALPHA:
+            return True
+    return False
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values (None stays None and counts as no test)."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(tested)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(tested):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[index] = running
+    return adjusted
+
+
+def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 10.0) -> list[dict[str, Any]]:
+    """Each part's role and numbers (``None``: the part was not run). The fields of
+    ``PartResult`` that come from the evidence."""
+    stats = []
+    for found in contrasts:
+        if found is None or not found.pairs:
+            stats.append(None)
+            continue
+        withheld = None
+        if found.records and found.errored / found.records > ERROR_DOMINATED_FLOOR:
+            withheld = f"more than {ERROR_DOMINATED_FLOOR:.0%} of records errored"
+        stats.append(case_statistics(found.pairs, names=found.names, subject="the part",
+                                     target_lift_pts=target_lift_pts, withheld=withheld))
+    adjusted = holm([s.p_value if s is not None else None for s in stats])
+    results = []
+    for found, s, p_adj in zip(contrasts, stats, adjusted):
+        if s is None or s.lift_pts is None:
+            note = "not run" if found is None else (s.withheld if s is not None and s.withheld else "no case measured")
+            results.append({"role": "not measured", "contribution_pts": None, "ci95": None, "p_value": None,
+                            "p_adjusted": None, "detectable_pts": None,
+                            "n_cases": 0 if found is None else len(found.pairs),
+                            "errored_records": 0 if found is None else found.errored, "note": note})
+            continue
+        detectable = s.power.detectable_lift_pts if s.power is not None else None
+        role: Role = "dead weight"
+        if p_adj is not None and p_adj < ALPHA:
+            role = "load-bearing" if s.lift_pts > 0 else "harmful" if s.lift_pts < 0 else "dead weight"
+        note = ""
+        if role == "dead weight":
+            note = (f"no contribution detectable: this suite detects about {detectable:.0f} pts or more"
+                    if detectable is not None else
+                    "no contribution detectable: this suite is too small to show one at any size")
+        results.append({"role": role, "contribution_pts": s.lift_pts, "ci95": s.ci95, "p_value": s.p_value,
+                        "p_adjusted": p_adj, "detectable_pts": detectable, "n_cases": s.n_cases,
+                        "errored_records": found.errored, "note": note})
+    return results
+
+
+__all__ = ["AblationResult", "Contrast", "FORMAT", "PartResult", "Role", "can_still_claim", "classify", "contrast",
+           "holm"]
