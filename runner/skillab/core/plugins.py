@@ -33,6 +33,7 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "ruby-skill-bench": "skillab.formats.ruby_bench:FORMAT",
         "skillsbench": "skillab.formats.skillsbench:FORMAT",
         "evals.json": "skillab.formats.evals_json:FORMAT",
+        "claude-plugin-eval": "skillab.formats.plugin_eval:FORMAT",
         "trigger-evals": "skillab.formats.trigger:FORMAT",
         "tessl": "skillab.formats.tessl:FORMAT",
     },

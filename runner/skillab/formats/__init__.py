@@ -27,6 +27,8 @@ BUILTIN_FILENAMES: dict[str, tuple[tuple[str, ...], bool]] = {
     "ruby-skill-bench": (("criteria.json",), False),
     "skillsbench": (("task.md", "task.toml"), False),
     "evals.json": (("evals/evals.json", "evals.json"), False),
+    "claude-plugin-eval": (("evals/*/case.yaml", "evals/*/prompt.md", "*/case.yaml", "*/prompt.md", "case.yaml"),
+                           False),
     "trigger-evals": (("trigger-evals.json", "trigger_evals.json", "evals/trigger-evals.json",
                        "evals/trigger_evals.json"), False),
     "tessl": (("criteria.json",), True),

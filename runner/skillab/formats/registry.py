@@ -144,7 +144,10 @@ class FormatRegistry:
             raise SuiteError([SuiteIssue(directory, message)])
         found: list[tuple[Path, str]] = []
         for fmt in candidates:
-            present = [directory / n for n in fmt.filenames if (directory / n).is_file()]
+            present = [directory / n for n in fmt.filenames if "*" not in n and (directory / n).is_file()]
+            # A name with a ``*`` (a case folder of an eval folder): its first match names the suite.
+            globbed = [p for n in fmt.filenames if "*" in n for p in sorted(directory.glob(n)) if p.is_file()]
+            present = present or globbed[:1]
             if len(present) > 1:
                 names = " and ".join(p.relative_to(directory).as_posix() for p in present)
                 raise SuiteError(
