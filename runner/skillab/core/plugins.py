@@ -36,6 +36,7 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "claude-plugin-eval": "skillab.formats.plugin_eval:FORMAT",
         "trigger-evals": "skillab.formats.trigger:FORMAT",
         "tessl": "skillab.formats.tessl:FORMAT",
+        "skillgrade": "skillab.formats.skillgrade:FORMAT",
     },
     "agents": {
         "mock": "skillab.agents.mock:MockAdapter",
