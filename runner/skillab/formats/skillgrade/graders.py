@@ -13,7 +13,7 @@ import dataclasses
 import json
 
 from ...core.checks import DimensionScore, GraderResult
-from ...grading.graders import GradingInput, no_verdict, output_tail
+from ...grading.graders import GradingInput, no_verdict, output_tail, stage_seed
 from ...grading.judge import json_objects
 from ...grading.rubric import grade_rubric
 from ...suite.model import RubricGrader
@@ -27,6 +27,8 @@ def grade_task(spec: SkillgradeGrader, grading: GradingInput) -> GraderResult:
     total = sum(g.weight for g in spec.graders)
     reward = 0.0
     dimensions: list[DimensionScore] = []
+    if spec.grader_files is not None and any(g.type == "deterministic" for g in spec.graders):
+        stage_seed(grading.workspace, spec.grader_files)
     for index, grader in enumerate(spec.graders):
         name = f"#{index + 1} {grader.type}"
         if grader.type == "deterministic":

@@ -13,7 +13,8 @@
           - {type: llm_rubric, rubric: "text, or a file holding it", model: ..., weight: 0.3}
         agent, trials, timeout       # per-task overrides
 
-Each task is one A/B case. ``workspace`` files are copied into both arms at ``dest``; a ``dest``
+Each task is one A/B case. The suite's ``graders/`` folder reaches the workspace only after the
+agent finished, for the deterministic graders' scripts. ``workspace`` files are copied into both arms at ``dest``; a ``dest``
 outside the workspace (``/usr/local/bin/tool``) cannot be placed there under the bwrap sandbox,
 so that task is refused in one line. ``timeout`` bounds the agent; the arm's reward (Σ score ×
 weight / Σ weight) passes at ``threshold`` (default 0.8). ``trials`` is skillgrade's repeat count
@@ -56,8 +57,11 @@ def load_skillgrade(path: Path) -> Suite:
     defaults = value.get("defaults") if isinstance(value.get("defaults"), dict) else {}
     cases: list[Case] = []
     trials: set[int] = set()
+    grader_dir = root / "graders"
+    grader_files = seed_files([(p, p.relative_to(root).as_posix()) for p in sorted(grader_dir.rglob("*"))
+                               if p.is_file() and not p.is_symlink()]) if grader_dir.is_dir() else None
     for index, task in enumerate(value["tasks"]):
-        case = _task(task, ("tasks", index), root, defaults, issues, trials)
+        case = _task(task, ("tasks", index), root, defaults, issues, trials, grader_files)
         if case is not None:
             cases.append(case)
     names = [c.name for c in cases]
@@ -89,7 +93,8 @@ def _text(raw: Any, root: Path) -> Any:
     return raw
 
 
-def _task(raw: Any, at: YamlPath, root: Path, defaults: dict, issues: IssueList, trials: set[int]) -> Case | None:
+def _task(raw: Any, at: YamlPath, root: Path, defaults: dict, issues: IssueList, trials: set[int],
+          grader_files: Any = None) -> Case | None:
     field = f"tasks[{at[1]}]"
     if not isinstance(raw, dict):
         issues.add("must be a task {name, instruction, workspace, graders}", at, field=field)
@@ -128,7 +133,7 @@ def _task(raw: Any, at: YamlPath, root: Path, defaults: dict, issues: IssueList,
     return Case(
         name=name,
         prompt=instruction.strip(),
-        graders=(SkillgradeGrader(graders, float(threshold), float(timeout)),),
+        graders=(SkillgradeGrader(graders, float(threshold), float(timeout), grader_files),),
         seed=seed,
         timeout_s=float(timeout),
         line=issues.doc.line_at(at) if issues.doc else None,

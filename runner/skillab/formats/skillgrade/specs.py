@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...suite.model import SeedFiles
+
 
 @dataclass(frozen=True)
 class TaskGrader:
@@ -24,6 +26,9 @@ class SkillgradeGrader:
     graders: tuple[TaskGrader, ...]
     threshold: float = 0.8
     timeout_s: float = 300.0
+    # The suite's graders/ folder: staged into the workspace after the agent finished, for the
+    # deterministic graders' scripts (``run: node graders/check.js``).
+    grader_files: SeedFiles | None = None
     reads_work = False
 
     @property
