@@ -40,12 +40,13 @@ def refine(file: Path, format_name: str) -> str:
 
 
 def is_skillgrade(value: Any) -> bool:
-    """skillgrade's eval.yaml: ``tasks`` holding an ``instruction``, or ``defaults`` beside them."""
-    if not isinstance(value, dict) or "cases" in value:
+    """skillgrade's eval.yaml: a list of ``tasks`` beside ``version: "1"`` or ``defaults``, or
+    holding an ``instruction`` (waza's tasks are file patterns beside a ``skill``)."""
+    if not isinstance(value, dict) or "cases" in value or "skill" in value and "graders" in value:
         return False
     tasks = value.get("tasks")
-    return isinstance(tasks, list) and ("defaults" in value or any(isinstance(t, dict) and "instruction" in t
-                                                                    for t in tasks))
+    return isinstance(tasks, list) and (str(value.get("version")) == "1" or "defaults" in value
+                                        or any(isinstance(t, dict) and "instruction" in t for t in tasks))
 
 
 def foreign_eval_yaml(value: Any) -> str | None:
