@@ -52,7 +52,7 @@ from .specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "evals.json"
 # ``skill`` and ``test_cases``: the same two keys as some public suites name them.
-TOP_KEYS = ("skill_name", "skill", "evals", "test_cases", "description", "version")
+TOP_KEYS = ("skill_name", "skill", "evals", "test_cases", "description")
 # Keys tolerated without a word: documented, written by skill-creator's own tooling, or a grader
 # or workspace key of a dialect (``dialects.py``).
 EVAL_KEYS = ("id", "name", "prompt", "expected_output", "files", "expectations", "assertions",
