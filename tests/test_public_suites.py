@@ -19,6 +19,7 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "evals-json-fixture-folders": ("faithful", ("checklist",)),
     "evals-json-assertion-objects": ("faithful", ("checklist",)),
     "evals-json-expected-output": ("faithful", ("checklist",)),
+    "evals-json-fixture-scripts": ("faithful", ("validator",)),
     "claude-plugin-eval-prompt-md": ("faithful", ("plugin-eval",)),
     "claude-plugin-eval-case-yaml": ("faithful", ("plugin-eval",)),
     "skillgrade-graders-script": ("faithful", ("verifier",)),

@@ -21,6 +21,11 @@ from ...yaml_source import YamlPath
 STATEMENT_KEYS = ("text", "description", "assertion", "expectation", "criterion", "criteria", "rubric", "check")
 CHECK_TYPES = ("contains", "not_contains", "regex", "not_regex", "equals", "file_exists",
                "file_not_exists", "file_contains", "command", "script")
+# ``kind: script`` assertions written for a runner that grades in a run folder holding the
+# agent's workspace as ``sandbox/`` and its final message as ``output.md`` (the tfx eval runner):
+# the same view, made around the workspace for that one command.
+RUN_DIR = ('run=$(mktemp -d) && ln -s "$PWD" "$run/sandbox" && cp response.txt "$run/output.md" '
+           '&& cd "$run" && ')
 JUDGED_TYPES = ("llm", "llm_judge", "judge", "rubric", "llm-rubric", "model", "semantic")
 _PY_CHECK = {
     "contains": "sys.exit(0 if a[0] in t else 1)",
@@ -71,6 +76,8 @@ def check(kind: str, raw: dict, at: YamlPath, case: str, issues: IssueList) -> V
             issues.add("needs 'command': a shell command that exits 0 when the assertion holds", at,
                        field=f"{field}.command", case=case)
             return None
+        if kind == "script" and uses_run_dir(command):
+            command = RUN_DIR + "{ " + command + "\n}"
         return ValidatorSpec(cmd=command, label=label or command[:80])
     if kind.startswith("file_"):
         target = raw.get("path", raw.get("file"))
@@ -125,3 +132,8 @@ def relative_path(rel: str) -> bool:
     """Whether ``rel`` is a path that stays below the directory it is relative to."""
     parts = Path(rel).parts
     return bool(rel.strip()) and not os.path.isabs(rel) and ".." not in parts
+
+
+def uses_run_dir(script: str) -> bool:
+    """Whether a script reads the run folder's ``sandbox/`` or ``output.md``."""
+    return re.search(r"(^|[\s'\"=(])(sandbox(/|\s|$)|output\.md\b)", script) is not None

@@ -8,7 +8,9 @@
 - ``expected_behavior`` (a list) and ``evaluation_criteria`` (a name → statement mapping, or a
   list): statements for the judge;
 - ``fixture`` / ``workspace_dir``: a folder (relative to the skill's root) whose files the agent
-  starts from, copied to the root of both arms' workspaces.
+  starts from, copied to the root of both arms' workspaces; when its ``kind: script`` assertions
+  read the run folder (``sandbox/``, ``output.md``), the workspace is a git repository holding
+  the fixture as its first commit, as that runner makes it (``git diff`` checks then work).
 
 An eval whose only graders sit under a key none of these readers knows is refused in one line
 (``unknown_grader_keys``): graded on finishing alone, it would pass in both arms.
@@ -153,3 +155,16 @@ def _frontmatter_name(path: Path, read: Any) -> str | None:
     except Exception:  # noqa: BLE001 — a skill that does not parse is simply not this one
         return None
     return name if isinstance(name, str) else None
+
+
+GIT_FIXTURE = ("git init -q && git add -A && git -c user.name=skillab -c user.email=skillab@localhost "
+               "commit -q --allow-empty -m fixture")
+
+
+def fixture_setup(folder: Path | None, validators: list[ValidatorSpec]) -> tuple[str, ...]:
+    """The setup commands a fixture folder's run-folder scripts expect: a git repository."""
+    from .assertions import RUN_DIR
+
+    if folder is None or not any(v.cmd.startswith(RUN_DIR) for v in validators):
+        return ()
+    return (GIT_FIXTURE,)

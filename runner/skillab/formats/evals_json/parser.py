@@ -43,16 +43,16 @@ from ...errors import SuiteError
 from ...skill.loader import SKILL_FILE, SUITE_FILES, is_skill_file
 from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, seed_files
-from ...suite.model import Case, SeedFiles, Suite, ValidatorSpec
+from ...suite.model import Case, SeedFiles, Setup, Suite, ValidatorSpec
 from ...yaml_source import YamlPath, read_suite_text
 from .assertions import assertion, relative_path
-from .dialects import (GRADER_KEYS, WORKSPACE_KEYS, dialect_graders, looked_for, refusal, search_skill,
-                       skill_places, unknown_grader_keys, workspace_folder)
+from .dialects import (GRADER_KEYS, WORKSPACE_KEYS, dialect_graders, fixture_setup, looked_for, refusal,
+                       search_skill, skill_places, unknown_grader_keys, workspace_folder)
 from .specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "evals.json"
 # ``skill`` and ``test_cases``: the same two keys as some public suites name them.
-TOP_KEYS = ("skill_name", "skill", "evals", "test_cases", "description")
+TOP_KEYS = ("skill_name", "skill", "evals", "test_cases", "description", "invocation", "notes")
 # Keys tolerated without a word: documented, written by skill-creator's own tooling, or a grader
 # or workspace key of a dialect (``dialects.py``).
 EVAL_KEYS = ("id", "name", "prompt", "expected_output", "files", "expectations", "assertions",
@@ -224,6 +224,7 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
         validators=tuple(validators),
         graders=graders,
         seed=seed,
+        setup=Setup(commands=fixture_setup(folder, validators)),
         tags=tuple(t for t in item.get("tags", ()) if isinstance(t, str)) if isinstance(item.get("tags"), list) else (),
         should_trigger=trigger if isinstance(trigger, bool) else None,
         line=line,
