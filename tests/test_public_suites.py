@@ -27,6 +27,7 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "dotnet-skills-scenarios": ("refused", ("skill-validator", "'scenarios'")),
     "vally-eval-yaml": ("refused", ("Vally", "vally eval")),
     "vally-dot-vally-yaml": ("refused", ("Vally", "vally eval")),
+    "waza-eval-yaml": ("refused", ("waza", "waza run")),
 }
 
 
