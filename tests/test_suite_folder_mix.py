@@ -50,3 +50,18 @@ def test_when_no_file_loads_every_files_problems_are_reported(tmp_path):
         load_suite(root)
     files = {issue.path.name for issue in caught.value.issues}
     assert files == {"task_suite.yaml", "evals.json"}
+
+
+def test_a_second_valid_suite_beside_the_one_that_runs_is_named_not_dropped(tmp_path):
+    root = tmp_path / "demo"
+    (root / "evals" / "greets").mkdir(parents=True)
+    (root / "SKILL.md").write_text(SKILL_MD)
+    (root / "evals" / "evals.json").write_text(json.dumps(EVALS))
+    (root / "evals" / "greets" / "case.yaml").write_text(
+        'schema_version: "1.0"\nname: greets\nexecution: {prompt: greet}\n'
+        "graders: [{type: regex, name: hello, pattern: HELLO}]\n")
+    suite = load_suite(root)
+    assert suite.format == "evals.json"
+    (warning,) = [w for w in suite.warnings if "case.yaml" in w]
+    assert "claude-plugin-eval suite beside evals.json, not run here" in warning
+    assert load_suite(root / "evals" / "greets").format == "claude-plugin-eval"

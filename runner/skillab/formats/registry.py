@@ -200,13 +200,17 @@ class FormatRegistry:
         another tool's dialect under a name skillab owns) never blocks a good one beside it:
         it is reported as a warning; when none loads, every file's problems are raised."""
         failed: list[tuple[Path, SuiteError]] = []
-        for file, name in self.find_all(directory, format=format):
+        found = self.find_all(directory, format=format)
+        for index, (file, name) in enumerate(found):
             try:
                 suite = self._load_file(file, self.get(name), format)
             except SuiteError as exc:
                 failed.append((file, exc))
                 continue
-            skipped = tuple(_skipped_warning(bad, exc, suite.path) for bad, exc in failed)
+            skipped = [_skipped_warning(bad, exc, suite.path) for bad, exc in failed]
+            # Another suite beside the one that runs is said, never dropped in silence.
+            skipped += [f"{other}: a {other_format} suite beside {suite.path.name}, not run here — run it with "
+                        f"`skillab run {other}`" for other, other_format in found[index + 1:]]
             return dataclasses.replace(suite, warnings=(*skipped, *suite.warnings)) if skipped else suite
         raise SuiteError([issue for _, exc in failed for issue in exc.issues])
 
