@@ -44,12 +44,11 @@ def test_the_good_suite_runs_and_the_bad_file_is_named_in_one_warning(tmp_path, 
     assert any("task_suite.yaml:1: not loaded" in w for w in doc["warnings"])
 
 
-def test_when_no_file_loads_every_files_problems_are_reported(tmp_path):
+def test_when_no_file_loads_the_first_files_problems_are_reported(tmp_path):
     root = folder(tmp_path / "demo", evals={"evals": []})
     with pytest.raises(SuiteError) as caught:
         load_suite(root)
-    files = {issue.path.name for issue in caught.value.issues}
-    assert files == {"task_suite.yaml", "evals.json"}
+    assert {issue.path.name for issue in caught.value.issues} == {"task_suite.yaml"}
 
 
 def test_a_second_valid_suite_beside_the_one_that_runs_is_named_not_dropped(tmp_path):
@@ -65,3 +64,19 @@ def test_a_second_valid_suite_beside_the_one_that_runs_is_named_not_dropped(tmp_
     (warning,) = [w for w in suite.warnings if "case.yaml" in w]
     assert "claude-plugin-eval suite beside evals.json, not run here" in warning
     assert load_suite(root / "evals" / "greets").format == "claude-plugin-eval"
+
+
+def test_a_ruby_skill_bench_evals_task_md_is_not_taken_for_a_second_suite(tmp_path):
+    from .test_ruby_bench import make_eval
+
+    suite = load_suite(make_eval(tmp_path))
+    assert suite.format == "ruby-skill-bench"
+    assert not any("not run here" in w for w in suite.warnings)
+
+
+def test_a_tessl_scenarios_task_md_is_not_taken_for_a_second_suite(tmp_path):
+    from .test_format_sniffing import tessl_tile
+
+    suite = load_suite(tessl_tile(tmp_path / "tile"))
+    assert suite.format == "tessl"
+    assert not any("not run here" in w for w in suite.warnings)

@@ -198,7 +198,7 @@ class FormatRegistry:
     def _load_directory(self, directory: Path, format: str | None) -> Suite:
         """The first suite file in ``directory`` that loads. One that does not (a file of
         another tool's dialect under a name skillab owns) never blocks a good one beside it:
-        it is reported as a warning; when none loads, every file's problems are raised."""
+        it is reported as a warning; when none loads, the first file's problems are raised."""
         failed: list[tuple[Path, SuiteError]] = []
         found = self.find_all(directory, format=format)
         for index, (file, name) in enumerate(found):
@@ -208,11 +208,23 @@ class FormatRegistry:
                 failed.append((file, exc))
                 continue
             skipped = [_skipped_warning(bad, exc, suite.path) for bad, exc in failed]
-            # Another suite beside the one that runs is said, never dropped in silence.
+            # Another suite beside the one that runs is said, never dropped in silence (a trigger
+            # set beside it is not another suite: its queries join the run's trigger trials).
             skipped += [f"{other}: a {other_format} suite beside {suite.path.name}, not run here — run it with "
-                        f"`skillab run {other}`" for other, other_format in found[index + 1:]]
+                        f"`skillab run {other}`" for other, other_format in found[index + 1:]
+                        if other_format != "trigger-evals" and self._loads(other, other_format, format)]
             return dataclasses.replace(suite, warnings=(*skipped, *suite.warnings)) if skipped else suite
-        raise SuiteError([issue for _, exc in failed for issue in exc.issues])
+        # None loads: the first file's problems, as its format reads them (a later name may be
+        # part of the first format's own layout, as a ruby-skill-bench eval's task.md is).
+        raise failed[0][1]
+
+    def _loads(self, file: Path, name: str, format: str | None) -> bool:
+        """Whether ``file`` loads as a suite of its own (a ruby-skill-bench eval's task.md does not)."""
+        try:
+            self._load_file(file, self.get(name), format)
+            return True
+        except SuiteError:
+            return False
 
     def _unknown_file_message(self, path: Path) -> str:
         names = ", ".join(n for fmt in self._formats.values() for n in fmt.filenames)
