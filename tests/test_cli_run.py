@@ -199,8 +199,9 @@ def test_trigger_only_cases_run_as_trigger_trials_beside_the_ab_cases(tmp_path, 
     out_path = tmp_path / "r.json"
     _, out, _ = run([str(skill), "--adapter", "mock", "--output", str(out_path)], cache_dir, capsys)
     doc = json.loads(out_path.read_text())
-    assert doc["total_cases"] == 1 and doc["cases_skipped_trigger_only"] == 0
+    assert doc["total_cases"] == 1 and doc["cases_skipped_trigger_only"] == 1
     assert doc["trigger_only_cases"] == ["routing"]
+    assert "1 trigger-only" in out
     assert [(q["name"], q["rate"]) for q in doc["triggers"]["queries"]] == [("routing", 1.0)]
     assert "routing" in out[out.index("trigger set"):]
 

@@ -76,7 +76,7 @@ def test_init_scaffolds_a_suite_that_validates_and_runs_and_never_overwrites(tmp
                  str(tmp_path / "r.json")]) == 0
     doc = json.loads((tmp_path / "r.json").read_text())
     # The scaffold's trigger-only case runs as a trigger trial, beside the two A/B cases.
-    assert doc["total_cases"] == 2 and doc["cases_skipped_trigger_only"] == 0
+    assert doc["total_cases"] == 2 and doc["cases_skipped_trigger_only"] == 1
     assert [q["should_trigger"] for q in doc["triggers"]["queries"]] == [False]
     before = (skill / "eval.yaml").read_text()
     assert main(["init", str(skill)]) == 2

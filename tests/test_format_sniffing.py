@@ -1,5 +1,5 @@
 """Formats told apart by what their files hold: Tessl scenarios beside ruby-skill-bench evals,
-and one clear line for eval.yaml dialects skillab does not import (waza, Vally, skillgrade) and
+and one clear line for eval.yaml dialects skillab does not import (waza, Vally, dotnet/skills) and
 for skill-eval-action's evals/*.yaml. Each sample follows its format's published docs."""
 
 from __future__ import annotations
@@ -111,9 +111,9 @@ FOREIGN = {
               "tasks": ["tasks/*.yaml"]}, "a waza eval spec"),
     "vally": ({"config": {"runs": 1}, "stimuli": [{"name": "hello", "prompt": "Say hello", "graders": [
                {"type": "output-contains", "config": {"substring": "hello"}}]}]}, "a Vally eval spec"),
-    "skillgrade": ({"version": "1", "defaults": {"agent": "gemini", "trials": 5, "threshold": 0.8},
-                    "tasks": [{"name": "fix-lint", "instruction": "Fix app.js", "graders": []}]},
-                   "a skillgrade eval.yaml"),
+    "dotnet-skills": ({"scenarios": [{"name": "s", "prompt": "p", "assertions": [{"type": "output_contains",
+                                                                                  "value": "x"}]}]},
+                      "dotnet/skills"),
 }
 
 

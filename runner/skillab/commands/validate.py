@@ -17,10 +17,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path in suite_targets(args.paths, args.suite_format):
         try:
             suite = load_suite(path, format=args.suite_format)
-            skill_warnings: tuple[str, ...] = ()
-            if path.is_dir():
-                # Imported formats may keep the skill elsewhere (SkillsBench: environment/skills/).
-                skill_warnings = load_skill(suite.skill_dir or path).warnings
+            # The skill `run` would load, for a suite file as for its folder: the two never
+            # disagree on a path. Imported formats may keep it elsewhere (SkillsBench:
+            # environment/skills/).
+            skill_warnings = load_skill(suite.skill_dir or suite.path.parent).warnings
             triggers = trigger_set_size(suite)
             check_own_mock_script(path, suite)
         except SuiteError as exc:

@@ -33,8 +33,10 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "ruby-skill-bench": "skillab.formats.ruby_bench:FORMAT",
         "skillsbench": "skillab.formats.skillsbench:FORMAT",
         "evals.json": "skillab.formats.evals_json:FORMAT",
+        "claude-plugin-eval": "skillab.formats.plugin_eval:FORMAT",
         "trigger-evals": "skillab.formats.trigger:FORMAT",
         "tessl": "skillab.formats.tessl:FORMAT",
+        "skillgrade": "skillab.formats.skillgrade:FORMAT",
     },
     "agents": {
         "mock": "skillab.agents.mock:MockAdapter",

@@ -11,6 +11,7 @@ and gives the attempts, pass@k and pass@1 in ``ArmRecord.pass_k``.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 import traceback
 from collections.abc import Iterator
@@ -208,7 +209,8 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
             transcript=blind_transcript(record.transcript, (ctx.skill, job.skill)),
             final_output=record.final_output,
         )
-    graded = _format_graders(job, ctx, workspace, record, work)
+    calls = tuple((c.name, json.dumps(c.args, sort_keys=True, default=str)) for c in result.trajectory.tool_calls)
+    graded = _format_graders(job, ctx, workspace, record, work, calls)
     if job.case.timeout_s is not None and elapsed_s > job.case.timeout_s:
         graded.append(_over_time(job.case.timeout_s, elapsed_s))
     record.graders = graded
@@ -225,7 +227,8 @@ def _judges_work(case: Case) -> bool:
 
 
 def _format_graders(
-    job: ArmJob, ctx: ArmContext, workspace: Workspace, record: ArmRecord, work: str
+    job: ArmJob, ctx: ArmContext, workspace: Workspace, record: ArmRecord, work: str,
+    tool_calls: tuple[tuple[str, str], ...] = (),
 ) -> list[GraderResult]:
     if not job.case.graders:
         return []
@@ -239,6 +242,8 @@ def _format_graders(
         transcript=blind_transcript(record.transcript, (ctx.skill, job.skill)),
         work=work,
         transport=ctx.judge.transport if ctx.judge is not None else None,
+        tool_calls=tool_calls,
+        skill_activated=record.skill_activated,
     )
     return run_graders(job.case, grading)
 

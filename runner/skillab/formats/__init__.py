@@ -20,16 +20,20 @@ from .registry import FormatRegistry, lazy_loader
 # content, as its package's FORMAT says (tests/test_suite_formats.py holds them equal): finding
 # a suite file needs only these. Named in ``core.plugins`` in search order: eval.yaml first;
 # ruby-skill-bench before skillsbench (its eval directory holds a task.md too); the trigger set
-# last; tessl shares criteria.json with ruby-skill-bench and is chosen by content or --format.
+# last; tessl shares criteria.json with ruby-skill-bench, skillgrade eval.yaml with the native
+# format: each is chosen by content or --format.
 BUILTIN_FILENAMES: dict[str, tuple[tuple[str, ...], bool]] = {
     "eval.yaml": (("eval.yaml", "eval.yml"), False),
     "task_suite.yaml": (("task_suite.yaml",), False),
     "ruby-skill-bench": (("criteria.json",), False),
     "skillsbench": (("task.md", "task.toml"), False),
     "evals.json": (("evals/evals.json", "evals.json"), False),
+    "claude-plugin-eval": (("evals/*/case.yaml", "evals/*/prompt.md", "*/case.yaml", "*/prompt.md", "case.yaml"),
+                           False),
     "trigger-evals": (("trigger-evals.json", "trigger_evals.json", "evals/trigger-evals.json",
                        "evals/trigger_evals.json"), False),
     "tessl": (("criteria.json",), True),
+    "skillgrade": (("eval.yaml", "eval.yml"), True),
 }
 
 DEFAULT_REGISTRY = FormatRegistry(with_plugins=True)

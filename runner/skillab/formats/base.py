@@ -9,6 +9,7 @@ listing every format costs nothing until one of them loads a suite.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,8 +47,19 @@ def lazy(target: str) -> Callable[..., Any]:
 
 
 def recognises(filenames: Sequence[str], path: str) -> bool:
-    """Whether ``path`` (a file name, or a POSIX path ending in one) names one of ``filenames``."""
-    return any(path == n or path.endswith("/" + n) or path == n.rsplit("/", 1)[-1] for n in filenames)
+    """Whether ``path`` (a file name, or a POSIX path ending in one) names one of ``filenames``
+    (a ``*`` stands for one folder name)."""
+    return any(_tail(n, path) is not None or ("*" not in n and path == n.rsplit("/", 1)[-1]) for n in filenames)
+
+
+def _tail(name: str, path: str) -> str | None:
+    """The part of ``path`` before its ending ``name`` ("" for ``path == name``), or None."""
+    if "*" not in name:
+        return path[: -len(name)] if path == name or path.endswith("/" + name) else None
+    parts, pattern = path.split("/"), name.split("/")
+    if len(parts) < len(pattern) or not all(fnmatch.fnmatchcase(p, q) for p, q in zip(parts[-len(pattern):], pattern)):
+        return None
+    return "/".join(parts[: -len(pattern)])
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,7 @@ class SuiteFormat:
     def suite_dir_of(self, path: str) -> str | None:
         """The directory of the suite ``path`` names (``a/evals/evals.json`` → ``a``), or None."""
         for name in self.filenames:
-            if path == name or path.endswith("/" + name):
-                return path[: -len(name)].rstrip("/") or "."
+            tail = _tail(name, path)
+            if tail is not None:
+                return tail.rstrip("/") or "."
         return None

@@ -132,23 +132,32 @@ class FormatRegistry:
         return self.for_filename(filename) if self._join_plugins() else None
 
     def find(self, directory: Path, *, format: str | None = None) -> tuple[Path, str]:
-        """The suite file in ``directory`` and its format name."""
+        """The suite file in ``directory`` and its format name (the first in search order)."""
+        return self.find_all(directory, format=format)[0]
+
+    def find_all(self, directory: Path, *, format: str | None = None) -> list[tuple[Path, str]]:
+        """Every suite file in ``directory`` with its format name, in search order (at least one)."""
         directory = Path(directory)
         candidates = [self.get(format)] if format else list(self._formats.values())
         if not directory.is_dir():
             message = "is not a directory" if directory.exists() else "does not exist"
             raise SuiteError([SuiteIssue(directory, message)])
+        found: list[tuple[Path, str]] = []
         for fmt in candidates:
-            present = [directory / n for n in fmt.filenames if (directory / n).is_file()]
+            present = [directory / n for n in fmt.filenames if "*" not in n and (directory / n).is_file()]
+            # A name with a ``*`` (a case folder of an eval folder): its first match names the suite.
+            globbed = [p for n in fmt.filenames if "*" in n for p in sorted(directory.glob(n)) if p.is_file()]
+            present = present or globbed[:1]
             if len(present) > 1:
                 names = " and ".join(p.relative_to(directory).as_posix() for p in present)
                 raise SuiteError(
                     [SuiteIssue(directory, f"holds both {names} — keep only one suite file")]
                 )
-            if present:
-                return present[0], fmt.name
+            found.extend((p, fmt.name) for p in present)
+        if found:
+            return found
         if directory.is_dir() and self._join_plugins():
-            return self.find(directory, format=format)
+            return self.find_all(directory, format=format)
         from ..suite.sniff import foreign_directory
 
         foreign = None if format else foreign_directory(directory)
@@ -162,20 +171,22 @@ class FormatRegistry:
 
     def load(self, path: Path, *, format: str | None = None) -> Suite:
         """Load a suite from a skill directory or a suite file."""
-        from ..suite.sniff import refine
-
         path = Path(path)
         chosen = self.get(format) if format else None
         if path.is_dir():
-            file, name = self.find(path, format=format)
-            chosen = self.get(name)
-        elif not path.exists():
+            return self._load_directory(path, format)
+        if not path.exists():
             raise SuiteError([SuiteIssue(path, "does not exist")])
         else:
             file = path
             chosen = chosen or self.for_filename(path.as_posix())
         if chosen is None:
             raise SuiteError([SuiteIssue(path, self._unknown_file_message(path))])
+        return self._load_file(file, chosen, format)
+
+    def _load_file(self, file: Path, chosen: SuiteFormat, format: str | None) -> Suite:
+        from ..suite.sniff import refine
+
         if not format:
             # A file name several formats use (eval.yaml, criteria.json): what it holds decides.
             chosen = self.get(refine(file, chosen.name))
@@ -184,9 +195,50 @@ class FormatRegistry:
             suite = dataclasses.replace(suite, skill_dir=file.parent)
         return suite
 
+    def _load_directory(self, directory: Path, format: str | None) -> Suite:
+        """The first suite file in ``directory`` that loads. One that does not (a file of
+        another tool's dialect under a name skillab owns) never blocks a good one beside it:
+        it is reported as a warning; when none loads, the first file's problems are raised."""
+        failed: list[tuple[Path, SuiteError]] = []
+        found = self.find_all(directory, format=format)
+        for index, (file, name) in enumerate(found):
+            try:
+                suite = self._load_file(file, self.get(name), format)
+            except SuiteError as exc:
+                failed.append((file, exc))
+                continue
+            skipped = [_skipped_warning(bad, exc, suite.path) for bad, exc in failed]
+            # Another suite beside the one that runs is said, never dropped in silence (a trigger
+            # set beside it is not another suite: its queries join the run's trigger trials).
+            skipped += [f"{other}: a {other_format} suite beside {suite.path.name}, not run here — run it with "
+                        f"`skillab run {other}`" for other, other_format in found[index + 1:]
+                        if other_format != "trigger-evals" and self._loads(other, other_format, format)]
+            return dataclasses.replace(suite, warnings=(*skipped, *suite.warnings)) if skipped else suite
+        # None loads: the first file's problems, as its format reads them (a later name may be
+        # part of the first format's own layout, as a ruby-skill-bench eval's task.md is).
+        raise failed[0][1]
+
+    def _loads(self, file: Path, name: str, format: str | None) -> bool:
+        """Whether ``file`` loads as a suite of its own (a ruby-skill-bench eval's task.md does not)."""
+        try:
+            self._load_file(file, self.get(name), format)
+            return True
+        except SuiteError:
+            return False
+
     def _unknown_file_message(self, path: Path) -> str:
         names = ", ".join(n for fmt in self._formats.values() for n in fmt.filenames)
         return (
             f"cannot tell the suite format from the file name {path.name!r} — name it one of "
             f"{names}, or pass --format ({', '.join(self._formats)})"
         )
+
+
+def _skipped_warning(bad: Path, exc: SuiteError, used: Path) -> str:
+    """One line for a suite file that did not load, beside the one that runs: its first
+    problem and how many there are, not all of them."""
+    first = exc.first
+    where = f"{bad}:{first.line}" if first.line and first.path == bad else str(first.path)
+    text = str(first).removeprefix(where).removeprefix(": ")
+    more = f" (and {len(exc.issues) - 1} more problems: `skillab validate <that file>`)" if len(exc.issues) > 1 else ""
+    return f"{where}: not loaded, {text}{more}; running {used.name} beside it instead"

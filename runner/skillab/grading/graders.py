@@ -42,6 +42,10 @@ class GradingInput:
     # The files the agent changed, rendered for the dimension judge (``render_changes``).
     work: str = ""
     transport: JudgeTransport | None = None
+    # The agent's tool calls in order, (tool name, arguments as JSON text), and whether it
+    # opened the skill (None: the agent cannot tell): for graders of tool use.
+    tool_calls: tuple[tuple[str, str], ...] = ()
+    skill_activated: bool | None = None
 
 
 # --- judge plumbing shared by the rubric and dimension judges --------------------------------

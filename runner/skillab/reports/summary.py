@@ -29,8 +29,9 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     criteria, reward = _format_scores(cases)
     summary = RunSummary(
         aggregate=agg.to_dict(),
-        # Trigger-only cases are skipped by the A/B part; they run as trigger trials when any ran.
-        cases_skipped_trigger_only=0 if settings.triggers else len(settings.trigger_only),
+        # The spec counts every trigger-only case here, left out of total_cases, whether or not
+        # trigger trials also posed it: burying it is non-conforming.
+        cases_skipped_trigger_only=len(settings.trigger_only),
         # An interrupted run reports the verdict of what finished; `interrupted` says it is partial.
         verdict=run_verdict(agg, outcomes),
         verdict_classified=compute_verdict(outcomes),

@@ -1,7 +1,8 @@
 """Telling formats apart by what a file holds, when several share its name.
 
-``eval.yaml`` is the skillevaluation spec's file name, and also waza's, Vally's and
-skillgrade's; ``criteria.json`` is ruby-skill-bench's and Tessl's. The marker keys below come
+``eval.yaml`` is the skillevaluation spec's file name, and also waza's, Vally's, dotnet/skills'
+and skillgrade's (imported: ``formats/skillgrade``); ``criteria.json`` is ruby-skill-bench's and
+Tessl's. The marker keys below come
 from each format's published schema (see the README's "Suite formats"). A format skillab imports
 is loaded; a format it does not import gets one line naming the format and what to do, instead of
 a list of schema errors about keys that belong to another tool.
@@ -29,10 +30,23 @@ def refine(file: Path, format_name: str) -> str:
     if file.name in _EVAL_YAML:
         if _has_top_level_cases(file):
             return format_name  # the native format: no second parse
-        foreign = foreign_eval_yaml(_peek_yaml(file))
+        value = _peek_yaml(file)
+        if is_skillgrade(value):
+            return "skillgrade"
+        foreign = foreign_eval_yaml(value)
         if foreign is not None:
             raise SuiteError([SuiteIssue(file, foreign)])
     return format_name
+
+
+def is_skillgrade(value: Any) -> bool:
+    """skillgrade's eval.yaml: a list of ``tasks`` beside ``version: "1"`` or ``defaults``, or
+    holding an ``instruction`` (waza's tasks are file patterns beside a ``skill``)."""
+    if not isinstance(value, dict) or "cases" in value or "skill" in value and "graders" in value:
+        return False
+    tasks = value.get("tasks")
+    return isinstance(tasks, list) and (str(value.get("version")) == "1" or "defaults" in value
+                                        or any(isinstance(t, dict) and "instruction" in t for t in tasks))
 
 
 def foreign_eval_yaml(value: Any) -> str | None:
@@ -43,11 +57,10 @@ def foreign_eval_yaml(value: Any) -> str | None:
     if "stimuli" in keys:
         return _unsupported("a Vally eval spec (it has 'stimuli')", "run it with `vally eval`, or rewrite each "
                             "stimulus as an eval.yaml case (prompt, validators, expectations)")
-    tasks = value.get("tasks")
-    if isinstance(tasks, list) and ("defaults" in keys or any(isinstance(t, dict) and "instruction" in t
-                                                               for t in tasks)):
-        return _unsupported("a skillgrade eval.yaml (it has 'tasks' with 'instruction')",
-                            "run it with `skillgrade`, or rewrite each task as an eval.yaml case")
+    if isinstance(value.get("scenarios"), list):
+        return _unsupported("a dotnet/skills skill-validator eval.yaml (it has 'scenarios')",
+                            "run it with dotnet/skills' skill-validator (eng/skill-validator), or rewrite each "
+                            "scenario as an eval.yaml case")
     if "skill" in keys and ("tasks" in keys or "graders" in keys or "metrics" in keys):
         return _unsupported("a waza eval spec (it has 'skill' with 'tasks'/'graders')",
                             "run it with `waza run`, or rewrite its tasks as eval.yaml cases")
@@ -56,6 +69,12 @@ def foreign_eval_yaml(value: Any) -> str | None:
 
 def foreign_directory(directory: Path) -> SuiteIssue | None:
     """One line for a skill directory whose only suite is in a format skillab does not import."""
+    # Vally names its specs *.eval.yaml (dotnet/skills: eval.vally.yaml), beside the skill or in tests/.
+    for folder in (directory, directory / "tests"):
+        for path in sorted([*folder.glob("*.eval.yaml"), *folder.glob("*.vally.yaml")])[:20] if folder.is_dir() else []:
+            message = foreign_eval_yaml(_peek_yaml(path))
+            if message:
+                return SuiteIssue(path, message)
     evals = directory / "evals"
     if not evals.is_dir():
         return None

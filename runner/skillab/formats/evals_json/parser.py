@@ -26,16 +26,16 @@ How it maps onto the A/B model:
   ``file_exists``, ``file_not_exists``, ``file_contains``, ``command``.
 
 Keys the format's writers add beside the documented ones (``passed``/``evidence`` left in an
-assertion by a grading pass, a ``description``) are accepted; unknown keys elsewhere are a
-warning, never a refusal. Trigger sets beside it (``trigger-evals.json``) are not read here.
+assertion by a grading pass, a ``description``) are accepted, and the grader keys of public
+dialects are read (``dialects.py``); other unknown keys are a warning, except on an eval with no
+grader skillab reads, which is refused. Trigger sets beside it (``trigger-evals.json``) are not
+read here.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -43,28 +43,23 @@ from ...errors import SuiteError
 from ...skill.loader import SKILL_FILE, SUITE_FILES, is_skill_file
 from ...suite.json_source import parse_located_json
 from ...suite.loading import IssueList, seed_files
-from ...suite.model import Case, SeedFiles, Suite, ValidatorSpec
+from ...suite.model import Case, SeedFiles, Setup, Suite, ValidatorSpec
 from ...yaml_source import YamlPath, read_suite_text
+from .assertions import assertion, relative_path
+from .dialects import (GRADER_KEYS, WORKSPACE_KEYS, dialect_graders, fixture_setup, looked_for, refusal,
+                       search_skill, skill_places, unknown_grader_keys, workspace_folder)
 from .specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "evals.json"
-TOP_KEYS = ("skill_name", "evals")
-# Keys tolerated without a word: documented, or written by skill-creator's own tooling.
+# ``skill`` and ``test_cases``: the same two keys as some public suites name them.
+TOP_KEYS = ("skill_name", "skill", "evals", "test_cases", "description", "invocation", "notes")
+# Keys tolerated without a word: documented, written by skill-creator's own tooling, or a grader
+# or workspace key of a dialect (``dialects.py``).
 EVAL_KEYS = ("id", "name", "prompt", "expected_output", "files", "expectations", "assertions",
-             "description", "eval_name", "tags", "should_trigger")
-STATEMENT_KEYS = ("text", "description", "assertion", "expectation")
-CHECK_TYPES = ("contains", "not_contains", "regex", "not_regex", "equals", "file_exists",
-               "file_not_exists", "file_contains", "command")
-JUDGED_TYPES = ("llm", "llm_judge", "judge", "rubric", "llm-rubric", "model", "semantic")
+             "description", "eval_name", "tags", "should_trigger", *GRADER_KEYS, *WORKSPACE_KEYS)
+# Keys that say something about an eval without grading it: never taken for its graders.
+_NOT_GRADERS = ("difficulty", "category", "title", "notes", "note", "version", "type", "mode", "priority")
 MAX_NAME_CHARS = 128
-# Reads the final output the validators stage as response.txt; argv carries the operands.
-_PY_CHECK = {
-    "contains": "sys.exit(0 if a[0] in t else 1)",
-    "not_contains": "sys.exit(1 if a[0] in t else 0)",
-    "regex": "sys.exit(0 if re.search(a[0], t, re.M) else 1)",
-    "not_regex": "sys.exit(1 if re.search(a[0], t, re.M) else 0)",
-    "equals": "sys.exit(0 if t.strip() == a[0].strip() else 1)",
-}
 
 
 def load_evals_json(path: Path) -> Suite:
@@ -85,19 +80,25 @@ def load_evals_json(path: Path) -> Suite:
         issues.add("must be a JSON object {\"skill_name\": ..., \"evals\": [...]}")
         issues.raise_if_any()
     _unknown_keys(value, TOP_KEYS, (), "the file", issues, warnings)
-    name = value.get("skill_name")
+    name_key = "skill_name" if "skill_name" in value else "skill"
+    name = value.get(name_key)
     if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_CHARS):
-        issues.add(f"must be a string of at most {MAX_NAME_CHARS} characters", ("skill_name",), field="skill_name")
+        issues.add(f"must be a string of at most {MAX_NAME_CHARS} characters", (name_key,), field=name_key)
+        name = None
     skill_dir = _skill_dir(skill_root, name)
-    raw = value.get("evals")
+    if skill_dir is None:
+        issues.add(looked_for(skill_root, name, skill_places(skill_root, name)), (name_key,), field=name_key)
+        issues.raise_if_any()
+    cases_key = "evals" if "evals" in value or "test_cases" not in value else "test_cases"
+    raw = value.get(cases_key)
     if not isinstance(raw, list) or not raw:
         issues.add("must be a non-empty list of evals {id, prompt, expected_output, files, expectations}",
-                   ("evals",), field="evals")
+                   (cases_key,), field=cases_key)
         issues.raise_if_any()
     cases: list[Case] = []
     seen: dict[str, int | None] = {}
     for index, item in enumerate(raw):
-        case = _case(item, ("evals", index), skill_root, skill_dir, issues, warnings, seen)
+        case = _case(item, (cases_key, index), skill_root, skill_dir, issues, warnings, seen)
         if case is not None:
             cases.append(case)
     issues.raise_if_any()
@@ -134,16 +135,17 @@ def _counted(group: list[str]) -> str:
                   group[0], count=1)
 
 
-def _skill_dir(root: Path, name: Any) -> Path:
+def _skill_dir(root: Path, name: Any) -> Path | None:
     """The skill beside ``evals/``; else, in a repository that keeps ``evals/`` at its root and
-    the skill in a folder, the one ``skill_name`` names (``<name>/`` or ``skills/<name>/``)."""
-    if (root / SKILL_FILE).is_file() or not isinstance(name, str) or not _relative(name) \
+    the skill in a folder, the one ``skill_name`` names (``dialects.skill_places``, then a
+    bounded search by folder and frontmatter name). None: named, and found nowhere."""
+    if (root / SKILL_FILE).is_file() or not isinstance(name, str) or not relative_path(name) \
             or len(Path(name).parts) != 1:
         return root
-    for candidate in (root / name, root / "skills" / name):
+    for candidate in skill_places(root, name)[1:]:
         if (candidate / SKILL_FILE).is_file():
             return candidate
-    return root
+    return search_skill(root, name)
 
 
 def named_skill_dir(path: Path) -> Path | None:
@@ -153,7 +155,8 @@ def named_skill_dir(path: Path) -> Path | None:
     except SuiteError:
         return None
     root = path.parent.parent if path.parent.name == "evals" else path.parent
-    found = _skill_dir(root, value.get("skill_name") if isinstance(value, dict) else None)
+    name = value.get("skill_name", value.get("skill")) if isinstance(value, dict) else None
+    found = _skill_dir(root, name)
     return None if found == root else found
 
 
@@ -188,17 +191,23 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
         reference = None
     statements = _strings(item, "expectations", at, issues, name)
     validators: list[ValidatorSpec] = []
-    for index, assertion in enumerate(_list(item, "assertions", at, issues, name)):
-        _assertion(assertion, (*at, "assertions", index), name, issues, statements, validators)
-    seed = _files(item, at, root, skill, issues, name, warnings)
+    for index, entry in enumerate(_list(item, "assertions", at, issues, name)):
+        assertion(entry, (*at, "assertions", index), name, issues, statements, validators)
+    dialect_graders(item, at, name, issues, statements, validators)
+    folder = workspace_folder(item, at, root, issues, name)
+    seed = _files(item, at, root, skill, issues, name, warnings, folder)
     trigger = item.get("should_trigger")
     if trigger is not None and not isinstance(trigger, bool):
         issues.add("must be true or false", (*at, "should_trigger"), field=f"{field}.should_trigger", case=name)
     if len(issues.issues) > before:
         return None
     expected = reference = (reference or "").strip() or None
+    unsupported = None
     if not statements and not validators:
-        if reference is None:
+        elsewhere = unknown_grader_keys(item, (*EVAL_KEYS, *_NOT_GRADERS))
+        if reference is None and elsewhere:
+            unsupported = refusal(elsewhere)
+        elif reference is None:
             warnings.append(f"{issues.path}:{line}: eval {name} has no expected_output, expectations or "
                             "assertions — it is graded on whether the agent finishes without error")
         else:
@@ -215,9 +224,11 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
         validators=tuple(validators),
         graders=graders,
         seed=seed,
+        setup=Setup(commands=fixture_setup(folder, validators)),
         tags=tuple(t for t in item.get("tags", ()) if isinstance(t, str)) if isinstance(item.get("tags"), list) else (),
         should_trigger=trigger if isinstance(trigger, bool) else None,
         line=line,
+        unsupported=unsupported,
     )
 
 
@@ -265,73 +276,6 @@ def _strings(item: dict, key: str, at: YamlPath, issues: IssueList, case: str) -
     return found
 
 
-def _assertion(raw: Any, at: YamlPath, case: str, issues: IssueList, statements: list[str],
-               validators: list[ValidatorSpec]) -> None:
-    field = f"evals[{at[1]}].assertions[{at[3]}]"
-    if isinstance(raw, str) and raw.strip():
-        statements.append(raw.strip())
-        return
-    if not isinstance(raw, dict):
-        issues.add("must be a statement (a string) or an object {text} / {type, value}", at, field=field, case=case)
-        return
-    kind = raw.get("type")
-    text = next((raw[k] for k in STATEMENT_KEYS if isinstance(raw.get(k), str) and raw[k].strip()), None)
-    if kind is None or (isinstance(kind, str) and kind.lower() in JUDGED_TYPES):
-        if text is None:
-            issues.add("needs 'text': the statement the judge checks", at, field=field, case=case)
-        else:
-            statements.append(text.strip())
-        return
-    if not isinstance(kind, str) or kind.lower() not in CHECK_TYPES:
-        issues.add(f"type {kind!r} is not one skillab can check — use one of {', '.join(CHECK_TYPES)}, or a "
-                   "statement for the judge", (*at, "type"), field=f"{field}.type", case=case)
-        return
-    spec = _check(kind.lower(), raw, at, case, issues)
-    if spec is not None:
-        validators.append(spec)
-
-
-def _check(kind: str, raw: dict, at: YamlPath, case: str, issues: IssueList) -> ValidatorSpec | None:
-    field = f"evals[{at[1]}].assertions[{at[3]}]"
-    label = raw.get("name") if isinstance(raw.get("name"), str) else None
-    if kind == "command":
-        command = raw.get("command", raw.get("cmd", raw.get("value")))
-        if not isinstance(command, str) or not command.strip():
-            issues.add("needs 'command': a shell command that exits 0 when the assertion holds", at,
-                       field=f"{field}.command", case=case)
-            return None
-        return ValidatorSpec(cmd=command, label=label or command[:80])
-    if kind.startswith("file_"):
-        target = raw.get("path", raw.get("file"))
-        if not isinstance(target, str) or not _relative(target):
-            issues.add("needs 'path': a file path relative to the workspace", at, field=f"{field}.path", case=case)
-            return None
-        if kind == "file_exists":
-            return ValidatorSpec(cmd=f"test -e {shlex.quote(target)}", label=label or f"file {target} exists")
-        if kind == "file_not_exists":
-            return ValidatorSpec(cmd=f"test ! -e {shlex.quote(target)}", label=label or f"no file {target}")
-    operand = raw.get("value", raw.get("pattern", raw.get("text")))
-    if not isinstance(operand, str) or not operand:
-        issues.add("needs 'value': the text (or pattern) to check", at, field=f"{field}.value", case=case)
-        return None
-    if kind in ("regex", "not_regex"):
-        try:
-            re.compile(operand)
-        except re.error as exc:
-            issues.add(f"is not a valid regular expression ({exc})", (*at, "value"), field=f"{field}.value", case=case)
-            return None
-    if kind == "file_contains":
-        script = "import sys; a = sys.argv[1:]; t = open(a[1], encoding='utf-8', errors='replace').read(); " \
-                 "sys.exit(0 if a[0] in t else 1)"
-        cmd = f"test -f {shlex.quote(target)} && python3 -c {shlex.quote(script)} {shlex.quote(operand)} " \
-              f"{shlex.quote(target)}"
-        return ValidatorSpec(cmd=cmd, label=label or f"{target} contains {operand[:40]!r}")
-    script = ("import re, sys; a = sys.argv[1:]; t = open('response.txt', encoding='utf-8', "
-              f"errors='replace').read(); {_PY_CHECK[kind]}")
-    return ValidatorSpec(cmd=f"python3 -c {shlex.quote(script)} {shlex.quote(operand)}",
-                         label=label or f"{kind} {operand[:60]!r}")
-
-
 def _owned(skill: Path, path: Path) -> bool:
     try:
         return is_skill_file(skill, path.relative_to(skill).as_posix())
@@ -344,18 +288,19 @@ def _sample(paths: list[str], shown: int = 3) -> str:
     return ", ".join(paths[:shown]) + more
 
 
-def _relative(rel: str) -> bool:
-    parts = Path(rel).parts
-    return bool(rel.strip()) and not os.path.isabs(rel) and ".." not in parts
-
-
 def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList, case: str,
-           warnings: list[str]) -> SeedFiles | None:
+           warnings: list[str], folder: Path | None = None) -> SeedFiles | None:
+    """``files`` at their path relative to the skill's root, and the ``fixture`` folder's files at
+    the workspace's root (the repository the agent starts from)."""
     pairs: list[tuple[Path, str]] = []
+    listed: list[tuple[Path, list[tuple[Path, str]], YamlPath]] = []
+    if folder is not None:
+        key = next(k for k in WORKSPACE_KEYS if item.get(k) is not None)
+        listed.append((folder, _below(folder, folder), (*at, key)))
     for index, rel in enumerate(_list(item, "files", at, issues, case)):
         field = f"evals[{at[1]}].files[{index}]"
         where = (*at, "files", index)
-        if not isinstance(rel, str) or not _relative(rel):
+        if not isinstance(rel, str) or not relative_path(rel):
             issues.add("must be a path relative to the skill's directory (no '..', not absolute)", where,
                        field=field, case=case)
             continue
@@ -363,13 +308,9 @@ def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList,
         if source.is_symlink() or not (source.is_file() or source.is_dir()):
             issues.add(f"{rel!r} is not a file in {root}", where, field=field, case=case)
             continue
-        found = ([(source, Path(rel).as_posix())] if source.is_file() else
-                 [(path, path.relative_to(root).as_posix())
-                  for path in sorted(source.rglob("*"))
-                  # A folder's suite files (this evals.json, trigger sets) hold the answers; a
-                  # repository's .git is nobody's input.
-                  if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES
-                  and not {".git", "__pycache__"} & set(path.relative_to(root).parts)])
+        listed.append((source, [(source, Path(rel).as_posix())] if source.is_file() else _below(source, root),
+                       where))
+    for source, found, where in listed:
         # The skill's own files (SKILL.md, its references and scripts) reach the with-skill arm as
         # the skill; copying them into every arm would hand the baseline the skill.
         withheld = [target for path, target in found if _owned(skill, path)]
@@ -379,6 +320,15 @@ def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList,
             what = ("it is the skill" if withheld == [SKILL_FILE] else
                     "it is part of the skill" if source.is_file() else
                     f"it holds the skill's own files ({_sample(withheld)})")
-            warnings.append(f"{issues.path}:{line}: eval {case} lists {Path(rel).as_posix()} in 'files' — "
+            rel = source.relative_to(root).as_posix() if source.is_relative_to(root) else str(source)
+            warnings.append(f"{issues.path}:{line}: eval {case} lists {rel} in '{where[2]}' — "
                             f"{what}, so only the with-skill arm gets it")
     return seed_files(pairs) if pairs else None
+
+
+def _below(source: Path, base: Path) -> list[tuple[Path, str]]:
+    """The files in folder ``source``, each with its path relative to ``base``. A folder's suite
+    files (this evals.json, trigger sets) hold the answers; a repository's .git is nobody's input."""
+    return [(path, path.relative_to(base).as_posix()) for path in sorted(source.rglob("*"))
+            if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES
+            and not {".git", "__pycache__"} & set(path.relative_to(base).parts)]

@@ -1,0 +1,110 @@
+"""skillgrade's eval.yaml (format `skillgrade`): told from the native eval.yaml by what it holds,
+each task an A/B case graded into skillgrade's reward; what it cannot place is refused in a line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from skillab.cli import main
+from skillab.errors import SuiteError
+from skillab.suite import load_suite
+
+SKILL_MD = "---\nname: superlint\ndescription: Fix lint with superlint.\n---\nRun superlint check, fix, verify.\n"
+CHECK = ('test -f .passed && s=1 || s=0; echo "log line"; '
+         'echo "{\\"score\\": $s, \\"details\\": \\"$s/1 checks\\"}"')
+
+
+def skill(root: Path, doc: dict, **files: str) -> Path:
+    root.mkdir(parents=True)
+    (root / "SKILL.md").write_text(SKILL_MD)
+    (root / "eval.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+DOC = {"version": "1", "defaults": {"agent": "gemini", "trials": 5, "timeout": 120, "threshold": 0.7},
+       "tasks": [{"name": "fix-lint", "instruction": "instructions/fix.md",
+                  "workspace": [{"src": "fixtures/app.js", "dest": "src/app.js"}],
+                  "graders": [{"type": "deterministic", "run": CHECK, "weight": 0.7},
+                              {"type": "llm_rubric", "rubric": "rubrics/quality.md", "weight": 0.3}]}]}
+FILES = {"instructions/fix.md": "Fix src/app.js with superlint, then create .passed.\n",
+         "rubrics/quality.md": "- Mentions 'superlint'\n", "fixtures/app.js": 'var a = "x";\n'}
+
+
+def test_a_skillgrade_eval_yaml_is_imported_not_refused(tmp_path):
+    suite = load_suite(skill(tmp_path / "s", DOC, **FILES))
+    assert suite.format == "skillgrade"
+    (case,) = suite.cases
+    assert case.prompt == "Fix src/app.js with superlint, then create .passed." and case.timeout_s == 120.0
+    assert [t for _, t in case.seed.files] == ["src/app.js"]
+    (spec,) = case.graders
+    assert spec.threshold == 0.7 and [g.type for g in spec.graders] == ["deterministic", "llm_rubric"]
+    assert spec.graders[1].rubric == "- Mentions 'superlint'"  # a file reference, read
+    assert any("trials: 5" in w for w in suite.warnings)
+
+
+def test_the_reward_weighs_the_script_score_and_the_rubric(tmp_path):
+    root = skill(tmp_path / "s", DOC, **FILES)
+    (root / "mock-responses.yaml").write_text(yaml.safe_dump({"fix-lint": {
+        "with": {"text": "Ran superlint.", "files": {".passed": ""}}, "without": "Edited by hand."}}))
+    out = tmp_path / "r.json"
+    main(["run", str(root), "--adapter", "mock", "--no-history", "--no-cache", "--quiet", "--output", str(out)])
+    doc = json.loads(out.read_text())
+    (record,) = doc["cases"]
+    assert record["outcome"] == "flip_to_pass"
+    (with_grader,) = record["with_skill"]["extra"]["graders"]
+    (without_grader,) = record["without_skill"]["extra"]["graders"]
+    assert (with_grader["score"], without_grader["score"]) == (1.0, 0.0)
+    assert doc["reward"]["with_skill"]["mean"] == 1.0 if isinstance(doc["reward"]["with_skill"], dict) else True
+
+
+def test_a_script_that_prints_no_score_gives_no_verdict_not_zero(tmp_path):
+    doc = {**DOC, "tasks": [{**DOC["tasks"][0], "graders": [{"type": "deterministic", "run": "echo done"}]}]}
+    root = skill(tmp_path / "s", doc, **FILES)
+    out = tmp_path / "r.json"
+    main(["run", str(root), "--adapter", "mock", "--no-history", "--no-cache", "--quiet", "--output", str(out)])
+    (record,) = json.loads(out.read_text())["cases"]
+    assert record["outcome"] == "error"
+    assert "no JSON object with a 'score'" in record["with_skill"]["extra"]["graders"][0]["reason"]
+
+
+def test_the_graders_folder_reaches_the_workspace_only_for_grading(tmp_path):
+    doc = {**DOC, "tasks": [{**DOC["tasks"][0], "instruction": "Say hi.",
+                             "graders": [{"type": "deterministic", "run": "sh graders/check.sh"}]}]}
+    script = 'test -f graders/check.sh && echo \'{"score": 1, "details": "staged"}\'\n'
+    root = skill(tmp_path / "s", doc, **{**FILES, "graders/check.sh": script})
+    # The agent lists its workspace: graders/ is not there while it works.
+    (root / "mock-responses.yaml").write_text(yaml.safe_dump({"fix-lint": {"with": "hi", "without": "hi"}}))
+    out = tmp_path / "r.json"
+    main(["run", str(root), "--adapter", "mock", "--no-history", "--no-cache", "--quiet", "--output", str(out)])
+    (record,) = json.loads(out.read_text())["cases"]
+    assert record["outcome"] == "pass_kept"
+
+
+def test_a_tool_placed_outside_the_workspace_refuses_that_task_in_one_line(tmp_path, capsys):
+    doc = {**DOC, "tasks": [{**DOC["tasks"][0], "workspace": [{"src": "bin/superlint", "dest": "/usr/local/bin/superlint"}]}]}
+    root = skill(tmp_path / "s", doc, **{**FILES, "bin/superlint": "#!/bin/sh\n"})
+    (case,) = load_suite(root).cases
+    assert "/usr/local/bin/superlint outside the workspace" in case.unsupported and "skillgrade" in case.unsupported
+    assert main(["validate", str(root)]) == 0
+    assert capsys.readouterr().out.count("unsupported") == 1
+
+
+@pytest.mark.parametrize("task, message", [
+    ({"name": "t", "graders": [{"type": "llm_rubric", "rubric": "r"}]}, "needs an 'instruction'"),
+    ({"name": "t", "instruction": "i", "graders": [{"type": "script", "run": "x"}]}, "not deterministic or llm_rubric"),
+    ({"name": "t", "instruction": "i", "graders": []}, "needs at least one grader"),
+    ({"name": "t", "instruction": "i", "threshold": 3, "graders": [{"type": "llm_rubric", "rubric": "r"}]},
+     "from 0 to 1"),
+])
+def test_bad_tasks_are_located_never_a_wall_of_schema_errors(tmp_path, task, message):
+    root = skill(tmp_path / "s", {"version": "1", "tasks": [task]})
+    with pytest.raises(SuiteError) as caught:
+        load_suite(root)
+    (issue,) = caught.value.issues
+    assert message in issue.message and issue.line is not None
