@@ -143,6 +143,10 @@ def parse_yaml(text: str, path: Path) -> YamlDocument:
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
+        if "maximum nesting depth" in str(exc.problem or ""):
+            # PyYAML 6.0.3+ caps nesting in its scanner, before the composer's own cap: one message.
+            line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+            raise SuiteError([SuiteIssue(path, _TOO_DEEP, line=line)]) from None
         raise YamlSyntaxError([_marked_issue(exc, path, text)]) from None
     except yaml.reader.ReaderError as exc:
         line = _line_of_position(text, exc.position)
