@@ -9,6 +9,9 @@ from skillab.sandbox.workspace import Workspace
 
 from .fakes.model_server import FakeModelServer
 
+# Suite fixtures carry their own verifiers' pytest files: graded inside a sandbox, never collected.
+collect_ignore_glob = ["skillsbench_v11/*", "public_suites/*"]
+
 
 @pytest.fixture(autouse=True)
 def _private_cwd_and_cache(tmp_path_factory, monkeypatch):
