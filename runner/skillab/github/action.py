@@ -118,7 +118,11 @@ class Action:
             self.log.notice(check.note)
 
     def select(self) -> Selection:
-        suites = find_suites(self.ctx.workspace, self.root)
+        unsearched: list[str] = []
+        suites = find_suites(self.ctx.workspace, self.root, unsearched)
+        for warning in unsearched:
+            self.log.warning(warning)
+            self.state.notes.append(warning[0].upper() + warning[1:] + ".")
         event = self.ctx.event
         mode = self.inputs.mode
         if mode == "auto":

@@ -1,0 +1,94 @@
+"""One bad file never stops the Action: each is reported against its own suite, or skipped with
+a warning, and every other suite still runs and the pull request gets its comment."""
+
+from __future__ import annotations
+
+import json
+import re
+import os
+from pathlib import Path
+
+import pytest
+
+from skillab.sandbox.trees import remove_tree
+
+from .action_harness import REPO, github, private_cache, run_action  # noqa: F401 (fixtures)
+from .skillgen import answers, grep_case, make_skill
+
+# A history line that parses as JSON but is no entry this version writes: ``runs`` is infinite.
+BAD_HISTORY_LINE = ('{"format":"skillab.history/2","suite":"skills/alpha/eval.yaml","skill":"alpha",'
+                    '"skill_hash":"h","adapter":"mock","pass_rate":{},"verdict":"pass",'
+                    '"recorded_at":"t","runs":1e999}\n')
+
+
+@pytest.fixture
+def deep_trees():
+    """Makes deep trees, and removes them after the test (pytest's own clean-up recurses)."""
+    made: list[Path] = []
+
+    def make(where: Path) -> None:
+        deep_tree(where)
+        made.append(where)
+
+    yield make
+    for where in made:
+        remove_tree(where)
+
+
+def deep_tree(where: Path, depth: int = 1500) -> None:
+    """``depth`` nested directories below ``where``, made relative to a descriptor (the whole
+    path is longer than the system lets one path be)."""
+    where.mkdir(parents=True, exist_ok=True)
+    fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("dd", dir_fd=fd)
+        inner = os.open("dd", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+
+
+def test_a_deep_tree_a_bad_sibling_trigger_set_and_a_bad_history_line_stop_nothing(tmp_path, github,
+                                                                                   deep_trees):
+    workspace = tmp_path / "workspace"
+    skills = workspace / "skills"
+    make_skill(skills, [grep_case("a")], name="alpha", responses={"a": answers("SKILLED", "plain"),
+                                                                  "t": {"loads": True}},
+               files={"trigger-evals.json": json.dumps([{"name": "t", "query": "Do alpha things",
+                                                          "should_trigger": True}])})
+    beta = make_skill(skills, [grep_case("b")], name="beta", responses={"b": answers("SKILLED", "plain")})
+    # Beta's trigger set nests 100,000 deep: beta fails, and alpha (its sibling) is not touched.
+    (beta / "trigger-evals.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    make_skill(skills, [grep_case("g")], name="gamma", responses={"g": answers("SKILLED", "plain")})
+    deep_trees(workspace / "vendor" / "junk")
+    deep_trees(skills / "delta" / "refs")
+    make_skill(skills, [grep_case("d")], name="delta", responses={"d": answers("SKILLED", "plain")})
+    (workspace / ".skillab").mkdir()
+    (workspace / ".skillab" / "history.jsonl").write_text(BAD_HISTORY_LINE)
+    github.state.pr_files[(REPO, 7)] = [{"filename": f"skills/{n}/SKILL.md"}
+                                        for n in ("alpha", "beta", "gamma", "delta")]
+
+    result = run_action(workspace, event_name="pull_request", event_file="pull_request_opened.json",
+                        api_url=github.url, inputs={"adapter": "mock"}, in_process=True)
+
+    assert "Traceback" not in result.log and "internal error" not in result.log, result.log
+    assert result.code == 1  # beta and delta are broken: the check fails, naming them
+    assert re.search(r"^::warning::not searched for skills: skills/delta/refs/dd/dd/.*/dd \(File name too long\) "
+                     r"and \d+ more directories$", result.stdout, re.M), result.stdout
+    assert "::error file=skills/beta/trigger-evals.json::" in result.stdout
+    assert "nests too deep" in result.stdout
+    assert "skills/delta" in result.stdout and "the skill's files cannot be listed" in result.stdout
+    suites = {doc["suite"]["skill"]: doc for doc in result.results()["suites"]}
+    assert sorted(suites) == ["alpha", "gamma"]
+    assert suites["alpha"]["pass_rate"]["with_skill"] == 1.0 and suites["gamma"]["verdict"] == "pass"
+    crowd = suites["alpha"]["triggers"]["crowd"]
+    assert crowd["siblings"] == ["beta", "gamma"]  # delta's skill cannot load: left out
+    assert any("beta's trigger queries left out" in w for w in crowd["warnings"])
+    assert any("history.jsonl:1: not a history entry" in w for w in suites["alpha"]["warnings"])
+    # The bad line stays, and both good runs were appended after it.
+    lines = (workspace / ".skillab" / "history.jsonl").read_text().splitlines()
+    assert lines[0] == BAD_HISTORY_LINE.strip() and len(lines) == 3
+    body = github.state.comments_on(REPO, 7)[0]["body"]
+    assert "| alpha | 1 | 100% |" in body and "| gamma | 1 | 100% |" in body
+    assert "| skills/beta | 0 |" in body and "| skills/delta | 0 |" in body
+    assert "Not searched for skills: skills/delta/refs/dd" in body
