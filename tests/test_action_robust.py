@@ -92,3 +92,27 @@ def test_a_deep_tree_a_bad_sibling_trigger_set_and_a_bad_history_line_stop_nothi
     assert "| alpha | 1 | 100% |" in body and "| gamma | 1 | 100% |" in body
     assert "| skills/beta | 0 |" in body and "| skills/delta | 0 |" in body
     assert "Not searched for skills: skills/delta/refs/dd" in body
+
+
+def test_corrupt_cache_entries_are_skipped_with_a_warning_and_rerun(tmp_path, github):
+    workspace = tmp_path / "workspace"
+    make_skill(workspace / "skills", [grep_case(n) for n in "abc"], name="alpha",
+               responses={n: answers("SKILLED", "plain") for n in "abc"})
+
+    def run():
+        return run_action(workspace, event_name="schedule", event_file="schedule.json", api_url=github.url,
+                          inputs={"adapter": "mock", "cache-dir": ".skillab/cache"}, in_process=True)
+
+    assert run().code == 0
+    entries = sorted((workspace / ".skillab" / "cache").rglob("*.json"))
+    assert len(entries) == 3
+    shaped = json.loads(entries[0].read_text())
+    shaped["record"]["usage"] = []  # a list where an object belongs
+    entries[0].write_text(json.dumps(shaped))
+    entries[1].write_bytes(b"[" * 100_000)
+    entries[2].write_bytes(b"\xff\xfe garbage")
+    result = run()
+    assert result.code == 0 and "Traceback" not in result.log, result.log
+    suite = result.results()["suites"][0]
+    assert suite["cache"]["hits"] == 0 and suite["pass_rate"]["without_skill"] == 0.0
+    assert sum("skipped and re-run" in w for w in suite["warnings"]) == 3

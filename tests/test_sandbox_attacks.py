@@ -199,7 +199,7 @@ def test_a_tampered_cache_entry_is_skipped_with_a_warning(tmp_path):
     data["record"]["passed"] = True  # the edit that turned a baseline fail into a +100 pts lift
     entry.write_text(json.dumps(data))
     assert cache.get("scope", "key") is None
-    assert "disagrees" in cache.warnings[0]
+    assert "signature does not match" in cache.warnings[0]
     (tmp_path / "cache" / "scope" / "other.json").write_text(entry.read_text())
     assert cache.get("scope", "other") is None  # an entry copied into another slot
     entry.write_text("{not json")
