@@ -5,6 +5,7 @@ request, and both arms of a case are visible side by side. The screenshot is kep
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,62 @@ def test_a_suite_of_trigger_queries_only_reads_as_one_with_misses_first_not_as_a
     table = html[html.index("<h3>Triggers</h3>"):]
     assert table.index("<td>missed</td>") < table.index("Give me three puns") < table.index("serious GTM memo")
     assert "<td>True</td>" not in table and "<td>yes</td>" in table
+
+
+PAYLOAD = "<script>alert(1)</script>"
+
+
+def _leaves(value, path=()):
+    """Every scalar of a JSON document, by its path."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _leaves(item, (*path, index))
+    else:
+        yield path
+
+
+def _with(doc, path, value):
+    import copy
+
+    edited = copy.deepcopy(doc)
+    target = edited
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return edited
+
+
+def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
+    """Every scalar of a real document (arms, triggers, trend, statistics), one at a time, turned
+    into a script: the report either renders it as text or refuses the document, never runs it."""
+    import json
+
+    from skillab.reports.results import load_documents
+
+    example = Path(__file__).parent.parent / "examples" / "changelog-entry"
+    history = tmp_path / "h.jsonl"
+    args = ["run", str(example), "--adapter", "mock", "--no-cache", "--quiet", "--history", str(history),
+            "--output", str(tmp_path / "r.json")]
+    assert main(args) == 0 and main(args) == 0
+    doc = load_documents(tmp_path / "r.json")[0]
+    leaves = list(_leaves(doc))
+    assert len(leaves) > 200 and {"triggers", "trend", "statistics"} <= {p[0] for p in leaves}
+    injected = []
+    for path in leaves:
+        try:
+            html = render_html([_with(doc, path, PAYLOAD)])
+        except (TypeError, ValueError, KeyError, AttributeError):
+            continue  # a field of the wrong type may be refused; it must not be run
+        if "<script" in html:
+            injected.append(".".join(map(str, path)))
+    assert injected == [], sorted({re.sub(r"\.\d+\.", ".N.", p) for p in injected})
+    # The field the red team used, through `skillab report` as a user would run it.
+    raw = json.loads((tmp_path / "r.json").read_text())
+    raw["cases"][0]["with_skill"]["turns"] = PAYLOAD
+    raw["cases"][0]["with_skill"]["tool_call_count"] = PAYLOAD
+    (tmp_path / "edited.json").write_text(json.dumps(raw))
+    main(["report", str(tmp_path / "edited.json"), "--html", str(tmp_path / "edited.html")])
+    assert "<script" not in (tmp_path / "edited.html").read_text()
