@@ -204,6 +204,18 @@ def test_the_quickstart_example_reports_its_trigger_table(capsys):
     assert "#### Triggers" in markdown and "❌ false trigger" in markdown and "semver" in markdown
 
 
+def test_trajectories_of_long_trigger_queries_get_bounded_distinct_file_names(tmp_path):
+    long = "Résumé " * 60  # 420 characters, 480 bytes: a file name may hold 255
+    skill = write_skill(tmp_path, "longq", "Long queries.",
+                        triggers=[{"name": long + "first", "query": "q1", "should_trigger": True},
+                                  {"name": long + "second", "query": "q2", "should_trigger": False}])
+    code, _ = cli(str(skill), "--adapter", "mock", "--trajectories", str(tmp_path / "traj"))
+    assert code == 0
+    names = sorted(p.name for p in (tmp_path / "traj" / "longq").iterdir())
+    assert len(names) == 2 and all(len(n.encode()) <= 160 for n in names), names
+    assert all(n.startswith("trigger.Résumé_Résumé") for n in names)
+
+
 def test_trigger_gates_fail_the_run_and_say_why(capsys):
     code, _ = cli(str(EXAMPLE), "--adapter", "mock", "--min-trigger-recall", "0.9")
     assert code == 1 and "trigger recall 0.80 is below the minimum 0.90" in capsys.readouterr().err
