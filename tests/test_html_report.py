@@ -14,6 +14,7 @@ from skillab.cli import main
 from skillab.reports.html import files_changed, render_html
 
 from .browser import chromium_binary, open_page
+from .json_paths import paths, replaced
 from .skillgen import answers, grep_case, make_skill
 
 ARTIFACTS = Path(os.environ.get("SKILLAB_ARTIFACTS") or Path(__file__).parent.parent / ".ci" / "artifacts")
@@ -147,27 +148,10 @@ def test_a_suite_of_trigger_queries_only_reads_as_one_with_misses_first_not_as_a
 PAYLOAD = "<script>alert(1)</script>"
 
 
-def _leaves(value, path=()):
-    """Every scalar of a JSON document, by its path."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _leaves(item, (*path, index))
-    else:
-        yield path
-
-
-def _with(doc, path, value):
-    import copy
-
-    edited = copy.deepcopy(doc)
-    target = edited
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
-    return edited
+def _at(doc, at):
+    for step in at:
+        doc = doc[step]
+    return doc
 
 
 def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
@@ -183,12 +167,12 @@ def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
             "--output", str(tmp_path / "r.json")]
     assert main(args) == 0 and main(args) == 0
     doc = load_documents(tmp_path / "r.json")[0]
-    leaves = list(_leaves(doc))
+    leaves = [at for at in paths(doc) if not isinstance(_at(doc, at), (dict, list))]
     assert len(leaves) > 200 and {"triggers", "trend", "statistics"} <= {p[0] for p in leaves}
     injected = []
     for path in leaves:
         try:
-            html = render_html([_with(doc, path, PAYLOAD)])
+            html = render_html([replaced(doc, path, PAYLOAD)])
         except (TypeError, ValueError, KeyError, AttributeError):
             continue  # a field of the wrong type may be refused; it must not be run
         if "<script" in html:
