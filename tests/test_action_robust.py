@@ -116,3 +116,15 @@ def test_corrupt_cache_entries_are_skipped_with_a_warning_and_rerun(tmp_path, gi
     suite = result.results()["suites"][0]
     assert suite["cache"]["hits"] == 0 and suite["pass_rate"]["without_skill"] == 0.0
     assert sum("skipped and re-run" in w for w in suite["warnings"]) == 3
+
+
+def test_mode_merge_finds_the_shards_results_beside_a_deep_tree(tmp_path, deep_trees):
+    from skillab.github.merge_mode import shard_files
+
+    shards = tmp_path / "shards"
+    for index in (1, 2):
+        (shards / f"skillab-shard-{index}" / "skillab-results").mkdir(parents=True)
+        (shards / f"skillab-shard-{index}" / "skillab-results" / "results.json").write_text("{}")
+    deep_trees(shards / "skillab-shard-1" / "junk")
+    found = shard_files(shards, tmp_path / "skillab-results")
+    assert [p.relative_to(shards).parts[0] for p in found] == ["skillab-shard-1", "skillab-shard-2"]
