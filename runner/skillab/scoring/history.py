@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+import stat
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -248,12 +249,15 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
     """The entries of ``path`` (none when it does not exist yet), and warnings."""
     path = Path(path)
     try:
-        fd = os.open(path, os.O_RDONLY)
+        # Non-blocking: a FIFO committed in its place must not hang the run (see ``_not_a_file``).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return [], []
     except OSError as exc:
         return [], [f"{path}: history cannot be read ({exc.strerror})"]
     try:
+        if problem := _not_a_file(fd, path):
+            return [], [problem]
         fcntl.flock(fd, fcntl.LOCK_SH)
         return parse_history(_read_all(fd), str(path))
     finally:
@@ -278,10 +282,12 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
     entry = HistoryEntry.from_document(document)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
     except OSError as exc:
         return Recorded(None, [f"{path}: history cannot be opened ({exc.strerror}); this run is not recorded"])
     try:
+        if problem := _not_a_file(fd, path):
+            return Recorded(None, [problem + "; this run is not recorded"])
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = _read_all(fd)
         entries, warnings = parse_history(data, str(path))
@@ -297,6 +303,14 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
         return Recorded(trend, warnings)
     finally:
         os.close(fd)
+
+
+def _not_a_file(fd: int, path: Path) -> str | None:
+    """Why ``fd`` is no history file: the history may sit in a checkout, where a pull request can
+    commit a link to ``/dev/zero`` (read forever) or a FIFO (no writer) in its place."""
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return None
+    return f"{path}: history is not a regular file; not used"
 
 
 def _read_all(fd: int) -> bytes:
