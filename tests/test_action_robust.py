@@ -128,3 +128,34 @@ def test_mode_merge_finds_the_shards_results_beside_a_deep_tree(tmp_path, deep_t
     deep_trees(shards / "skillab-shard-1" / "junk")
     found = shard_files(shards, tmp_path / "skillab-results")
     assert [p.relative_to(shards).parts[0] for p in found] == ["skillab-shard-1", "skillab-shard-2"]
+
+
+def test_a_cache_entry_that_is_no_file_is_skipped_not_read_forever(tmp_path):
+    """In a checkout, a pull request can put a link to /dev/zero or a FIFO where an entry is
+    looked up (its path is a digest anyone can compute)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, sys
+from pathlib import Path
+from skillab.core.records import ArmRecord
+from skillab.engine.cache import BaselineCache
+cache = BaselineCache(Path({str(tmp_path / "cache")!r}))
+(Path(cache.directory) / "s").mkdir(parents=True)
+os.symlink("/dev/zero", cache.directory / "s" / "zero.json")
+os.mkfifo(cache.directory / "s" / "fifo.json")
+assert cache.get("s", "zero") is None and cache.get("s", "fifo") is None
+print("\\n".join(cache.warnings))
+"""
+
+    def small_memory() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30,
+                          preexec_fn=small_memory, env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+    assert done.returncode == 0, done.stderr
+    assert "zero.json skipped and re-run: unreadable (Too many levels of symbolic links)" in done.stdout
+    assert "fifo.json skipped and re-run: unreadable (not a regular file)" in done.stdout

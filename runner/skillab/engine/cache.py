@@ -28,6 +28,7 @@ import json
 import os
 import math
 import secrets
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
 ENTRY_FORMAT = "skillab.baseline/2"
 KEY_ENV = "SKILLAB_CACHE_KEY"
+# An arm's record with its transcript is kilobytes to a few MiB; far beyond is no entry.
+_MAX_ENTRY_BYTES = 256 * 1024 * 1024
 # What reading an entry may raise on content that is no entry (any shape JSON can hold).
 _BAD_CONTENT = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, OverflowError)
 # A clock a little ahead on another machine sharing the cache is not tampering.
@@ -138,11 +141,12 @@ class BaselineCache:
         if not self._usable():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(_read_entry(path))
         except FileNotFoundError:
             return None
         except (OSError, ValueError, RecursionError) as exc:
-            self._skip(path, f"unreadable ({type(exc).__name__})")
+            why = exc if isinstance(exc, _NotAnEntry) else getattr(exc, "strerror", None) or type(exc).__name__
+            self._skip(path, f"unreadable ({why})")
             return None
         try:
             _authentic(data, self.key)
@@ -179,6 +183,27 @@ class BaselineCache:
 
     def _skip(self, path: Path, reason: str) -> None:
         self.warnings.append(f"baseline cache entry {path} skipped and re-run: {reason}")
+
+
+class _NotAnEntry(ValueError):
+    pass
+
+
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes. The cache may sit in a checkout, where a link to ``/dev/zero`` (read
+    forever) or a FIFO (never written) can stand in an entry's place: only a regular file of
+    sane size, reached without a link, is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotAnEntry("not a regular file")
+        if info.st_size > _MAX_ENTRY_BYTES:
+            raise _NotAnEntry(f"{info.st_size} bytes, over {_MAX_ENTRY_BYTES}")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(_MAX_ENTRY_BYTES + 1)
+    finally:
+        os.close(fd)
 
 
 def _authentic(data: Any, key: bytes | str) -> None:
