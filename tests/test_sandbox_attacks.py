@@ -189,6 +189,16 @@ def test_the_cache_and_history_cannot_be_edited(arms, tmp_path, backend):
     assert (entry.read_text(), history.read_text()) == before
 
 
+@on_both
+def test_the_cache_key_cannot_be_read_from_a_sandbox(arms, tmp_path, backend):
+    from skillab.engine.cache import key_file
+
+    BaselineCache(tmp_path / "cache").put("scope", "key", ArmRecord(passed=True, errored=False))
+    secret = key_file().read_text().strip()
+    out = agent(arms[0], f"cat {key_file()}; ls -A {key_file().parent}; echo END")
+    assert "END" in out and secret[:16] not in out
+
+
 def test_a_tampered_cache_entry_is_skipped_with_a_warning(tmp_path):
     cache = BaselineCache(tmp_path / "cache")
     record = ArmRecord(passed=False, errored=False)
