@@ -122,3 +122,17 @@ def test_without_a_cache_key_a_job_trusts_only_the_entries_it_wrote(tmp_path, gi
     _run(workspace, github, **{"cache-key": "s3cret-shared"})
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "third-job-home"))
     assert _run(workspace, github, **{"cache-key": "s3cret-shared"}).results()["suites"][0]["cache"]["hits"] == 1
+
+
+def test_a_cache_of_another_key_names_a_few_skipped_entries_then_counts(tmp_path):
+    from skillab.core.records import ArmRecord
+    from skillab.engine.cache import BaselineCache
+
+    theirs = BaselineCache(tmp_path / "cache", key=b"t" * 32)
+    for index in range(6):
+        theirs.put("scope", f"k{index}", ArmRecord(passed=True, errored=False))
+    ours = BaselineCache(tmp_path / "cache", key=b"o" * 32)
+    assert [ours.get("scope", f"k{index}") for index in range(6)] == [None] * 6
+    assert len(ours.warnings) == 4 and all("signature does not match" in w for w in ours.warnings[:3])
+    assert ours.warnings[3] == "baseline cache: 3 more entries skipped and re-run"
+    assert BaselineCache(tmp_path / "cache", key=b"t" * 32).get("scope", "k0") is not None

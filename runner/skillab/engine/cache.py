@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 ENTRY_FORMAT = "skillab.baseline/2"
 KEY_ENV = "SKILLAB_CACHE_KEY"
+# Skipped entries named in the warnings; the rest are counted.
+_NAMED_SKIPS = 3
 # An arm's record with its transcript is kilobytes to a few MiB; far beyond is no entry.
 _MAX_ENTRY_BYTES = 256 * 1024 * 1024
 # What reading an entry may raise on content that is no entry (any shape JSON can hold).
@@ -119,6 +121,7 @@ class BaselineCache:
     warnings: list[str] = field(default_factory=list)
     # The signing key, or why there is none (then nothing is read or stored).
     key: bytes | str = field(default_factory=cache_key, repr=False)
+    _skipped: int = field(default=0, init=False, repr=False)
 
     def _usable(self) -> bool:
         if isinstance(self.key, bytes):
@@ -182,7 +185,15 @@ class BaselineCache:
             return
 
     def _skip(self, path: Path, reason: str) -> None:
-        self.warnings.append(f"baseline cache entry {path} skipped and re-run: {reason}")
+        # A few named, then a count: a cache written with another key skips every entry.
+        self._skipped += 1
+        if self._skipped <= _NAMED_SKIPS:
+            self.warnings.append(f"baseline cache entry {path} skipped and re-run: {reason}")
+            return
+        summary = f"baseline cache: {self._skipped - _NAMED_SKIPS} more entries skipped and re-run"
+        if self._skipped > _NAMED_SKIPS + 1:
+            self.warnings.pop()
+        self.warnings.append(summary)
 
 
 class _NotAnEntry(ValueError):
