@@ -316,4 +316,4 @@ def _unwritten_results(path: Path, exc: OSError, journal_failure: str | None) ->
     held = (f"the checkpoint journal {journal_failure}, so it holds the arms up to there"
             if journal_failure else f"every finished arm is kept in {journal}")
     return (f"cannot write {path} ({exc.strerror or exc}): {held}. Free some space, then "
-            f"`skillab report {path}` shows them and `skillab run ... --resume {path}` runs the rest")
+            f"`skillab run ... --resume {path}` keeps them and runs the rest")
