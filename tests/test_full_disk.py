@@ -77,8 +77,12 @@ def test_no_room_for_the_results_document_keeps_every_arm_in_the_journal(tmp_pat
     assert [p.name for p in kept.iterdir()] == ["results.checkpoint.jsonl"]  # no temp file left
     entries = journal_lines(kept / "results.checkpoint.jsonl")
     assert len(entries) == 1 + 2 * CASES
-    # With room again, --resume runs no arm again.
+    # With room again, --resume runs no arm again (report says so first).
     out = kept / "results.json"
+    report = subprocess.run([sys.executable, "-m", "skillab", "report", str(out)], capture_output=True,
+                            text=True, timeout=60)
+    assert report.returncode == 2 and "Traceback" not in report.stderr, report.stderr
+    assert "only the checkpoint journal of an unfinished run is there" in report.stderr
     resume = [sys.executable, "-m", "skillab", "run", str(big_skill), *COMMON, "--resume", str(out),
               "--output", str(out)]
     plan = subprocess.run([*resume, "--dry-run"], capture_output=True, text=True, timeout=120).stdout
