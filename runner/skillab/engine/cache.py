@@ -29,6 +29,7 @@ import os
 import math
 import secrets
 import stat
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,20 +91,30 @@ def cache_key(environ: Mapping[str, str] | None = None) -> bytes | str:
         return hashlib.sha256(environ[KEY_ENV].encode()).digest()
     path = key_file(environ)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(secrets.token_hex(32) + "\n")
+        if not path.exists():
+            _make_key(path)
         text = path.read_text(encoding="ascii").strip()
     except (OSError, ValueError) as exc:
         return f"its key file {path} cannot be made or read ({getattr(exc, 'strerror', None) or exc})"
     if len(text) < 32:
         return f"its key file {path} holds no key (delete it to make a new one)"
     return hashlib.sha256(text.encode()).digest()
+
+
+def _make_key(path: Path) -> None:
+    """A new random key at ``path``, owner-only; linked into place whole, so a run starting at
+    the same moment reads this key or its own, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key.")  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another run made it first: use that one
+    finally:
+        os.unlink(tmp)
 
 
 def entry_mac(key: bytes, entry: Mapping[str, Any]) -> str:
