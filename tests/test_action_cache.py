@@ -136,3 +136,19 @@ def test_a_cache_of_another_key_names_a_few_skipped_entries_then_counts(tmp_path
     assert len(ours.warnings) == 4 and all("signature does not match" in w for w in ours.warnings[:3])
     assert ours.warnings[3] == "baseline cache: 3 more entries skipped and re-run"
     assert BaselineCache(tmp_path / "cache", key=b"t" * 32).get("scope", "k0") is not None
+
+
+def test_runs_starting_together_make_one_owner_only_key(tmp_path):
+    import os
+    import stat
+    from concurrent.futures import ThreadPoolExecutor
+
+    from skillab.engine.cache import cache_key, key_file
+
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    with ThreadPoolExecutor(8) as pool:
+        keys = set(pool.map(lambda _: cache_key(env), range(32)))
+    assert len(keys) == 1 and isinstance(next(iter(keys)), bytes)
+    assert stat.S_IMODE(os.stat(key_file(env)).st_mode) == 0o600
+    assert os.listdir(key_file(env).parent) == ["baseline-cache.key"]
+    assert cache_key({**env, "SKILLAB_CACHE_KEY": "shared"}) not in keys
