@@ -20,6 +20,7 @@ def _private_cwd_and_cache(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("cwd")
     monkeypatch.chdir(home)
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # the baseline cache's key
 
 
 @pytest.fixture

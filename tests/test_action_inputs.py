@@ -90,7 +90,7 @@ def test_env_names_keep_hyphens_and_secret_inputs_are_masked():
     assert {s.name: s.env_name for s in INPUTS}["judge-model"] == "INPUT_JUDGE-MODEL"
     secret_inputs = {s.env_name for s in INPUTS if s.secret}
     assert secret_inputs == {"INPUT_GITHUB-TOKEN", "INPUT_ANTHROPIC-API-KEY", "INPUT_OPENAI-API-KEY",
-                             "INPUT_GEMINI-API-KEY"}
+                             "INPUT_GEMINI-API-KEY", "INPUT_CACHE-KEY"}
     assert secret_inputs <= SECRET_ENV_VARS
     masked_inputs = {name for name in SECRET_ENV_VARS if name.startswith("INPUT_")}
     assert masked_inputs <= {s.env_name for s in INPUTS}

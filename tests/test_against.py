@@ -225,3 +225,31 @@ def test_skillab_run_against_an_unknown_ref_exits_2_without_a_traceback(tmp_path
     assert code == 2
     assert err.startswith("skillab: --against 'nope': no such directory") and "Traceback" not in err
     assert not (tmp_path / "r.json").exists()  # refused before any case ran
+
+
+def test_links_out_of_the_ref_are_left_out_not_a_traceback(tmp_path, capsys):
+    # A skill that once held an absolute link (and one climbing out of the checkout): the
+    # original is extracted without them, as the candidate's own links are never staged.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    skill = make_skill(repo / "skills", [grep_case("a")], body=V1, responses={"a": answers("SKILLED", "no")},
+                       files={"notes.md": "kept\n"})
+    (skill / "passwd").symlink_to("/etc/passwd")
+    (skill / "up").symlink_to("../../../../outside")
+    (skill / "inside").symlink_to("notes.md")
+    first = commit_all(repo, "v1 with links")
+    for link in ("passwd", "up", "inside"):
+        (skill / link).unlink()
+    make_skill(repo / "skills", [grep_case("a")], body=V2, responses={"a": answers("SKILLED", "no")})
+    commit_all(repo, "v2")
+    with open_original("HEAD~1", skill) as original:
+        root = original.skill.root
+        assert original.commit == first and original.skill.body == V1
+        assert (root / "notes.md").read_text() == "kept\n"
+        assert not (root / "passwd").is_symlink() and not (root / "up").is_symlink()
+    out = tmp_path / "r.json"
+    code = main(["run", str(skill), "--adapter", "mock", "--against", "HEAD~1", "--no-cache", "--quiet",
+                 "--no-history", "--output", str(out)])
+    assert code == 0, capsys.readouterr()
+    assert json.loads(out.read_text())["comparison"]["original"]["commit"] == first

@@ -190,6 +190,51 @@ def test_an_unwritable_history_is_a_warning_not_a_failure(tmp_path):
     assert len(result.warnings) == 1 and "this run is not recorded" in result.warnings[0]
 
 
+def test_lines_that_parse_but_are_no_entry_are_skipped_not_a_crash():
+    bad = [
+        b'{"format":"skillab.history/2","suite":"s","skill":"x","skill_hash":"h","adapter":"mock",'
+        b'"pass_rate":{},"verdict":"pass","recorded_at":"t","runs":1e999}',  # infinite: int() overflowed
+        b'{"format":"skillab.history/2","suite":"s","skill":"x","skill_hash":"h","adapter":"mock",'
+        b'"pass_rate":{},"verdict":"pass","recorded_at":"t","case_passes":{"with_skill":{"a":[]}}}',
+        b'{"format":"skillab.history/2","suite":"s","skill":"x","skill_hash":"h","adapter":"mock",'
+        b'"pass_rate":{"with_skill":NaN},"verdict":"pass","recorded_at":"t"}',
+        b"[" * 100_000,
+    ]
+    entries, warnings = parse_history(b"\n".join(bad) + b"\n" + entry().to_line(), "h")
+    assert len(entries) == 1 and len(warnings) == 4
+    assert "'runs' is not a whole number" in warnings[0] and "is not a [passed, graded] pair" in warnings[1]
+    assert "finite" in warnings[2] and warnings[3] == "h: 1 more unreadable lines skipped"
+    assert parse_history(b"[" * 100_000, "h")[1] == ["h:1: not a history entry (nested too deep); line skipped"]
+
+
+def test_a_history_that_is_no_file_is_a_warning_not_a_hang(tmp_path):
+    """Committed in a checkout, the history could be a link to /dev/zero (read forever) or a FIFO
+    (no writer): each is passed over with a warning."""
+    import os
+    import subprocess
+    import sys
+
+    skill = make_skill(tmp_path, [grep_case("a")], responses={"a": answers("SKILLED", "no")})
+    (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    for name in ("zero.jsonl", "fifo.jsonl"):
+        done = subprocess.run([sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock",
+                               "--no-cache", "--quiet", "--json", "--history", str(tmp_path / name),
+                               "--output", str(tmp_path / "r.json")],
+                              capture_output=True, text=True, timeout=30, preexec_fn=_small_memory)
+        assert done.returncode == 0, done.stderr
+        doc = json.loads((tmp_path / "r.json").read_text())
+        assert f"{tmp_path / name}: history is not a regular file; not used; this run is not recorded" \
+            in doc["warnings"]
+
+
+def _small_memory() -> None:
+    # Should reading ever run away again, the child fails fast instead of filling the machine.
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
 def _append_many(args: tuple[str, int]) -> None:
     path, worker = args
     for i in range(25):

@@ -5,6 +5,7 @@ request, and both arms of a case are visible side by side. The screenshot is kep
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from skillab.cli import main
 from skillab.reports.html import files_changed, render_html
 
 from .browser import chromium_binary, open_page
+from .json_paths import paths, replaced
 from .skillgen import answers, grep_case, make_skill
 
 ARTIFACTS = Path(os.environ.get("SKILLAB_ARTIFACTS") or Path(__file__).parent.parent / ".ci" / "artifacts")
@@ -141,3 +143,45 @@ def test_a_suite_of_trigger_queries_only_reads_as_one_with_misses_first_not_as_a
     table = html[html.index("<h3>Triggers</h3>"):]
     assert table.index("<td>missed</td>") < table.index("Give me three puns") < table.index("serious GTM memo")
     assert "<td>True</td>" not in table and "<td>yes</td>" in table
+
+
+PAYLOAD = "<script>alert(1)</script>"
+
+
+def _at(doc, at):
+    for step in at:
+        doc = doc[step]
+    return doc
+
+
+def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
+    """Every scalar of a real document (arms, triggers, trend, statistics), one at a time, turned
+    into a script: the report either renders it as text or refuses the document, never runs it."""
+    import json
+
+    from skillab.reports.results import load_documents
+
+    example = Path(__file__).parent.parent / "examples" / "changelog-entry"
+    history = tmp_path / "h.jsonl"
+    args = ["run", str(example), "--adapter", "mock", "--no-cache", "--quiet", "--history", str(history),
+            "--output", str(tmp_path / "r.json")]
+    assert main(args) == 0 and main(args) == 0
+    doc = load_documents(tmp_path / "r.json")[0]
+    leaves = [at for at in paths(doc) if not isinstance(_at(doc, at), (dict, list))]
+    assert len(leaves) > 200 and {"triggers", "trend", "statistics"} <= {p[0] for p in leaves}
+    injected = []
+    for path in leaves:
+        try:
+            html = render_html([replaced(doc, path, PAYLOAD)])
+        except (TypeError, ValueError, KeyError, AttributeError):
+            continue  # a field of the wrong type may be refused; it must not be run
+        if "<script" in html:
+            injected.append(".".join(map(str, path)))
+    assert injected == [], sorted({re.sub(r"\.\d+\.", ".N.", p) for p in injected})
+    # The field the red team used, through `skillab report` as a user would run it.
+    raw = json.loads((tmp_path / "r.json").read_text())
+    raw["cases"][0]["with_skill"]["turns"] = PAYLOAD
+    raw["cases"][0]["with_skill"]["tool_call_count"] = PAYLOAD
+    (tmp_path / "edited.json").write_text(json.dumps(raw))
+    main(["report", str(tmp_path / "edited.json"), "--html", str(tmp_path / "edited.html")])
+    assert "<script" not in (tmp_path / "edited.html").read_text()

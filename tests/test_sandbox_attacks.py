@@ -189,6 +189,16 @@ def test_the_cache_and_history_cannot_be_edited(arms, tmp_path, backend):
     assert (entry.read_text(), history.read_text()) == before
 
 
+@on_both
+def test_the_cache_key_cannot_be_read_from_a_sandbox(arms, tmp_path, backend):
+    from skillab.engine.cache import key_file
+
+    BaselineCache(tmp_path / "cache").put("scope", "key", ArmRecord(passed=True, errored=False))
+    secret = key_file().read_text().strip()
+    out = agent(arms[0], f"cat {key_file()}; ls -A {key_file().parent}; echo END")
+    assert "END" in out and secret[:16] not in out
+
+
 def test_a_tampered_cache_entry_is_skipped_with_a_warning(tmp_path):
     cache = BaselineCache(tmp_path / "cache")
     record = ArmRecord(passed=False, errored=False)
@@ -199,7 +209,7 @@ def test_a_tampered_cache_entry_is_skipped_with_a_warning(tmp_path):
     data["record"]["passed"] = True  # the edit that turned a baseline fail into a +100 pts lift
     entry.write_text(json.dumps(data))
     assert cache.get("scope", "key") is None
-    assert "disagrees" in cache.warnings[0]
+    assert "signature does not match" in cache.warnings[0]
     (tmp_path / "cache" / "scope" / "other.json").write_text(entry.read_text())
     assert cache.get("scope", "other") is None  # an entry copied into another slot
     entry.write_text("{not json")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from skillab.formats.eval_yaml.parser import _validator, schema
 from skillab.suite.schema_check import is_valid
 
 from .conformance.goldens import golden_cases
+from .json_paths import paths, replaced
 
 ROOT = Path(__file__).resolve().parent.parent
 ODD = [None, True, False, 0, 1, -1, 2.0, "", " ", "x", [], [1], ["x"], {}, {"x": 1}, {1: "x"},
@@ -35,40 +35,19 @@ def _examples() -> list[object]:
     return [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted(ROOT.glob("examples/*/eval.yaml"))]
 
 
-def _paths(value: object, at: tuple = ()) -> Iterator[tuple]:
-    yield at
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _paths(item, (*at, index))
-
-
-def _replaced(value: object, at: tuple, new: object) -> object:
-    if not at:
-        return new
-    value = copy.deepcopy(value)
-    parent = value
-    for part in at[:-1]:
-        parent = parent[part]
-    parent[at[-1]] = new
-    return value
-
-
 def _variants(document: object) -> Iterator[object]:
     yield document
-    for at in _paths(document):
+    for at in paths(document):
         for odd in ODD:
-            yield _replaced(document, at, odd)
+            yield replaced(document, at, odd)
         target = document
         for part in at:
             target = target[part]
         if isinstance(target, dict):
             for key in ("unknown", 1, "name", "cmd", "files", "expect_exit_code", "max_turns"):
-                yield _replaced(document, at, {**target, key: "v"})
+                yield replaced(document, at, {**target, key: "v"})
             for key in list(target):
-                yield _replaced(document, at, {k: v for k, v in target.items() if k != key})
+                yield replaced(document, at, {k: v for k, v in target.items() if k != key})
 
 
 def test_the_quick_check_agrees_with_jsonschema_on_goldens_examples_and_their_mutations():

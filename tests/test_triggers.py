@@ -79,6 +79,32 @@ def test_bad_trigger_sets_name_file_line_entry_and_field(tmp_path, body, expecte
     assert str(path) in str(caught.value) and expected in str(caught.value)
 
 
+@pytest.mark.parametrize("link", ["file", "evals-folder"])
+def test_a_trigger_set_that_links_out_of_the_skill_is_refused_not_read(tmp_path, capsys, link):
+    outside = tmp_path / "host"
+    outside.mkdir()
+    (outside / "trigger-evals.json").write_text(json.dumps([{"query": "HOST-SECRET-QUERY",
+                                                             "should_trigger": True}]))
+    skill = write_skill(tmp_path / "skills", "linker", "Links out.",
+                        cases=[{"name": "c", "prompt": "p", "validators": [{"cmd": "true"}]}])
+    if link == "file":
+        (skill / "trigger-evals.json").symlink_to(outside / "trigger-evals.json")
+    else:
+        (skill / "evals").symlink_to(outside)
+    assert main(["validate", str(skill)]) == 2
+    assert "is a link out of" in capsys.readouterr().err
+    code, doc = cli(str(skill), "--adapter", "mock")
+    assert code == 2 and "HOST-SECRET-QUERY" not in json.dumps(doc)
+    # As a sibling, its queries are left out with a warning; the candidate still runs.
+    write_skill(tmp_path / "skills", "main", "Main.", triggers=[{"name": "mine", "query": "Do main things",
+                                                                "should_trigger": True}],
+                mock={"mine": {"loads": True}})
+    code, doc = cli(str(tmp_path / "skills" / "main"), "--adapter", "mock", "--siblings", str(tmp_path / "skills"))
+    assert code == 0 and "HOST-SECRET-QUERY" not in json.dumps(doc)
+    assert any("linker's trigger queries left out" in w and "link out" in w
+               for w in doc["triggers"]["crowd"]["warnings"])
+
+
 def test_eval_yaml_trigger_cases_and_trigger_sets_merge_and_conflicts_are_refused(tmp_path):
     skill = write_skill(tmp_path, "s", "d", cases=[{"name": "route", "prompt": "Do X", "should_trigger": True}],
                         triggers=[{"query": "do  x", "should_trigger": True}, {"query": "Do Y", "should_trigger": False}])
@@ -179,6 +205,18 @@ def test_the_quickstart_example_reports_its_trigger_table(capsys):
     assert 'name="trigger: semver-question"' in junit and "false_trigger: the skill should be left alone" in junit
     markdown = Path("r.md").read_text()
     assert "#### Triggers" in markdown and "❌ false trigger" in markdown and "semver" in markdown
+
+
+def test_trajectories_of_long_trigger_queries_get_bounded_distinct_file_names(tmp_path):
+    long = "Résumé " * 60  # 420 characters, 480 bytes: a file name may hold 255
+    skill = write_skill(tmp_path, "longq", "Long queries.",
+                        triggers=[{"name": long + "first", "query": "q1", "should_trigger": True},
+                                  {"name": long + "second", "query": "q2", "should_trigger": False}])
+    code, _ = cli(str(skill), "--adapter", "mock", "--trajectories", str(tmp_path / "traj"))
+    assert code == 0
+    names = sorted(p.name for p in (tmp_path / "traj" / "longq").iterdir())
+    assert len(names) == 2 and all(len(n.encode()) <= 160 for n in names), names
+    assert all(n.startswith("trigger.Résumé_Résumé") for n in names)
 
 
 def test_trigger_gates_fail_the_run_and_say_why(capsys):

@@ -29,6 +29,14 @@ class SkillError(SkillabError):
     """The skill directory cannot be loaded (no SKILL.md, unreadable, bad frontmatter)."""
 
 
+class OutputError(SkillabError):
+    """A finished run's output (results document, report) could not be written: a full disk,
+    a quota. The run failed, though no input was wrong; what finished is kept, and the message
+    says where."""
+
+    exit_code = EXIT_GATE
+
+
 @dataclass(frozen=True)
 class SuiteIssue:
     """One problem in a suite file, located as precisely as the file allows."""

@@ -32,6 +32,8 @@ SECRET_ENV_VARS: frozenset[str] = frozenset(
         "INPUT_ANTHROPIC-API-KEY",
         "INPUT_OPENAI-API-KEY",
         "INPUT_GEMINI-API-KEY",
+        "INPUT_CACHE-KEY",
+        "SKILLAB_CACHE_KEY",
         "GEMINI_API_KEY",
         "ACTIONS_RUNTIME_TOKEN",
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN",

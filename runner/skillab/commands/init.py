@@ -100,6 +100,9 @@ jobs:
           anthropic-api-key: ${{{{ secrets.ANTHROPIC_API_KEY }}}}
           openai-api-key: ${{{{ secrets.OPENAI_API_KEY }}}}   # the judge defaults to another family
           fail-on-verdict: fail,error
+          # To reuse baselines between runs (see skillab-pr.yml): `cache-dir: .skillab/cache`
+          # kept by actions/cache, and `cache-key: ${{{{ secrets.SKILLAB_CACHE_KEY }}}}`, which
+          # signs the entries so a pull request cannot commit a forged baseline.
       - uses: actions/upload-artifact@v4
         if: always()
         with:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core.settings import RunConfig
-from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, SkillabError, UsageError
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
 from .targets import suite_targets
@@ -191,25 +191,34 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     def save(_run: SuiteRun, document: dict) -> None:
         documents.append(document)
-        if args.compact_results:
-            from ..reports.compact import write_compact
+        try:
+            if args.compact_results:
+                from ..reports.compact import write_compact
 
-            write_compact(results(documents), args.output)
-            return
-        write_document(results(documents), args.output)
+                write_compact(results(documents), args.output)
+                return
+            write_document(results(documents), args.output)
+        except OSError as exc:
+            raise OutputError(_unwritten_results(args.output, exc, checkpoint.failure)) from None
 
     display = open_progress(args.quiet)
     checkpoint = _checkpoint(args, config)
     reporters = [r for r in (display, checkpoint) if r is not None]
     runs = [SuiteRun(target, agent_config, resume_from)
             for agent_config in configs for target, resume_from in zip(targets, earlier)]
-    with display or _nothing():
-        session = Session(reporters, on_document=save).run(runs)
+    try:
+        with display or _nothing():
+            session = Session(reporters, on_document=save).run(runs)
+    except OutputError:
+        checkpoint.close(complete=False)  # the journal holds what the document could not
+        raise
+    if checkpoint.failure is not None:
+        say(f"warning: the checkpoint journal {checkpoint.failure}")
     if session.interrupted and not documents:
         raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
     checkpoint.close(complete=not (session.interrupted or session.stopped))
     interrupted = session.interrupted
-    write_reports(args, documents)
+    write_reports(args, documents, results_path=args.output)
     if args.json:
         print(json.dumps(results(documents), indent=2, ensure_ascii=False))
     else:
@@ -280,14 +289,32 @@ def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
     return [docs.get(Path(p.suite.path).resolve()) for p in prepared]
 
 
-def write_reports(args: argparse.Namespace, documents: list[dict]) -> None:
-    """The optional report files, each announced."""
+def write_reports(args: argparse.Namespace, documents: list[dict], *, results_path: Path | None = None) -> None:
+    """The optional report files, each announced; ``results_path``: the document they render,
+    already written, which a failure message points back to."""
     from ..reports.reporters import write_reports as write_selected
     from ..session.outputs import Outputs, write_outputs
 
     outputs = Outputs(junit=args.junit, markdown=args.markdown, html=args.html,
                       trajectories=getattr(args, "trajectories", None))
-    write_outputs(documents, outputs, announce=say)
-    # Reporters by name (``--reporter NAME[=PATH]``): the built-ins again, or an installed plugin's.
-    for written in write_selected(getattr(args, "reporter", None) or [], documents):
-        say(f"wrote {written}")
+    try:
+        write_outputs(documents, outputs, announce=say)
+        # Reporters by name (``--reporter NAME[=PATH]``): the built-ins again, or an installed plugin's.
+        for written in write_selected(getattr(args, "reporter", None) or [], documents):
+            say(f"wrote {written}")
+    except OSError as exc:
+        where = exc.filename or "a report"
+        kept = (f"; {results_path} is whole, and `skillab report {results_path}` with the same report "
+                "flags writes them again" if results_path is not None else "")
+        raise OutputError(f"cannot write {where} ({exc.strerror or exc}){kept}") from None
+
+
+def _unwritten_results(path: Path, exc: OSError, journal_failure: str | None) -> str:
+    """Why the results document is not written, and where the finished arms are."""
+    from ..session.checkpoint import journal_path
+
+    journal = journal_path(path)
+    held = (f"the checkpoint journal {journal_failure}, so it holds the arms up to there"
+            if journal_failure else f"every finished arm is kept in {journal}")
+    return (f"cannot write {path} ({exc.strerror or exc}): {held}. Free some space, then "
+            f"`skillab run ... --resume {path}` keeps them and runs the rest")

@@ -193,9 +193,20 @@ class GitRepo:
         data = self.git(*args).stdout
         import tarfile  # here: only --against needs it, and a run should not pay its import
 
-        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            # The data filter refuses absolute paths, '..' and links that leave the target.
-            archive.extractall(into, filter="data")
+        def links_stay(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+            # The data filter refuses absolute paths, '..' and links that leave the target. A
+            # link out is left out rather than ending the run: the skill loader never stages a
+            # link, so the original is the same skill without it.
+            try:
+                return tarfile.data_filter(member, dest)
+            except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError):
+                return None
+
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+                archive.extractall(into, filter=links_stay)
+        except (tarfile.TarError, OSError) as exc:
+            raise UsageError(f"--against: the skill at {commit[:12]} cannot be extracted ({exc})") from None
         target = into / prefix if prefix else into
         target.mkdir(parents=True, exist_ok=True)
         return target

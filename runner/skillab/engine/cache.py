@@ -9,19 +9,31 @@ a run served by another snapshot behind the same name misses (``get(served_model
 Errored arms are never stored: an outage must not be frozen into later runs.
 
 The cache directory is outside every sandbox's view, and each entry is validated on load: it
-must be for its own slot, not from the future, and its verdict must agree with the checks it
-records (a flipped ``passed`` is caught). A bad entry is skipped with a warning and re-run.
+must carry the HMAC of the cache's key over its content, be for its own slot, not from the
+future, and its verdict must agree with the checks it records. A bad entry is skipped with a
+warning and re-run.
+
+The HMAC is what stops a forged baseline: a cache directory may sit in a checkout (the Action
+keeps it in the workspace for ``actions/cache``), where a pull request can commit any file. The
+key never does: it is ``SKILLAB_CACHE_KEY`` (the Action's ``cache-key`` input, a secret) when
+set, else a random key made once in the user's own config directory (``cache_key``), so a
+baseline only counts when this user, or a job holding the secret, wrote it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import math
+import secrets
+import stat
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_json
@@ -32,7 +44,14 @@ if TYPE_CHECKING:
     from ..skill.loader import Skill
     from .arm import ArmJob
 
-ENTRY_FORMAT = "skillab.baseline/1"
+ENTRY_FORMAT = "skillab.baseline/2"
+KEY_ENV = "SKILLAB_CACHE_KEY"
+# Skipped entries named in the warnings; the rest are counted.
+_NAMED_SKIPS = 3
+# An arm's record with its transcript is kilobytes to a few MiB; far beyond is no entry.
+_MAX_ENTRY_BYTES = 256 * 1024 * 1024
+# What reading an entry may raise on content that is no entry (any shape JSON can hold).
+_BAD_CONTENT = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, OverflowError)
 # A clock a little ahead on another machine sharing the cache is not tampering.
 _CLOCK_SKEW_S = 300.0
 
@@ -57,12 +76,71 @@ def default_cache_dir() -> Path:
     return Path(base) / "skillab" / "baselines"
 
 
+def key_file(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the user's own cache key lives: their config directory, never a checkout's."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".config")
+    return Path(base) / "skillab" / "baseline-cache.key"
+
+
+def cache_key(environ: Mapping[str, str] | None = None) -> bytes | str:
+    """The key entries are signed with: ``SKILLAB_CACHE_KEY`` when set, else the user's key file
+    (made on first use, readable by its owner only). A reason (a ``str``) when neither can be had."""
+    environ = os.environ if environ is None else environ
+    if environ.get(KEY_ENV):
+        return hashlib.sha256(environ[KEY_ENV].encode()).digest()
+    path = key_file(environ)
+    try:
+        if not path.exists():
+            _make_key(path)
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, ValueError) as exc:
+        return f"its key file {path} cannot be made or read ({getattr(exc, 'strerror', None) or exc})"
+    if len(text) < 32:
+        return f"its key file {path} holds no key (delete it to make a new one)"
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _make_key(path: Path) -> None:
+    """A new random key at ``path``, owner-only; linked into place whole, so a run starting at
+    the same moment reads this key or its own, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key.")  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another run made it first: use that one
+    finally:
+        os.unlink(tmp)
+
+
+def entry_mac(key: bytes, entry: Mapping[str, Any]) -> str:
+    """HMAC-SHA256 over the entry's canonical JSON, its ``mac`` left out."""
+    body = {name: value for name, value in entry.items() if name != "mac"}
+    blob = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(key, blob.encode(), hashlib.sha256).hexdigest()
+
+
 @dataclass
 class BaselineCache:
     directory: Path
     ttl_days: float = 7.0
     # Entries skipped because they failed validation, for the run's warnings.
     warnings: list[str] = field(default_factory=list)
+    # The signing key, or why there is none (then nothing is read or stored).
+    key: bytes | str = field(default_factory=cache_key, repr=False)
+    _skipped: int = field(default=0, init=False, repr=False)
+
+    def _usable(self) -> bool:
+        if isinstance(self.key, bytes):
+            return True
+        warning = f"baseline cache {self.directory} not used: {self.key}"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+        return False
 
     def _path(self, scope: str, key: str) -> Path:
         return self.directory / scope / f"{key}.json"
@@ -74,16 +152,20 @@ class BaselineCache:
         recorded from another snapshot behind the same requested name is a miss.
         """
         path = self._path(scope, key)
+        if not self._usable():
+            return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(_read_entry(path))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
-            self._skip(path, f"unreadable ({type(exc).__name__})")
+        except (OSError, ValueError, RecursionError) as exc:
+            why = exc if isinstance(exc, _NotAnEntry) else getattr(exc, "strerror", None) or type(exc).__name__
+            self._skip(path, f"unreadable ({why})")
             return None
         try:
+            _authentic(data, self.key)
             record = _validated(data, scope, key)
-        except (ValueError, KeyError, TypeError) as exc:
+        except _BAD_CONTENT as exc:
             self._skip(path, str(exc))
             return None
         if time.time() - float(data["created_at"]) > self.ttl_days * 86400:
@@ -95,23 +177,66 @@ class BaselineCache:
 
     def put(self, scope: str, key: str, record: ArmRecord) -> None:
         """Store atomically; a failing disk only costs the cache, never the run."""
-        if record.errored:
+        if record.errored or not self._usable():
             return
+        assert isinstance(self.key, bytes)
         path = self._path(scope, key)
-        entry = {
+        entry: dict[str, Any] = {
             "format": ENTRY_FORMAT,
             "created_at": time.time(),
             "scope": scope,
             "key": key,
             "record": record.to_dict(),
         }
+        # Signed as it will be read back (JSON turns tuples into lists, keys into strings).
+        entry["mac"] = entry_mac(self.key, json.loads(json.dumps(entry)))
         try:
             write_json(path, entry)
         except OSError:
             return
 
     def _skip(self, path: Path, reason: str) -> None:
-        self.warnings.append(f"baseline cache entry {path} skipped and re-run: {reason}")
+        # A few named, then a count: a cache written with another key skips every entry.
+        self._skipped += 1
+        if self._skipped <= _NAMED_SKIPS:
+            self.warnings.append(f"baseline cache entry {path} skipped and re-run: {reason}")
+            return
+        summary = f"baseline cache: {self._skipped - _NAMED_SKIPS} more entries skipped and re-run"
+        if self._skipped > _NAMED_SKIPS + 1:
+            self.warnings.pop()
+        self.warnings.append(summary)
+
+
+class _NotAnEntry(ValueError):
+    pass
+
+
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes. The cache may sit in a checkout, where a link to ``/dev/zero`` (read
+    forever) or a FIFO (never written) can stand in an entry's place: only a regular file of
+    sane size, reached without a link, is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotAnEntry("not a regular file")
+        if info.st_size > _MAX_ENTRY_BYTES:
+            raise _NotAnEntry(f"{info.st_size} bytes, over {_MAX_ENTRY_BYTES}")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(_MAX_ENTRY_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
+def _authentic(data: Any, key: bytes | str) -> None:
+    """``ValueError`` unless the entry carries this cache key's HMAC over its content."""
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    mac = data.get("mac")
+    if not isinstance(mac, str) or not isinstance(key, bytes):
+        raise ValueError("the entry is not signed (written by another skillab version, or by hand)")
+    if not hmac.compare_digest(mac, entry_mac(key, data)):
+        raise ValueError("its signature does not match: written with another key, or edited")
 
 
 def _validated(data: Any, scope: str, key: str) -> ArmRecord:

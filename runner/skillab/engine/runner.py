@@ -32,7 +32,7 @@ from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from .against import OriginalSkill, open_original
 from .arm import ArmContext, ArmJob, execute_arm
-from .cache import BaselineCache, baseline_slot, default_cache_dir
+from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
 from ..scoring.history import record_into
 from .prepare import prepare_suite, run_warnings, suite_sandbox
@@ -130,7 +130,8 @@ class Execution:
         self.judge = judge
         self.emit = emit or ignore
         self.cache = (
-            BaselineCache(config.engine.cache_dir or default_cache_dir(), config.engine.cache_ttl_days)
+            BaselineCache(config.engine.cache_dir or default_cache_dir(), config.engine.cache_ttl_days,
+                          key=cache_key(config.credentials.environ))
             if config.engine.cache_enabled
             else None
         )

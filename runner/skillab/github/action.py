@@ -121,7 +121,11 @@ class Action:
             self.log.notice(check.note)
 
     def select(self) -> Selection:
-        suites = find_suites(self.ctx.workspace, self.root)
+        unsearched: list[str] = []
+        suites = find_suites(self.ctx.workspace, self.root, unsearched)
+        for warning in unsearched:
+            self.log.warning(warning)
+            self.state.notes.append(warning[0].upper() + warning[1:] + ".")
         event = self.ctx.event
         mode = self.inputs.mode
         if mode == "auto":
@@ -157,7 +161,8 @@ class Action:
             # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
             history_path=self.ctx.workspace / HISTORY_FILE,
             shard=inputs.shard,
-            cache_dir=self.cache_dir(),
+            # In the workspace, where ``actions/cache`` can keep it (entries signed: ``cache-key``).
+            cache_dir=resolve_inside(self.ctx.workspace, inputs.cache_dir, "cache-dir") if inputs.cache_dir else None,
             sandbox=inputs.sandbox,
             max_cost_usd=inputs.max_cost_usd,
         )
@@ -171,12 +176,6 @@ class Action:
         return [replace(base, agent=AgentSettings(adapter=a.adapter,
                                                   model=ModelRole(a.model, inputs.provider, inputs.base_url)))
                 for a in agents]
-
-    def cache_dir(self) -> Path | None:
-        """The ``cache-dir`` input inside the workspace, where ``actions/cache`` can keep it."""
-        if not self.inputs.cache_dir:
-            return None
-        return resolve_inside(self.ctx.workspace, self.inputs.cache_dir, "cache-dir")
 
     # -- running suites ------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from ..errors import UsageError
 from ..skill.loader import SKILL_FILE
 from ..formats import DEFAULT_REGISTRY, load_suite
 from ..formats.suite_dirs import is_suite_dir
+from ..sandbox.trees import walk
 
 # Directories never searched for skills: VCS data, dependency trees, caches, build output.
 SKIPPED_DIRS = frozenset(
@@ -93,16 +94,40 @@ def resolve_root(workspace: Path, path: str) -> Path:
     return root
 
 
-def find_suites(workspace: Path, root: Path) -> list[SuiteLocation]:
-    """Every suite directory under ``root``, in path order. Symlinked directories are not followed."""
+def find_suites(workspace: Path, root: Path, warnings: list[str] | None = None) -> list[SuiteLocation]:
+    """Every suite directory under ``root``, in path order. Symlinked directories are not followed.
+
+    Any tree is searched, however deep (the walk keeps its own stack); a directory that cannot be
+    read or looked into (a path past the system's length limit) is passed over, and ``warnings``
+    gets one line for it: one odd directory never stops the search for the others.
+    """
+    skipped: list[str] = []
     found = []
-    for current, dirs, _files in os.walk(root):
+
+    def unsearchable(exc: OSError, directory: object = None) -> None:
+        skipped.append(f"{_shown(directory or exc.filename, workspace)} ({exc.strerror or exc})")
+
+    for current, dirs, _files in walk(root, onerror=unsearchable):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
         directory = Path(current)
-        if is_suite_dir(directory):
+        try:
+            suite = is_suite_dir(directory)
+        except OSError as exc:
+            unsearchable(exc, current)
+            continue
+        if suite:
             rel = directory.relative_to(workspace).as_posix()
             found.append(SuiteLocation(directory, rel, _skill_elsewhere(directory, workspace)))
+    if skipped and warnings is not None:
+        more = f" and {len(skipped) - 1} more directories" if len(skipped) > 1 else ""
+        warnings.append(f"not searched for skills: {skipped[0]}{more}")
     return found
+
+
+def _shown(filename: object, workspace: Path) -> str:
+    """A path for a message: relative to the workspace, and cut short when it runs long."""
+    text = os.path.relpath(os.fsdecode(filename), workspace) if isinstance(filename, (str, bytes)) else "?"
+    return text if len(text) <= 120 else f"{text[:60]}…{text[-40:]}"
 
 
 def _skill_elsewhere(directory: Path, workspace: Path) -> tuple[str, ...]:

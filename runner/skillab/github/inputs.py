@@ -97,6 +97,10 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("cache-dir", "", "Where the without-skill baseline cache lives, relative to the "
               "workspace (e.g. `.skillab/cache`), so `actions/cache` can keep it between jobs. "
               "Empty: a directory inside the container, lost when the job ends."),
+    InputSpec("cache-key", "", "Secret the baseline cache's entries are signed with (e.g. "
+              "`${{ secrets.SKILLAB_CACHE_KEY }}`): an entry counts only when a job holding it wrote "
+              "the entry, so a pull request cannot commit a forged baseline into `cache-dir`. Empty: "
+              "a key made for this job, so entries from earlier jobs are re-run.", secret=True),
     InputSpec("max-cost-usd", "", "Stop cleanly once the run has spent this many US dollars on "
               "model calls (as `skillab run --max-cost-usd`): bounds what any pull request can "
               "burn. Empty: no cap."),
@@ -146,6 +150,7 @@ class ActionInputs:
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
     gemini_api_key: str | None = field(default=None, repr=False)
+    cache_key: str | None = field(default=None, repr=False)
 
     def provider_keys(self) -> ProviderKeys:
         """The keys given as inputs, named as the provider registry names their variables."""
@@ -156,6 +161,8 @@ class ActionInputs:
             keys["OPENAI_API_KEY"] = self.openai_api_key
         if self.gemini_api_key:
             keys["GEMINI_API_KEY"] = self.gemini_api_key
+        if self.cache_key:  # signs the baseline cache (``engine.cache``), never a provider's
+            keys["SKILLAB_CACHE_KEY"] = self.cache_key
         return keys
 
 
@@ -221,6 +228,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,
         gemini_api_key=raw["gemini-api-key"] or None,
+        cache_key=raw["cache-key"] or None,
     )
 
 

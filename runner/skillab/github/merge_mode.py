@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..reports.merge import MergeError, load_shards, merge_shards
+from ..sandbox.trees import walk
 from .discovery import SuiteLocation
 from .outcome import SuiteOutcome
 
@@ -17,7 +18,9 @@ def shard_files(root: Path, own_output: Path) -> list[Path]:
     """Every ``results.json`` under ``root`` (downloaded artifacts), outside the Action's own
     output directory, in a stable order. A shard job's directory holds its set of documents and,
     below it, each suite's own copy (``<suite>/results.json``): only the set is read."""
-    everything = sorted((p for p in root.rglob(RESULTS_FILE) if own_output not in p.parents),
+    # The walk keeps its own stack: a tree of any depth under ``path`` cannot stop the merge.
+    found_files = (Path(current) / RESULTS_FILE for current, _dirs, files in walk(root) if RESULTS_FILE in files)
+    everything = sorted((p for p in found_files if own_output not in p.parents),
                         key=lambda p: (len(p.parts), p))
     sets: set[Path] = set()
     for path in everything:

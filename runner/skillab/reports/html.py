@@ -65,11 +65,11 @@ def _suite(doc: dict[str, Any]) -> list[str]:
     stats = doc.get("statistics") or {}
     out = [
         f"<section class=\"suite\"><h2>{_e(suite['skill'])} "
-        f"<span class=\"verdict {cls}\">{_e(verdict)}</span></h2>",
+        f"<span class=\"verdict {_e(cls)}\">{_e(verdict)}</span></h2>",
         f"<p class=\"note\">{_e(suite['path'])} · adapter {_e(doc['adapter']['name'])}"
         + "".join(f" · {k} {_e(v)}" for k, v in (doc.get("models") or {}).items()
                   if k in ("agent", "judge") and v)
-        + f" · runs {doc.get('runs', 1)}</p>",
+        + f" · runs {_e(doc.get('runs', 1))}</p>",
     ]
     if routing_only:
         out.append("<p class=\"note\">Trigger queries only: no case is graded with and without the skill, "
@@ -235,8 +235,10 @@ def _arm(arm: str, data: dict[str, Any] | None) -> str:
            + (" <span class=\"note\">(cached baseline)</span>" if data.get("cached") else "") + "</h3>"]
     if data.get("error"):
         out.append(f"<p class=\"error\">error: {_e(data['error'])}</p>")
-    out.append(f"<p class=\"note\">{data.get('turns', 0)} turns · {data.get('total_tokens', 0):,} tokens · "
-               f"{data.get('tool_call_count', 0)} tool calls · {data.get('duration_ms', 0) / 1000:.1f}s</p>")
+    seconds = data.get("duration_ms", 0)
+    seconds = seconds / 1000 if _is_number(seconds) else seconds
+    out.append(f"<p class=\"note\">{_n(data.get('turns', 0))} turns · {_n(data.get('total_tokens', 0), ',')} "
+               f"tokens · {_n(data.get('tool_call_count', 0))} tool calls · {_n(seconds, '.1f')}s</p>")
     out.append(f"<b>answer</b><pre>{_e(data.get('final_output') or '(no answer)')}</pre>")
     changed = files_changed(data.get("transcript", ""))
     out.append("<b>files changed</b> " + (", ".join(f"<code>{_e(f)}</code>" for f in changed) or
@@ -298,6 +300,15 @@ def _anchor(doc: dict[str, Any], record: dict[str, Any]) -> str:
 
 def _e(value: Any) -> str:
     return escape(str(value), quote=True)
+
+
+def _n(value: Any, spec: str = "") -> str:
+    """A number as ``spec`` formats it; anything else a hand-edited document holds, as text."""
+    return format(value, spec) if _is_number(value) else _e(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _pct(value: float | None) -> str:

@@ -115,9 +115,20 @@ def suite_hash(suite: Suite) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+# Bytes of a name made from a suite's, case's or query's text. Callers add a suffix of their
+# own (``.run3.without_skill.txt``), and a file name may hold 255 bytes at most.
+NAME_MAX_BYTES = 120
+
+
 def safe_file_name(text: str, *, fallback: str = "_") -> str:
-    """A file name made from a suite's or case's own name: letters, digits, ``-_.`` only."""
+    """A file name made from a suite's or case's own name: letters, digits, ``-_.`` only, and at
+    most ``NAME_MAX_BYTES``; a longer one keeps its start and a digest of the whole, so two
+    long names stay two files."""
     name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text).strip(".")
+    if len(name.encode()) > NAME_MAX_BYTES:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        head = name.encode()[:NAME_MAX_BYTES - len(digest) - 1].decode("utf-8", "ignore")
+        name = f"{head}-{digest}"
     return name or fallback
 
 

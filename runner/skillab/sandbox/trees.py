@@ -12,14 +12,15 @@ from __future__ import annotations
 import itertools
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+def walk(top: str | os.PathLike[str], onerror: Callable[[OSError], None] | None = None,
+         ) -> Iterator[tuple[str, list[str], list[str]]]:
     """``os.walk(top)`` (top-down, links never followed, ``dirnames`` prunable in place) without
-    recursion; unreadable directories are skipped."""
+    recursion; unreadable directories are skipped, each passed to ``onerror`` when given."""
     stack = [os.fspath(top)]
     while stack:
         directory = stack.pop()
@@ -32,7 +33,9 @@ def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str
                     except OSError:
                         is_dir = False
                     (dirnames if is_dir else filenames).append(entry.name)
-        except OSError:
+        except OSError as exc:
+            if onerror is not None:
+                onerror(exc)
             continue
         yield directory, dirnames, filenames
         stack.extend(os.path.join(directory, name) for name in reversed(dirnames))

@@ -19,7 +19,9 @@ import dataclasses
 import fcntl
 import hashlib
 import json
+import math
 import os
+import stat
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -95,12 +97,12 @@ class HistoryEntry:
                 verdict=_text(data["verdict"]),
                 cost_usd=_rate(data.get("cost_usd")),
                 recorded_at=_text(data["recorded_at"]),
-                runs=int(data.get("runs", 1)),
-                cases=int(data.get("cases", 0)),
+                runs=_count(data.get("runs", 1), "runs", least=1),
+                cases=_count(data.get("cases", 0), "cases"),
                 format=str(data["format"]),
                 suite_hash=str(data.get("suite_hash", "")),
                 case_selection=str(data.get("case_selection", "")),
-                pass_k=int(data.get("pass_k", 1)),
+                pass_k=_count(data.get("pass_k", 1), "pass_k", least=1),
                 adapter_identity=str(data.get("adapter_identity", "")),
                 judge=str(data.get("judge", "")),
                 case_passes=_case_passes(data.get("case_passes")),
@@ -163,8 +165,24 @@ def case_passes(records: Any) -> dict[str, dict[str, list[int]]]:
 def _case_passes(value: Any) -> dict[str, dict[str, list[int]]]:
     if not isinstance(value, dict):
         return {}
-    return {str(arm): {str(c): [int(v[0]), int(v[1])] for c, v in cases.items()}
+    return {str(arm): {str(c): _pair(v, f"case_passes.{arm}.{c}") for c, v in cases.items()}
             for arm, cases in value.items() if isinstance(cases, dict)}
+
+
+def _pair(value: Any, field_name: str) -> list[int]:
+    """[runs passed, runs graded], with passed <= graded (the sign-flip test's input)."""
+    if not isinstance(value, list) or len(value) != 2:
+        raise ValueError(f"{field_name!r} is not a [passed, graded] pair")
+    passed, graded = (_count(v, field_name) for v in value)
+    if passed > graded:
+        raise ValueError(f"{field_name!r} has more runs passed than graded")
+    return [passed, graded]
+
+
+def _count(value: Any, field_name: str, *, least: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{field_name!r} is not a whole number of at least {least}")
+    return value
 
 
 def _digest(value: Any) -> str:
@@ -183,6 +201,8 @@ def _rate(value: Any) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a number, got {type(value).__name__}")
+    if not math.isfinite(value):  # Python's JSON reads NaN and Infinity
+        raise ValueError(f"expected a finite number, got {value}")
     return float(value)
 
 
@@ -215,8 +235,9 @@ def parse_history(data: bytes, source: str) -> tuple[list[HistoryEntry], list[st
             continue
         try:
             entries.append(HistoryEntry.from_dict(json.loads(raw)))
-        except (ValueError, TypeError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            reason = "not JSON" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        except (ValueError, TypeError, RecursionError) as exc:  # JSON and Unicode errors are ValueErrors
+            reason = ("not JSON" if isinstance(exc, json.JSONDecodeError) else
+                      "nested too deep" if isinstance(exc, RecursionError) else str(exc))
             skipped.append(f"{source}:{number}: not a history entry ({reason}); line skipped")
     warnings = skipped[:_MAX_LINE_WARNINGS]
     if len(skipped) > _MAX_LINE_WARNINGS:
@@ -228,12 +249,15 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
     """The entries of ``path`` (none when it does not exist yet), and warnings."""
     path = Path(path)
     try:
-        fd = os.open(path, os.O_RDONLY)
+        # Non-blocking: a FIFO committed in its place must not hang the run (see ``_not_a_file``).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return [], []
     except OSError as exc:
         return [], [f"{path}: history cannot be read ({exc.strerror})"]
     try:
+        if problem := _not_a_file(fd, path):
+            return [], [problem]
         fcntl.flock(fd, fcntl.LOCK_SH)
         return parse_history(_read_all(fd), str(path))
     finally:
@@ -258,10 +282,12 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
     entry = HistoryEntry.from_document(document)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
     except OSError as exc:
         return Recorded(None, [f"{path}: history cannot be opened ({exc.strerror}); this run is not recorded"])
     try:
+        if problem := _not_a_file(fd, path):
+            return Recorded(None, [problem + "; this run is not recorded"])
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = _read_all(fd)
         entries, warnings = parse_history(data, str(path))
@@ -277,6 +303,14 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
         return Recorded(trend, warnings)
     finally:
         os.close(fd)
+
+
+def _not_a_file(fd: int, path: Path) -> str | None:
+    """Why ``fd`` is no history file: the history may sit in a checkout, where a pull request can
+    commit a link to ``/dev/zero`` (read forever) or a FIFO (no writer) in its place."""
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return None
+    return f"{path}: history is not a regular file; not used"
 
 
 def _read_all(fd: int) -> bytes:

@@ -4,14 +4,18 @@ A run killed outright (SIGKILL, power loss) keeps every arm that finished; ``--r
 the journal beside the results document it names, so those arms do not run again. Appending
 one line per arm costs the same at the first arm as at the ten-thousandth, where rebuilding
 the whole document each time grew with the run. The journal goes once a run finishes whole.
+
+A line the disk has no room for is taken back (the file is cut to its last whole line) and the
+journal stops there, so what it holds stays readable; ``failure`` says why it stopped.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from collections.abc import Callable
-from typing import IO, Any
+from typing import Any
 
 from ..core.events import ArmFinished, Event, RunStarted
 from ..secrets import Redactor
@@ -35,8 +39,10 @@ class Checkpoint:
         self.path = Path(path)
         self.redactor = redactor
         self._append = append
-        self._file: IO[str] | None = None
+        self._fd: int | None = None
         self._suite: dict[str, Any] = {}
+        # Why the journal stopped taking arms (a full disk), or None.
+        self.failure: str | None = None
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, RunStarted):
@@ -49,17 +55,32 @@ class Checkpoint:
                          "record": event.record.to_dict()})
 
     def _write(self, entry: dict[str, Any]) -> None:
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a" if self._append else "w", encoding="utf-8")
-        self._file.write(self.redactor.dumps(entry) + "\n")
-        self._file.flush()
+        if self.failure is not None:
+            return
+        line = (self.redactor.dumps(entry) + "\n").encode("utf-8")
+        end = None
+        try:
+            if self._fd is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                mode = os.O_APPEND if self._append else os.O_TRUNC
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | mode | os.O_CLOEXEC, 0o644)
+            end = os.lseek(self._fd, 0, os.SEEK_END)
+            written = 0
+            while written < len(line):
+                written += os.write(self._fd, line[written:])
+        except OSError as exc:
+            self.failure = f"{self.path} stopped taking arms ({exc.strerror or exc})"
+            if self._fd is not None and end is not None:
+                try:
+                    os.ftruncate(self._fd, end)  # the half line goes; the whole ones stay
+                except OSError:
+                    pass
 
     def close(self, *, complete: bool) -> None:
         """Done: a complete run needs no journal, an incomplete one keeps it for ``--resume``."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         if complete:
             self.path.unlink(missing_ok=True)
 

@@ -3,7 +3,8 @@ or the set), JUnit, the markdown and HTML reports, and per-arm transcripts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,28 +31,44 @@ def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | Non
     if outputs.markdown is not None:
         from ..reports.markdown import render_markdown
 
-        outputs.markdown.parent.mkdir(parents=True, exist_ok=True)
         text = render_markdown(documents) if markdown is None else markdown
-        outputs.markdown.write_text(text, encoding="utf-8")
+        with _naming(outputs.markdown):
+            outputs.markdown.parent.mkdir(parents=True, exist_ok=True)
+            outputs.markdown.write_text(text, encoding="utf-8")
     if outputs.results is not None:
         from ..reports.results import document_set, write_document
 
-        write_document(document_set(documents, failed), outputs.results)
+        with _naming(outputs.results):
+            write_document(document_set(documents, failed), outputs.results)
     if outputs.trajectories is not None:
-        write_trajectories(documents, outputs.trajectories)
+        with _naming(outputs.trajectories):
+            write_trajectories(documents, outputs.trajectories)
         announce(f"wrote {outputs.trajectories}/ (one transcript per arm)")
     if outputs.junit is not None:
         from ..reports.junit import write_junit
 
-        write_junit(documents, outputs.junit)
+        with _naming(outputs.junit):
+            write_junit(documents, outputs.junit)
         announce(f"wrote {outputs.junit} (JUnit XML)")
     if outputs.markdown is not None:
         announce(f"wrote {outputs.markdown} (markdown report)")
     if outputs.html is not None:
         from ..reports.html import write_html
 
-        write_html(documents, outputs.html)
+        with _naming(outputs.html):
+            write_html(documents, outputs.html)
         announce(f"wrote {outputs.html} (HTML report)")
+
+
+@contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """A failed write names the output it was for (a write's error carries no file name)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
 
 
 def write_trajectories(documents: Documents, directory: Path) -> None:

@@ -156,7 +156,15 @@ def _bundled_files(directory: Path) -> list[str]:
     skipped = {".git", "__pycache__", *EVAL_DIRS}
     skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
     found = []
-    for path in sorted(directory.rglob("*")):
+    try:
+        paths = sorted(directory.rglob("*"))
+    except (RecursionError, OSError) as exc:
+        # pathlib recurses once per level: a tree thousands deep (or past the length limit of a
+        # path) cannot be listed, and no agent could be given it either.
+        why = "its directories nest too deep" if isinstance(exc, RecursionError) else exc.strerror
+        raise SkillError(f"{directory}: the skill's files cannot be listed ({why}) — "
+                         "remove the deep directory from the skill") from None
+    for path in paths:
         rel = path.relative_to(directory)
         if rel.parts[0] in skipped or path.is_dir() or "__pycache__" in rel.parts:
             continue

@@ -63,6 +63,10 @@ def load_trigger_file(path: Path, *, owner: str | None = None) -> list[TriggerQu
             json.loads(text)
         except json.JSONDecodeError as exc:
             raise SuiteError([SuiteIssue(path, f"is not valid JSON ({exc.msg})", line=exc.lineno)]) from None
+        except RecursionError:
+            raise SuiteError([SuiteIssue(path, "is not a trigger set: its JSON nests too deep")]) from None
+        except ValueError as exc:  # a number Python will not convert (over 4,300 digits)
+            raise SuiteError([SuiteIssue(path, f"is not a trigger set ({exc})")]) from None
     doc = parse_yaml(text, path)
     return parse_trigger_list(doc, path, owner=owner)
 
