@@ -57,6 +57,9 @@ class View:
     read_only_at: tuple[tuple[Path, str], ...] = ()
     hide: tuple[Path, ...] = ()
     network: ProxyRoute | None = None
+    # (host path, path inside the workspace): read-only binds over the workspace's own entries
+    # (a grader's pristine files, ``pristine.py``).
+    pinned: tuple[tuple[Path, str], ...] = ()
 
 
 @dataclass

@@ -64,6 +64,8 @@ class BwrapBackend:
             args += ["--tmpfs", path]
         workspace = str(view.workspace)
         args += ["--bind", workspace, workspace]
+        for host, inside in view.pinned:
+            args += ["--ro-bind", str(host), inside]
         if view.network is not None:
             socket = str(view.network.socket)
             args += ["--bind", socket, socket]

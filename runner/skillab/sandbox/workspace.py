@@ -24,6 +24,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 from ..errors import SandboxError
 from .environment import scrubbed_env
 from .backend import ProxyRoute, View
+from .pristine import PRISTINE_DIR, tops
 from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command, stopping
 from .reaper import Reaper
 from .trees import remove_tree, walk
@@ -82,6 +83,10 @@ class Workspace:
         self.tmp = self.root / TMP_NAME
         # Agent entries that a restore (see ``withdraw``) replaced with the originals.
         self.displaced: list[str] = []
+        # (pristine copy, workspace-relative top entry) of the skill's bundled files, and the
+        # ones bound over the workspace's for the commands run from now on (``pristine``).
+        self._pristine: tuple[tuple[Path, str], ...] = ()
+        self._pinned: tuple[tuple[Path, str], ...] = ()
 
     @classmethod
     def create(cls, parent: Path, label: str) -> "Workspace":
@@ -147,6 +152,21 @@ class Workspace:
         shutil.copyfile(source, target)
         os.chmod(target, stat.S_IMODE(mode))
 
+    def keep_pristine(self, source_root: Path, rels: Sequence[str]) -> None:
+        """Copy bundled files to a directory beside the workspace that no command can reach,
+        for ``pin_pristine`` to bind over the workspace's (see ``pristine``)."""
+        holder = Workspace(self._container / PRISTINE_DIR)
+        holder._container.mkdir(mode=0o700, exist_ok=True)
+        holder.stage(source_root, rels)
+        self._pristine = tuple(
+            (holder.root / top, top) for top in tops(rels) if os.path.lexists(holder.root / top)
+        )
+
+    def pin_pristine(self) -> None:
+        """From now on every command here sees the pristine bundled files, read-only, in place
+        of whatever the workspace holds at their top-level entries, and no user site."""
+        self._pinned = self._pristine
+
     @contextmanager
     def withdraw(self, rels: Iterable[str]) -> Iterator[None]:
         """Move ``rels`` out of the workspace for the duration of the block, then restore them.
@@ -211,6 +231,9 @@ class Workspace:
     ) -> CommandResult:
         """Run a suite-authored command (setup, validators, graders) in the workspace, under the
         sandbox and with the scrubbed environment; ``read_only`` adds host paths to its view."""
+        if self._pinned:
+            # A .pth file in the user site (HOME is in the workspace) runs at Python's start.
+            extra_env = {**(extra_env or {}), "PYTHONNOUSERSITE": "1"}
         return run_in(
             self.root,
             command,
@@ -220,6 +243,7 @@ class Workspace:
             output_limit=output_limit,
             read_only=read_only,
             read_only_at=read_only_at,
+            pinned=self._pinned,
         )
 
     def cleanup(self) -> None:
@@ -281,13 +305,15 @@ def run_in(
     read_only: Sequence[Path] = (),
     read_only_at: Sequence[tuple[Path, str]] = (),
     network: ProxyRoute | None = None,
+    pinned: Sequence[tuple[Path, str]] = (),
 ) -> CommandResult:
     """Run a command in a workspace known by its root path (the agent's tools use this).
 
     The command's view is this workspace and the read-only system (plus ``read_only``: an agent
     CLI's installation); ``hide`` keeps host directories out even where a bound system directory
     holds them (the skill's, for the without-skill arm). ``network`` is the proxy route of an
-    agent CLI; everything else has none.
+    agent CLI; everything else has none. ``pinned`` binds (host path, workspace-relative
+    path) read-only over the workspace (a grader's pristine files).
     """
     home, tmp = root / HOME_NAME, root / TMP_NAME
     for directory in (home, tmp):
@@ -304,6 +330,7 @@ def run_in(
         read_only_at=tuple(read_only_at),
         hide=tuple(hide),
         network=network,
+        pinned=tuple((host, str(real / rel)) for host, rel in pinned),
     )
     return run_command(
         command,
