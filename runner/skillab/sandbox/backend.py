@@ -74,6 +74,8 @@ class Wrapped:
     signal_as_exit: bool = False
     # Kills every process the command started, beyond its process group (its cgroup), if it can.
     kill: Callable[[], None] | None = None
+    # Descriptors the started process inherits (the seccomp filter bwrap reads).
+    pass_fds: tuple[int, ...] = ()
 
 
 class Backend(Protocol):

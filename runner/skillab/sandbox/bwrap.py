@@ -6,7 +6,8 @@ host path) and, for an agent CLI, its installation (read-only) and the proxy's s
 runner's HOME, checkout, virtualenv, cache, history, other arms and (for the baseline) the
 skill are never mounted, so there is nothing to unmount. It runs in its own user, pid, network,
 IPC, UTS and cgroup namespaces, with every capability dropped, ``no_new_privs``, no nested user
-namespaces, a new session, and ``PR_SET_PDEATHSIG`` so it dies with skillab.
+namespaces, a new session, ``PR_SET_PDEATHSIG`` so it dies with skillab, and a seccomp filter
+(``seccomp``) over the kernel state namespaces do not cover (keyrings above all).
 
 bwrap is started from an empty environment: ``--clearenv`` alone would leave skillab's
 environment readable through bwrap's own process 1 (``/proc/1/environ``) inside the sandbox.
@@ -24,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from . import seccomp
 from .backend import View, Wrapped
 from .limits import command_cgroup, describe_limits
 
@@ -72,12 +74,18 @@ class BwrapBackend:
         args += ["--chdir", str(view.cwd)]
         for name, value in env.items():
             args += ["--setenv", name, value]
+        fds: tuple[int, ...] = ()
+        if seccomp.supported():
+            fds = (seccomp.filter_fd(),)
+            args += ["--seccomp", str(fds[0])]
         args += ["--", *argv]
+        closing = [functools.partial(os.close, fd) for fd in fds]
         cgroup = command_cgroup()
         if cgroup is None:
-            return Wrapped(args, {}, signal_as_exit=True)
+            return Wrapped(args, {}, closing, signal_as_exit=True, pass_fds=fds)
         joined = [_sh(), "-c", _JOIN_CGROUPS, "sh", str(len(cgroup.join_paths)), *cgroup.join_paths]
-        return Wrapped([*joined, *args], {}, [cgroup.release], signal_as_exit=True, kill=cgroup.kill)
+        return Wrapped([*joined, *args], {}, [*closing, cgroup.release], signal_as_exit=True,
+                       kill=cgroup.kill, pass_fds=fds)
 
     def system_view(self) -> list[str]:
         """The read-only root the command sees: the host's system directories."""
@@ -103,7 +111,10 @@ class BwrapBackend:
             "network": "none (own network namespace, loopback only); agent CLIs reach only the "
                        "credential proxy through a Unix socket",
             "privileges": "own user namespace, all capabilities dropped, no_new_privs, no nested "
-                          "user namespaces, own session",
+                          "user namespaces, own session, a fresh session keyring, and a seccomp "
+                          "filter refusing the key, mount, namespace, bpf, perf, kexec, module "
+                          "and io_uring calls" + ("" if seccomp.supported() else
+                                                  " (not on this architecture: no filter)"),
             "lifetime": "killed with skillab (die-with-parent); its pid namespace ends with it",
             "limits": describe_limits(),
         }
@@ -211,7 +222,7 @@ def _probe(binary: str) -> str | None:
         try:
             done = subprocess.run(
                 wrapped.argv, capture_output=True, env=wrapped.env, timeout=_PROBE_TIMEOUT_S,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL, pass_fds=wrapped.pass_fds,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             return str(exc)
