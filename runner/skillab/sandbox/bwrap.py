@@ -1,6 +1,7 @@
 """The ``bwrap`` backend: bubblewrap, the sandbox Flatpak and Claude Code use on Linux.
 
-A command's mount namespace is built from nothing: the read-only system directories, a private
+A command's mount namespace is built from nothing: the read-only system directories (``/etc``
+without what only root may read), a private
 ``/tmp`` and ``/dev``, ``/proc`` of its own pid namespace, its arm's workspace (the only writable
 host path) and, for an agent CLI, its installation (read-only) and the proxy's socket. The
 runner's HOME, checkout, virtualenv, cache, history, other arms and (for the baseline) the
@@ -19,6 +20,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from typing import Any, Mapping, Sequence
 from . import seccomp
 from .backend import View, Wrapped
 from .limits import command_cgroup, describe_limits
+from .trees import walk
 
 # Where bwrap is, when not in the system's directories (tests point it at nothing).
 BWRAP_ENV = "SKILLAB_BWRAP"
@@ -136,7 +139,38 @@ def _system_view_args() -> tuple[str, ...]:
             args += ["--symlink", os.readlink(directory), directory]
         elif os.path.isdir(directory):
             args += ["--ro-bind", directory, directory]
+            if directory == "/etc":
+                args += _root_only_covers(directory)
     return tuple(args)
+
+
+def _root_only_covers(top: str) -> list[str]:
+    """Cover what under ``top`` only its owner or group may read (``/etc/shadow``, sudoers,
+    ``ssl/private``, host keys): a command run as root would read it otherwise. A file gets
+    ``/dev/null`` over it, a directory an empty read-only tmpfs; what everyone may read stays,
+    since any tool a task installs may want its own file there."""
+    covers: list[str] = []
+    for directory, dirnames, filenames in walk(top):
+        for name in list(dirnames):
+            path = os.path.join(directory, name)
+            if not _everyone_may(path, stat.S_IROTH | stat.S_IXOTH):
+                covers += ["--tmpfs", path, "--remount-ro", path]
+                dirnames.remove(name)
+        for name in filenames:
+            path = os.path.join(directory, name)
+            if not _everyone_may(path, stat.S_IROTH, regular=True):
+                covers += ["--ro-bind", "/dev/null", path]
+    return covers
+
+
+def _everyone_may(path: str, bits: int, regular: bool = False) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return True
+    if regular and not stat.S_ISREG(info.st_mode):
+        return True  # a link is covered, or not, where it points; a device is no secret
+    return info.st_mode & bits == bits
 
 
 def _system_view() -> list[str]:
