@@ -11,6 +11,7 @@ and gives the attempts, pass@k and pass@1 in ``ArmRecord.pass_k``.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import time
 import traceback
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
 from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
 from ..sandbox.backend import active
+from ..sandbox.disk_budget import DISK_MB_ENV, budget_bytes
 from ..sandbox.pristine import changes, describe_tampering, fingerprint, tops
 from ..sandbox.process import stopping
 from ..scoring.pass_at_k import pass_at_k
@@ -132,17 +134,28 @@ def combine_attempts(attempts: list[ArmRecord], k: int) -> ArmRecord:
 
 
 def _attempt(job: ArmJob, ctx: ArmContext, label: str) -> ArmRecord:
-    workspace = Workspace.create(ctx.workspace_parent, label)
+    # A kept workspace must outlive the run, so it cannot be on skillab's private tmpfs.
+    workspace = Workspace.create(ctx.workspace_parent, label, budgeted=not ctx.keep_workspaces)
     try:
         return _execute(job, ctx, workspace)
     except ProviderAuthError:
         raise
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC or not workspace.budgeted:
+            return _internal_error(exc)
+        return ArmRecord(passed=False, errored=True, error=(
+            f"the arm's workspace is full: it filled its disk budget of {budget_bytes() >> 20} MiB "
+            f"({DISK_MB_ENV})"))
     except Exception as exc:  # an adapter or grader bug must not take the other cases down
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return ArmRecord(passed=False, errored=True, error=redact(f"internal error: {detail}"))
+        return _internal_error(exc)
     finally:
         if not ctx.keep_workspaces:
             workspace.discard()
+
+
+def _internal_error(exc: Exception) -> ArmRecord:
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return ArmRecord(passed=False, errored=True, error=redact(f"internal error: {detail}"))
 
 
 def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import SandboxError
+from .disk_budget import mount_budget, unmount_budget
 from .environment import scrubbed_env
 from .backend import ProxyRoute, View
 from .pristine import PRISTINE_DIR, tops
@@ -87,16 +88,21 @@ class Workspace:
         # ones bound over the workspace's for the commands run from now on (``pristine``).
         self._pristine: tuple[tuple[Path, str], ...] = ()
         self._pinned: tuple[tuple[Path, str], ...] = ()
+        # Whether the container is a tmpfs of the arm's disk budget (``disk_budget``).
+        self.budgeted = False
 
     @classmethod
-    def create(cls, parent: Path, label: str) -> "Workspace":
-        """A fresh workspace in its own randomly named private directory under ``parent``."""
+    def create(cls, parent: Path, label: str, *, budgeted: bool = False) -> "Workspace":
+        """A fresh workspace in its own randomly named private directory under ``parent``;
+        ``budgeted``: on a tmpfs of the arm's disk budget where one can be mounted
+        (``disk_budget``)."""
         if stopping():  # an interrupted run's scratch is being removed: make nothing in it
             raise SandboxError("skillab is stopping: no new workspaces")
         parent = Path(os.path.realpath(parent))
         parent.mkdir(parents=True, exist_ok=True)
         safe_label = _UNSAFE_LABEL.sub("-", label).strip(".-")[:_LABEL_MAX] or "arm"
         workspace = cls(Path(tempfile.mkdtemp(prefix=f"{safe_label}-", dir=parent)))
+        workspace.budgeted = budgeted and mount_budget(workspace._container)
         for directory in (workspace.root, workspace.home, workspace.tmp):
             directory.mkdir(mode=0o700)
         return workspace
@@ -249,13 +255,23 @@ class Workspace:
     def cleanup(self) -> None:
         """Remove the workspace and everything in it (best effort: a leftover is only litter)."""
         try:
+            self._unmount()
             _remove(self._container)
         except OSError:
             pass
 
     def discard(self) -> None:
         """Remove the workspace in the background (see ``reaper``); ``drain_discarded`` waits."""
+        try:
+            self._unmount()
+        except OSError:
+            pass  # then its files are removed one by one, and the empty mount point stays
         _REAPER.discard(self._container)
+
+    def _unmount(self) -> None:
+        if self.budgeted:
+            unmount_budget(self._container)
+            self.budgeted = False
 
     def _ensure_root(self) -> None:
         # A command may have removed the root or swapped it for a link; write into a real one.
