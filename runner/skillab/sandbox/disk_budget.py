@@ -104,6 +104,26 @@ def unmount_budget(directory: Path) -> None:
             raise OSError(ctypes.get_errno(), f"umount {directory}")
 
 
+def unmount_below(directory: Path) -> None:
+    """Detach every budget still mounted under ``directory`` (arms abandoned at an interrupt),
+    so the directory can be removed; detached, their files go when the last user lets go."""
+    with _lock:
+        if _problem != "":
+            return
+    prefix = os.fsencode(os.path.realpath(directory)).rstrip(b"/") + b"/"
+    try:
+        with open("/proc/self/mountinfo", "rb") as mounts:
+            points = [line.split()[4] for line in mounts if len(line.split()) > 4]
+    except OSError:
+        return
+    # The escapes mountinfo uses for spaces and such are left as they are: skillab's paths have none.
+    for point in sorted((p for p in points if p.startswith(prefix)), key=len, reverse=True):
+        try:
+            unmount_budget(Path(os.fsdecode(point)))
+        except OSError:
+            pass
+
+
 def describe_budget() -> str:
     with _lock:
         problem = _problem
