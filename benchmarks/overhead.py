@@ -225,6 +225,15 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> Floor | None:
     # xargs puts each input line into --setenv's value, so every command is the same bwrap.
     at = argv.index("--")
     argv = [*argv[:at], "--setenv", "FLOOR_INDEX", "{}", *argv[at:]]
+    if "--seccomp" in argv:
+        # Each bwrap reads its seccomp filter to the end from a descriptor of its own: here a
+        # file opened on fd 3 by a shell that then becomes the bwrap.
+        from skillab.sandbox.seccomp import program
+
+        filter_file = work / "seccomp.bpf"
+        filter_file.write_bytes(program())
+        argv[argv.index("--seccomp") + 1] = "3"
+        argv = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(filter_file), *argv]
     busy = machine_busy_s()
     start = time.perf_counter()
     subprocess.run(["xargs", "-P", str(concurrency), "-I{}", *argv], cwd=workspace, check=True,

@@ -10,14 +10,12 @@ none``) and gives each command nothing to share in the first place.
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 
-_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
 KEYCTL_JOIN_SESSION_KEYRING = 1
 
 
-@functools.cache
 def _syscall():  # type: ignore[no-untyped-def]
     try:
         return ctypes.CDLL(None, use_errno=True).syscall
@@ -25,13 +23,12 @@ def _syscall():  # type: ignore[no-untyped-def]
         return None
 
 
+# Looked up once, here: the child calls it between fork and exec, where nothing may be imported.
+_CALL = _syscall() if _KEYCTL is not None else None
+
+
 def join_fresh() -> None:
-    """Replace the calling process's session keyring with a new anonymous one (a no-op where
-    the kernel has no keys). Runs in the child between fork and exec: no imports, no locks."""
-    number, call = _NUMBER, _CALL
-    if number is not None and call is not None:
-        call(number, KEYCTL_JOIN_SESSION_KEYRING, None)
-
-
-_NUMBER = _KEYCTL.get(os.uname().machine)
-_CALL = _syscall() if _NUMBER is not None else None
+    """Replace the calling process's session keyring with a new anonymous one (nothing where
+    the kernel has no keys)."""
+    if _CALL is not None:
+        _CALL(_KEYCTL, KEYCTL_JOIN_SESSION_KEYRING, None)
