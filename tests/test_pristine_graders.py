@@ -147,7 +147,7 @@ def test_grading_commands_see_the_pristine_files_whatever_the_workspace_holds(tm
     workspace = Workspace.create(tmp_path / "run", "arm")
     rels = ["scripts/grade.py", "scripts/helper.py"]
     workspace.stage(skill, rels)
-    workspace.keep_pristine(skill, rels)
+    workspace.keep_pristine(rels)
     (workspace.root / "scripts" / "grade.py").write_text("print('forged')\n")
     (workspace.root / "scripts" / "json.py").write_text("print('shadow')\n")
     (workspace.root / "scripts" / "__pycache__").mkdir()
@@ -158,3 +158,16 @@ def test_grading_commands_see_the_pristine_files_whatever_the_workspace_holds(tm
                           timeout_s=20)
     assert after.stdout.splitlines() == ["pristine", "grade.py", "helper.py", "refused"], after
     assert (workspace.root / "scripts" / "grade.py").read_text() == "print('forged')\n"
+
+
+@needs_bwrap
+def test_what_setup_wrote_beside_a_bundled_grader_is_part_of_the_pristine_copy(tmp_path, capsys):
+    skill = suite(tmp_path, {}, {})
+    case = yaml.safe_load((skill / "eval.yaml").read_text())["cases"][0]
+    case["setup"] = ["echo '## [Unreleased]' > scripts/expected.txt"]
+    case["validators"].append({"label": "setup's file", "cmd": "grep -q Unreleased scripts/expected.txt"})
+    (skill / "eval.yaml").write_text(yaml.safe_dump({"cases": [case]}))
+    doc, _ = run(skill, tmp_path, capsys)
+    for arm in ("with_skill", "without_skill"):
+        results = only_case(doc)[arm]["validator_results"]
+        assert results[1]["passed"], (arm, results)

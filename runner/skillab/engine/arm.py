@@ -3,9 +3,10 @@
 With ``--pass-k K`` an arm makes n >= K attempts (``--pass-n``, default K), each in a fresh
 workspace prepared from setup, and never stops early: the unbiased pass@k estimator needs every
 attempt. An errored attempt is missing, not a failure; the arm is errored only when every
-attempt errored, or any attempt tampered with the graders' files. The arm passes when any graded attempt passed. Its record keeps the deciding
-attempt's output and grades, counts the time, turns, tool calls and tokens of every attempt,
-and gives the attempts, pass@k and pass@1 in ``ArmRecord.pass_k``.
+attempt errored, or when any attempt tampered with the graders' files. The arm passes when any
+graded attempt passed. Its record keeps the deciding attempt's output and grades, counts the
+time, turns, tool calls and tokens of every attempt, and gives the attempts, pass@k and pass@1
+in ``ArmRecord.pass_k``.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     if not setup.ok:
         return _errored(f"setup failed: {setup.error}", workspace, ctx)
     if staged:
-        workspace.keep_pristine(ctx.skill.root, ctx.skill.bundled)
+        workspace.keep_pristine(ctx.skill.bundled)
 
     request = ArmRequest(
         case=job.case,

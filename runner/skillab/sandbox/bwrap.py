@@ -145,32 +145,41 @@ def _system_view_args() -> tuple[str, ...]:
 
 
 def _root_only_covers(top: str) -> list[str]:
-    """Cover what under ``top`` only its owner or group may read (``/etc/shadow``, sudoers,
-    ``ssl/private``, host keys): a command run as root would read it otherwise. A file gets
-    ``/dev/null`` over it, a directory an empty read-only tmpfs; what everyone may read stays,
-    since any tool a task installs may want its own file there."""
+    """Cover what under ``top`` not everyone may read but the command could, as its owner or
+    group (``/etc/shadow``, sudoers, ``ssl/private``, host keys when skillab runs as root). A
+    file gets ``/dev/null`` over it, a directory an empty read-only tmpfs; what everyone may
+    read stays, since any tool a task installs may want its own file there. The command has no
+    capabilities, so what its uid cannot read by the mode bits needs no cover (as a non-root
+    user, nothing here does: every cover is a mount each command pays for)."""
     covers: list[str] = []
+    groups = {os.getegid(), *os.getgroups()}
     for directory, dirnames, filenames in walk(top):
         for name in list(dirnames):
             path = os.path.join(directory, name)
-            if not _everyone_may(path, stat.S_IROTH | stat.S_IXOTH):
+            if _private_but_readable(path, groups, directory=True):
                 covers += ["--tmpfs", path, "--remount-ro", path]
                 dirnames.remove(name)
         for name in filenames:
             path = os.path.join(directory, name)
-            if not _everyone_may(path, stat.S_IROTH, regular=True):
+            if _private_but_readable(path, groups):
                 covers += ["--ro-bind", "/dev/null", path]
     return covers
 
 
-def _everyone_may(path: str, bits: int, regular: bool = False) -> bool:
+def _private_but_readable(path: str, groups: set[int], directory: bool = False) -> bool:
     try:
         info = os.lstat(path)
     except OSError:
-        return True
-    if regular and not stat.S_ISREG(info.st_mode):
-        return True  # a link is covered, or not, where it points; a device is no secret
-    return info.st_mode & bits == bits
+        return False
+    if directory != stat.S_ISDIR(info.st_mode) or not (directory or stat.S_ISREG(info.st_mode)):
+        return False  # a link is covered, or not, where it points; a device is no secret
+    read = (stat.S_IROTH, stat.S_IRGRP, stat.S_IRUSR)
+    search = (stat.S_IXOTH, stat.S_IXGRP, stat.S_IXUSR) if directory else (0, 0, 0)
+    if info.st_mode & (read[0] | search[0]) == read[0] | search[0]:
+        return False  # everyone may
+    if info.st_uid == os.geteuid():
+        return info.st_mode & (read[2] | search[2]) == read[2] | search[2]
+    return info.st_gid in groups and info.st_mode & (read[1] | search[1]) == read[1] | search[1]
 
 
 def _system_view() -> list[str]:

@@ -158,12 +158,13 @@ class Workspace:
         shutil.copyfile(source, target)
         os.chmod(target, stat.S_IMODE(mode))
 
-    def keep_pristine(self, source_root: Path, rels: Sequence[str]) -> None:
-        """Copy bundled files to a directory beside the workspace that no command can reach,
-        for ``pin_pristine`` to bind over the workspace's (see ``pristine``)."""
+    def keep_pristine(self, rels: Sequence[str]) -> None:
+        """Copy the top-level entries holding bundled files, as staging and setup left them, to
+        a directory beside the workspace that no command can reach, for ``pin_pristine`` to
+        bind over the workspace's (see ``pristine``)."""
         holder = Workspace(self._container / PRISTINE_DIR)
         holder._container.mkdir(mode=0o700, exist_ok=True)
-        holder.stage(source_root, rels)
+        holder.stage(self.root, [top for top in tops(rels) if os.path.lexists(self.root / top)])
         self._pristine = tuple(
             (holder.root / top, top) for top in tops(rels) if os.path.lexists(holder.root / top)
         )
