@@ -32,6 +32,7 @@ _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
 _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 1 << 18
 _MNT_DETACH = 2
+_PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4
 _lock = threading.Lock()
 # None: not tried yet; "" : mounts work; else why they do not.
 _problem: str | None = None
@@ -69,12 +70,18 @@ def _enter() -> str:
     if libc.unshare(_CLONE_NEWNS) != 0:
         if libc.unshare(_CLONE_NEWNS | _CLONE_NEWUSER) != 0:
             return f"unshare(2) refused a mount namespace: {os.strerror(ctypes.get_errno())}"
+        # A non-dumpable process's /proc/self files belong to root (``guard``): the maps are
+        # written while it is dumpable, for these three writes only.
+        dumpable = libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
+        libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
         try:
             Path("/proc/self/setgroups").write_text("deny")
             Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
             Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
         except OSError as exc:
             return f"the user namespace's id maps could not be written: {exc.strerror}"
+        finally:
+            libc.prctl(_PR_SET_DUMPABLE, max(dumpable, 0), 0, 0, 0)
     # Nothing mounted here propagates back to the host's namespace.
     if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
         return f"the mounts could not be made private: {os.strerror(ctypes.get_errno())}"
