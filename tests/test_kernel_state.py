@@ -59,7 +59,12 @@ RUN_UNDER_A_SESSION_KEYRING = textwrap.dedent("""
     assert libc.syscall(KEYCTL, 1, b"container-session") >= 0, ctypes.get_errno()
     secret = b"RUNNER-SECRET-KEY"
     assert libc.syscall(ADD_KEY, b"user", b"runner-secret", secret, len(secret), -3) >= 0
+    from skillab.sandbox.backend import use_sandbox
+    from skillab.sandbox.guard import guard_process
     from skillab.sandbox.workspace import Workspace, run_in
+    use_sandbox(sys.argv[4])
+    if sys.argv[5] == "as-the-cli":
+        guard_process()
     parent = Path(sys.argv[1])
     probe = sys.argv[2]
     with_skill, baseline = Workspace.create(parent, "with_skill"), Workspace.create(parent, "without_skill")
@@ -71,9 +76,11 @@ RUN_UNDER_A_SESSION_KEYRING = textwrap.dedent("""
 """)
 
 
-def test_a_key_one_arm_plants_is_not_found_by_the_other_under_a_session_keyring(tmp_path):
+@pytest.mark.parametrize("backend, how", [("bwrap", "as-the-cli"), ("bwrap", "as-a-library"),
+                                          ("none", "as-a-library")])
+def test_a_key_one_arm_plants_is_not_found_by_the_other_under_a_session_keyring(tmp_path, backend, how):
     done = subprocess.run(
-        [sys.executable, "-c", RUN_UNDER_A_SESSION_KEYRING, str(tmp_path), KEY_PROBE, TOKEN],
+        [sys.executable, "-c", RUN_UNDER_A_SESSION_KEYRING, str(tmp_path), KEY_PROBE, TOKEN, backend, how],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -81,7 +88,9 @@ def test_a_key_one_arm_plants_is_not_found_by_the_other_under_a_session_keyring(
     assert "skillab-probe: none" in out, out
     assert "runner-secret: none" in out, out
     assert TOKEN not in out and "RUNNER-SECRET-KEY" not in out
-    assert "refused 1" in out  # add_key itself is refused: EPERM
+    # Under the filter add_key itself is refused (EPERM); without it, the key lands in a keyring
+    # of the planting command's own.
+    assert ("refused 1" if backend == "bwrap" else "planted") in out, out
 
 
 REFUSED_CALLS = ["add_key", "request_key", "keyctl", "bpf", "perf_event_open", "userfaultfd",

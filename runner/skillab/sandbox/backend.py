@@ -76,6 +76,8 @@ class Wrapped:
     kill: Callable[[], None] | None = None
     # Descriptors the started process inherits (the seccomp filter bwrap reads).
     pass_fds: tuple[int, ...] = ()
+    # Whether the command runs under the seccomp filter that refuses the key calls (``seccomp``).
+    seccomp: bool = False
 
 
 class Backend(Protocol):

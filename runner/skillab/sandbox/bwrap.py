@@ -85,10 +85,10 @@ class BwrapBackend:
         closing = [functools.partial(os.close, fd) for fd in fds]
         cgroup = command_cgroup()
         if cgroup is None:
-            return Wrapped(args, {}, closing, signal_as_exit=True, pass_fds=fds)
+            return Wrapped(args, {}, closing, signal_as_exit=True, pass_fds=fds, seccomp=bool(fds))
         joined = [_sh(), "-c", _JOIN_CGROUPS, "sh", str(len(cgroup.join_paths)), *cgroup.join_paths]
         return Wrapped([*joined, *args], {}, [*closing, cgroup.release], signal_as_exit=True,
-                       kill=cgroup.kill, pass_fds=fds)
+                       kill=cgroup.kill, pass_fds=fds, seccomp=bool(fds))
 
     def system_view(self) -> list[str]:
         """The read-only root the command sees: the host's system directories."""
