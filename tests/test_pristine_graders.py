@@ -80,25 +80,19 @@ def assert_tampering_reported(doc: dict, arm: str, path: str, tmp_path: Path, pr
 
 
 @needs_bwrap
-def test_a_with_skill_agent_rewriting_the_grader_is_tampering_not_a_lift(tmp_path, capsys):
-    skill = suite(tmp_path, {"scripts/check_changelog.py": FORGED_GRADER}, {})
+@pytest.mark.parametrize("arm, path, content", [
+    # Today a +100 lift: the with-skill agent's grader passes anything.
+    ("with_skill", "scripts/check_changelog.py", FORGED_GRADER),
+    # Today a -100 loss: check_changelog.py imports argparse, and Python looks in the script's
+    # own directory first, where the baseline left a module the restore kept.
+    ("without_skill", "scripts/argparse.py", SHADOW),
+    ("with_skill", "scripts/re.py", SHADOW),
+], ids=["with-skill-rewrites-the-grader", "baseline-plants-a-module", "with-skill-plants-a-module"])
+def test_changing_the_grader_or_beside_it_is_tampering_never_a_lift(tmp_path, capsys, arm, path, content):
+    planted = {path: content}
+    skill = suite(tmp_path, planted if arm == "with_skill" else {}, planted if arm == "without_skill" else {})
     doc, printed = run(skill, tmp_path, capsys)
-    assert_tampering_reported(doc, "with_skill", "scripts/check_changelog.py", tmp_path, printed)
-
-
-@needs_bwrap
-def test_a_module_the_baseline_plants_beside_the_grader_is_tampering_not_a_loss(tmp_path, capsys):
-    # check_changelog.py imports argparse; Python looks in the script's own directory first.
-    skill = suite(tmp_path, {}, {"scripts/argparse.py": SHADOW})
-    doc, printed = run(skill, tmp_path, capsys)
-    assert_tampering_reported(doc, "without_skill", "scripts/argparse.py", tmp_path, printed)
-
-
-@needs_bwrap
-def test_a_module_planted_beside_the_grader_in_the_with_skill_arm_is_tampering(tmp_path, capsys):
-    skill = suite(tmp_path, {"scripts/re.py": SHADOW}, {})
-    doc, printed = run(skill, tmp_path, capsys)
-    assert_tampering_reported(doc, "with_skill", "scripts/re.py", tmp_path, printed)
+    assert_tampering_reported(doc, arm, path, tmp_path, printed)
 
 
 @needs_bwrap
