@@ -12,6 +12,7 @@
 
     python benchmarks/overhead.py [--cases 200] [--runs 1] [--pairs 5] [--latency-ms 200]
     python benchmarks/overhead.py --cases 1000 --runs 5 --pairs 5 --skip-latency --skip-bare --compact
+    python benchmarks/overhead.py --cases 50 --pairs 2 --skip-latency --skip-bare --bundled
 
 ``--compact`` runs skillab with ``--compact-results`` (unindented document, transcripts and final
 outputs in ``results.arms.jsonl`` beside it; the size printed is both files together), the
@@ -50,7 +51,7 @@ REFERENCE = "skillevaluation[runner]==0.8.0"
 HERE = Path(__file__).resolve().parent
 
 
-def make_suite(root: Path, cases: int) -> Path:
+def make_suite(root: Path, cases: int, bundled: bool = False) -> Path:
     skill = root / "bench-skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
@@ -63,9 +64,12 @@ def make_suite(root: Path, cases: int) -> Path:
             f"  - name: case_{i:04d}",
             f"    prompt: \"Summarize item {i} in one line.\"",
             "    validators:",
-            "      - cmd: \"test -s response.txt\"",
+            "      - cmd: \"sh scripts/check.sh\"" if bundled else "      - cmd: \"test -s response.txt\"",
         ]
     (skill / "eval.yaml").write_text("\n".join(body) + "\n")
+    if bundled:  # a bundled grader: every arm fingerprints it and grades from its pristine copy
+        (skill / "scripts").mkdir()
+        (skill / "scripts" / "check.sh").write_text("test -s response.txt\n")
     return skill
 
 
@@ -221,6 +225,15 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> Floor | None:
     # xargs puts each input line into --setenv's value, so every command is the same bwrap.
     at = argv.index("--")
     argv = [*argv[:at], "--setenv", "FLOOR_INDEX", "{}", *argv[at:]]
+    if "--seccomp" in argv:
+        # Each bwrap reads its seccomp filter to the end from a descriptor of its own: here a
+        # file opened on fd 3 by a shell that then becomes the bwrap.
+        from skillab.sandbox.seccomp import program
+
+        filter_file = work / "seccomp.bpf"
+        filter_file.write_bytes(program())
+        argv[argv.index("--seccomp") + 1] = "3"
+        argv = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(filter_file), *argv]
     busy = machine_busy_s()
     start = time.perf_counter()
     subprocess.run(["xargs", "-P", str(concurrency), "-I{}", *argv], cwd=workspace, check=True,
@@ -262,6 +275,8 @@ def main() -> int:
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--skip-bare", action="store_true", help="no unsandboxed pairs")
     parser.add_argument("--compact", action="store_true", help="skillab with --compact-results")
+    parser.add_argument("--bundled", action="store_true",
+                        help="validators call a bundled script (scripts/check.sh), as most suites' do")
     args = parser.parse_args()
 
     cache = HERE / ".cache"
@@ -272,7 +287,7 @@ def main() -> int:
     shape = " --compact-results" if args.compact else ""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        skill = make_suite(work, args.cases)
+        skill = make_suite(work, args.cases, args.bundled)
         ours_out, ref_out = work / "ours.json", work / "ref.json"
         print(f"suite: {args.cases} cases x {args.runs} run(s), 1 validator each; "
               f"{args.pairs} interleaved pair(s); {load()}")

@@ -10,6 +10,7 @@ timeouts, and limits lowered for the bombs.
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import socket
@@ -332,3 +333,13 @@ def test_an_agent_steps_detached_writer_cannot_change_the_validators_verdict(arm
     [result] = run_validators([check], ws, "answer")
     assert result.passed, result.stderr
     assert not (ws.root / "verdict.txt").exists()
+
+
+@on_both
+def test_every_command_runs_under_the_seccomp_filter(arms, backend):
+    # The keyring probes (tests/test_kernel_state.py) need a Python the busybox image lacks; the
+    # kernel's own count of filters says the same under both backends.
+    outside = int(re.search(r"Seccomp_filters:\s*(\d+)", Path("/proc/self/status").read_text()).group(1))
+    out = agent(arms[0], "grep Seccomp_filters /proc/self/status")
+    inside = int(re.search(r"Seccomp_filters:\s*(\d+)", out).group(1))
+    assert inside == outside + 1, out

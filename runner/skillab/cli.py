@@ -384,12 +384,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .sandbox.guard import guard_process
 
     guard_process()
+    from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad flags, 0 on --help
         return int(exc.code or 0)
+    if from_command_line and (args.command == "run" or args.command not in COMMANDS):
+        from .sandbox.disk_budget import enter_private_mounts
+
+        # While skillab is one thread: each arm's workspace is then a tmpfs of its disk budget.
+        # Only as a program of its own: a library caller's namespaces are its own business.
+        enter_private_mounts()
     try:
         if args.command in COMMANDS:
             module, _, function = COMMANDS[args.command].partition(":")

@@ -83,7 +83,8 @@ class HarborTrial:
 
 
 # The document keeps the arm's grading detail under ``extra``, in this order.
-_EXTRA = ("workspace", "sandbox", "served_model", "stop_reason", "contamination", "graders", "harbor", "pass_k")
+_EXTRA = ("workspace", "sandbox", "served_model", "stop_reason", "contamination", "tampering", "graders",
+          "harbor", "pass_k")
 
 
 @dataclass(slots=True)
@@ -114,6 +115,9 @@ class ArmRecord:
     # Why the agent stopped short of an answer of its own (its turn cap: ``max_turns``).
     stop_reason: str | None = None
     contamination: Contamination | None = None
+    # Workspace paths of the graders' files (or beside them) the agent changed: the arm is
+    # errored, not graded (``sandbox.pristine``).
+    tampering: list[str] = field(default_factory=list)
     # The suite format's own graders, after the validators and expectations.
     graders: list[GraderResult] = field(default_factory=list)
     harbor: HarborTrial | None = None
@@ -160,7 +164,7 @@ class ArmRecord:
             if value is None or value == []:
                 continue
             if isinstance(value, list):
-                extra[name] = [item.to_dict() for item in value]
+                extra[name] = [item if isinstance(item, str) else item.to_dict() for item in value]
             else:
                 extra[name] = value if isinstance(value, str) else value.to_dict()
         return extra
@@ -193,6 +197,7 @@ class ArmRecord:
             served_model=extra.get("served_model"),
             stop_reason=extra.get("stop_reason"),
             contamination=None if contamination is None else Contamination(**contamination),
+            tampering=[str(path) for path in extra.get("tampering", [])],
             graders=[GraderResult.from_dict(g) for g in extra.get("graders", [])],
             harbor=None if harbor is None else HarborTrial(**harbor),
             pass_k=None if pass_k is None else PassKSummary.from_dict(pass_k),

@@ -3,14 +3,16 @@
 With ``--pass-k K`` an arm makes n >= K attempts (``--pass-n``, default K), each in a fresh
 workspace prepared from setup, and never stops early: the unbiased pass@k estimator needs every
 attempt. An errored attempt is missing, not a failure; the arm is errored only when every
-attempt errored. The arm passes when any graded attempt passed. Its record keeps the deciding
-attempt's output and grades, counts the time, turns, tool calls and tokens of every attempt,
-and gives the attempts, pass@k and pass@1 in ``ArmRecord.pass_k``.
+attempt errored, or when any attempt tampered with the graders' files. The arm passes when any
+graded attempt passed. Its record keeps the deciding attempt's output and grades, counts the
+time, turns, tool calls and tokens of every attempt, and gives the attempts, pass@k and pass@1
+in ``ArmRecord.pass_k``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import time
 import traceback
@@ -33,6 +35,8 @@ from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
 from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
 from ..sandbox.backend import active
+from ..sandbox.disk_budget import DISK_MB_ENV, budget_bytes
+from ..sandbox.pristine import changes, describe_tampering, fingerprint, tops
 from ..sandbox.process import stopping
 from ..scoring.pass_at_k import pass_at_k
 from ..sandbox.setup import prepare
@@ -96,6 +100,10 @@ def combine_attempts(attempts: list[ArmRecord], k: int) -> ArmRecord:
     error = None
     if errored:
         error = f"all {len(attempts)} attempts errored; first error: {attempts[0].error}"
+    # Tampering in one attempt is not a missing attempt: the whole arm is errored.
+    tampered = next((a for a in attempts if a.tampering), None)
+    if tampered is not None:
+        deciding, passed, errored, error = tampered, False, True, tampered.error
     usage = Usage()
     for attempt in attempts:
         usage = usage.add(attempt.usage)
@@ -128,17 +136,28 @@ def combine_attempts(attempts: list[ArmRecord], k: int) -> ArmRecord:
 
 
 def _attempt(job: ArmJob, ctx: ArmContext, label: str) -> ArmRecord:
-    workspace = Workspace.create(ctx.workspace_parent, label)
+    # A kept workspace must outlive the run, so it cannot be on skillab's private tmpfs.
+    workspace = Workspace.create(ctx.workspace_parent, label, budgeted=not ctx.keep_workspaces)
     try:
         return _execute(job, ctx, workspace)
     except ProviderAuthError:
         raise
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC or not workspace.budgeted:
+            return _internal_error(exc)
+        return ArmRecord(passed=False, errored=True, error=(
+            f"the arm's workspace is full: it filled its disk budget of {budget_bytes() >> 20} MiB "
+            f"({DISK_MB_ENV})"))
     except Exception as exc:  # an adapter or grader bug must not take the other cases down
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return ArmRecord(passed=False, errored=True, error=redact(f"internal error: {detail}"))
+        return _internal_error(exc)
     finally:
         if not ctx.keep_workspaces:
             workspace.discard()
+
+
+def _internal_error(exc: Exception) -> ArmRecord:
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return ArmRecord(passed=False, errored=True, error=redact(f"internal error: {detail}"))
 
 
 def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
@@ -149,6 +168,8 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     setup = prepare(workspace, job.case.setup)
     if not setup.ok:
         return _errored(f"setup failed: {setup.error}", workspace, ctx)
+    if staged:
+        workspace.keep_pristine(ctx.skill.bundled)
 
     request = ArmRequest(
         case=job.case,
@@ -162,7 +183,8 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     )
     # A grader that reads the agent's work sees the files it changed: remember where it started.
     before = snapshot(workspace.root) if _judges_work(job.case) else None
-    with _agent_view(workspace, job, ctx), ctx.agents:
+    tampering: list[str] = []
+    with _agent_view(workspace, job, ctx, tampering if staged else None), ctx.agents:
         if stopping():
             # Interrupted while this arm waited for a slot: no agent starts after a stop.
             return _errored("the run stopped before this arm's agent started", workspace, ctx)
@@ -193,9 +215,14 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
         record.contaminated = finding.contaminated
         if finding.contaminated:
             record.contamination = Contamination(len(finding.fingerprints), list(finding.paths))
+    if tampering:
+        record.tampering = tampering
+        record.errored, record.error = True, describe_tampering(tampering)
     if record.errored:
         return record
 
+    # Graders see the bundled files as they were before the agent started, whatever it left.
+    workspace.pin_pristine()
     work = render_changes(workspace.root, before) if before is not None else ""
     record.validator_results = run_validators(job.case.validators, workspace, result.final_output)
     if job.case.expectations:
@@ -258,22 +285,41 @@ def _over_time(limit_s: float, elapsed_s: float) -> GraderResult:
 
 
 @contextmanager
-def _agent_view(workspace: Workspace, job: ArmJob, ctx: ArmContext) -> Iterator[None]:
+def _agent_view(
+    workspace: Workspace, job: ArmJob, ctx: ArmContext, tampering: list[str] | None
+) -> Iterator[None]:
     """The bundled files the agent finds while it works; validators always get the candidate's.
 
     The without-skill agent finds none. The original arm (``--against``) finds the original
     skill's own files in their place, so the old SKILL.md's references resolve; the candidate's
-    come back before grading, so every arm is graded by the same graders.
+    come back before grading, so every arm is graded by the same graders. ``tampering``, when
+    given, receives the paths under the bundled files' top-level entries that the agent changed.
     """
+    watched = tops(ctx.skill.bundled)
     if job.skill is None:
-        with workspace.withdraw(ctx.skill.bundled):
+        with workspace.withdraw(ctx.skill.bundled), _watch(workspace, watched, tampering):
             yield
     elif job.arm == "original" and job.skill.root != ctx.skill.root:
         with workspace.withdraw(ctx.skill.bundled):
             workspace.stage(job.skill.root, job.skill.bundled)
-            yield
+            watched += [top for top in tops(job.skill.bundled) if top not in watched]
+            with _watch(workspace, watched, tampering):
+                yield
     else:
+        with _watch(workspace, watched, tampering):
+            yield
+
+
+@contextmanager
+def _watch(workspace: Workspace, watched: list[str], tampering: list[str] | None) -> Iterator[None]:
+    """Fingerprint the watched entries before and after the block; the changed paths go to
+    ``tampering`` (see ``sandbox.pristine``)."""
+    if tampering is None or not watched:
         yield
+        return
+    before = fingerprint(workspace.root, watched)
+    yield
+    tampering.extend(changes(before, fingerprint(workspace.root, watched)))
 
 
 def _errored(message: str, workspace: Workspace, ctx: ArmContext) -> ArmRecord:

@@ -57,6 +57,9 @@ class View:
     read_only_at: tuple[tuple[Path, str], ...] = ()
     hide: tuple[Path, ...] = ()
     network: ProxyRoute | None = None
+    # (host path, path inside the workspace): read-only binds over the workspace's own entries
+    # (a grader's pristine files, ``pristine.py``).
+    pinned: tuple[tuple[Path, str], ...] = ()
 
 
 @dataclass
@@ -71,6 +74,10 @@ class Wrapped:
     signal_as_exit: bool = False
     # Kills every process the command started, beyond its process group (its cgroup), if it can.
     kill: Callable[[], None] | None = None
+    # Descriptors the started process inherits (the seccomp filter bwrap reads).
+    pass_fds: tuple[int, ...] = ()
+    # Whether the command runs under the seccomp filter that refuses the key calls (``seccomp``).
+    seccomp: bool = False
 
 
 class Backend(Protocol):

@@ -1,12 +1,14 @@
 """The ``bwrap`` backend: bubblewrap, the sandbox Flatpak and Claude Code use on Linux.
 
-A command's mount namespace is built from nothing: the read-only system directories, a private
+A command's mount namespace is built from nothing: the read-only system directories (``/etc``
+without what only root may read), a private
 ``/tmp`` and ``/dev``, ``/proc`` of its own pid namespace, its arm's workspace (the only writable
 host path) and, for an agent CLI, its installation (read-only) and the proxy's socket. The
 runner's HOME, checkout, virtualenv, cache, history, other arms and (for the baseline) the
 skill are never mounted, so there is nothing to unmount. It runs in its own user, pid, network,
 IPC, UTS and cgroup namespaces, with every capability dropped, ``no_new_privs``, no nested user
-namespaces, a new session, and ``PR_SET_PDEATHSIG`` so it dies with skillab.
+namespaces, a new session, ``PR_SET_PDEATHSIG`` so it dies with skillab, and a seccomp filter
+(``seccomp``) over the kernel state namespaces do not cover (keyrings above all).
 
 bwrap is started from an empty environment: ``--clearenv`` alone would leave skillab's
 environment readable through bwrap's own process 1 (``/proc/1/environ``) inside the sandbox.
@@ -18,14 +20,17 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from . import seccomp
 from .backend import View, Wrapped
 from .limits import command_cgroup, describe_limits
+from .trees import walk
 
 # Where bwrap is, when not in the system's directories (tests point it at nothing).
 BWRAP_ENV = "SKILLAB_BWRAP"
@@ -64,18 +69,26 @@ class BwrapBackend:
             args += ["--tmpfs", path]
         workspace = str(view.workspace)
         args += ["--bind", workspace, workspace]
+        for host, inside in view.pinned:
+            args += ["--ro-bind", str(host), inside]
         if view.network is not None:
             socket = str(view.network.socket)
             args += ["--bind", socket, socket]
         args += ["--chdir", str(view.cwd)]
         for name, value in env.items():
             args += ["--setenv", name, value]
+        fds: tuple[int, ...] = ()
+        if seccomp.supported():
+            fds = (seccomp.filter_fd(),)
+            args += ["--seccomp", str(fds[0])]
         args += ["--", *argv]
+        closing = [functools.partial(os.close, fd) for fd in fds]
         cgroup = command_cgroup()
         if cgroup is None:
-            return Wrapped(args, {}, signal_as_exit=True)
+            return Wrapped(args, {}, closing, signal_as_exit=True, pass_fds=fds, seccomp=bool(fds))
         joined = [_sh(), "-c", _JOIN_CGROUPS, "sh", str(len(cgroup.join_paths)), *cgroup.join_paths]
-        return Wrapped([*joined, *args], {}, [cgroup.release], signal_as_exit=True, kill=cgroup.kill)
+        return Wrapped([*joined, *args], {}, [*closing, cgroup.release], signal_as_exit=True,
+                       kill=cgroup.kill, pass_fds=fds, seccomp=bool(fds))
 
     def system_view(self) -> list[str]:
         """The read-only root the command sees: the host's system directories."""
@@ -101,7 +114,10 @@ class BwrapBackend:
             "network": "none (own network namespace, loopback only); agent CLIs reach only the "
                        "credential proxy through a Unix socket",
             "privileges": "own user namespace, all capabilities dropped, no_new_privs, no nested "
-                          "user namespaces, own session",
+                          "user namespaces, own session, a fresh session keyring, and a seccomp "
+                          "filter refusing the key, mount, namespace, bpf, perf, kexec, module "
+                          "and io_uring calls" + ("" if seccomp.supported() else
+                                                  " (not on this architecture: no filter)"),
             "lifetime": "killed with skillab (die-with-parent); its pid namespace ends with it",
             "limits": describe_limits(),
         }
@@ -123,7 +139,47 @@ def _system_view_args() -> tuple[str, ...]:
             args += ["--symlink", os.readlink(directory), directory]
         elif os.path.isdir(directory):
             args += ["--ro-bind", directory, directory]
+            if directory == "/etc":
+                args += _root_only_covers(directory)
     return tuple(args)
+
+
+def _root_only_covers(top: str) -> list[str]:
+    """Cover what under ``top`` not everyone may read but the command could, as its owner or
+    group (``/etc/shadow``, sudoers, ``ssl/private``, host keys when skillab runs as root). A
+    file gets ``/dev/null`` over it, a directory an empty read-only tmpfs; what everyone may
+    read stays, since any tool a task installs may want its own file there. The command has no
+    capabilities, so what its uid cannot read by the mode bits needs no cover (as a non-root
+    user, nothing here does: every cover is a mount each command pays for)."""
+    covers: list[str] = []
+    groups = {os.getegid(), *os.getgroups()}
+    for directory, dirnames, filenames in walk(top):
+        for name in list(dirnames):
+            path = os.path.join(directory, name)
+            if _private_but_readable(path, groups, directory=True):
+                covers += ["--tmpfs", path, "--remount-ro", path]
+                dirnames.remove(name)
+        for name in filenames:
+            path = os.path.join(directory, name)
+            if _private_but_readable(path, groups):
+                covers += ["--ro-bind", "/dev/null", path]
+    return covers
+
+
+def _private_but_readable(path: str, groups: set[int], directory: bool = False) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if directory != stat.S_ISDIR(info.st_mode) or not (directory or stat.S_ISREG(info.st_mode)):
+        return False  # a link is covered, or not, where it points; a device is no secret
+    read = (stat.S_IROTH, stat.S_IRGRP, stat.S_IRUSR)
+    search = (stat.S_IXOTH, stat.S_IXGRP, stat.S_IXUSR) if directory else (0, 0, 0)
+    if info.st_mode & (read[0] | search[0]) == read[0] | search[0]:
+        return False  # everyone may
+    if info.st_uid == os.geteuid():
+        return info.st_mode & (read[2] | search[2]) == read[2] | search[2]
+    return info.st_gid in groups and info.st_mode & (read[1] | search[1]) == read[1] | search[1]
 
 
 def _system_view() -> list[str]:
@@ -209,7 +265,7 @@ def _probe(binary: str) -> str | None:
         try:
             done = subprocess.run(
                 wrapped.argv, capture_output=True, env=wrapped.env, timeout=_PROBE_TIMEOUT_S,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL, pass_fds=wrapped.pass_fds,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             return str(exc)

@@ -1,9 +1,10 @@
 """The environment a sandboxed command gets: an allowlist, never the runner's own.
 
 Setup commands, validators and agent tools are author- or model-controlled shell, and the
-runner holds provider keys and the GitHub token. Only locale, timezone, terminal and PATH are
-inherited; HOME and TMPDIR point inside the workspace, so ``~/.aws/credentials`` and friends
-are out of reach through a ``$HOME``-relative path.
+runner holds provider keys and the GitHub token. Only the locale categories, timezone, terminal
+(each only when its value looks like such a name) and PATH's absolute entries are inherited;
+HOME and TMPDIR point inside the workspace, so ``~/.aws/credentials`` and friends are out of
+reach through a ``$HOME``-relative path.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from typing import Mapping
 from ..secrets import is_secret_env_var, secret_values
 
 _INHERITED = frozenset({"PATH", "LANG", "TZ", "TERM"})
-_INHERITED_PREFIXES = ("LC_",)
+# The locale categories glibc reads, and no other LC_ name (LC_MY_PAT is anyone's variable).
+_LOCALE = frozenset({"LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC",
+                     "LC_TIME", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+                     "LC_MEASUREMENT", "LC_IDENTIFICATION"})
+# What a locale, timezone or terminal name looks like (C.UTF-8, en_US.UTF-8@euro, Europe/Paris,
+# xterm-256color); any other value is not passed on.
+_NAME_VALUE = re.compile(r"^[A-Za-z0-9_.@:+/-]{0,64}$")
 # Whole families that hold credentials or Action inputs (INPUT_GITHUB-TOKEN, ...).
 _NEVER_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GITHUB_", "AWS_", "INPUT_")
 # Broader than what reports redact: any KEY, AUTH but not AUTHOR (GIT_AUTHOR_NAME passes), and
@@ -46,9 +53,12 @@ def scrubbed_env(home: Path, tmpdir: Path, extra: Mapping[str, str] | None = Non
     env = {
         name: value
         for name, value in os.environ.items()
-        if (name in _INHERITED or name.startswith(_INHERITED_PREFIXES)) and not looks_secret(name)
+        if (name in _INHERITED or name in _LOCALE) and not looks_secret(name)
+        and (name == "PATH" or _NAME_VALUE.match(value))
     }
-    env.setdefault("PATH", DEFAULT_PATH)
+    # A relative PATH entry (".", or an empty one) would find programs in the workspace first.
+    path = ":".join(entry for entry in env.get("PATH", "").split(":") if entry.startswith("/"))
+    env["PATH"] = path or DEFAULT_PATH
     if extra:
         secrets = _secret_values()
         for name, value in extra.items():

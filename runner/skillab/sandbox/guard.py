@@ -5,6 +5,8 @@
   sandbox is weaker than bwrap's pid namespace.
 * SIGINT and SIGTERM stop every sandboxed command at once and refuse new ones, then unwind as
   ``KeyboardInterrupt`` so partial results are kept and the exit code is 130.
+* A fresh, empty session keyring of its own (``keyring``): whatever keys the container or the
+  login session that started skillab holds are out of reach of every command it runs.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ _PR_SET_DUMPABLE = 4
 
 
 def guard_process() -> bool:
-    """Apply both; returns whether the process is now non-dumpable."""
+    """Apply all three; returns whether the process is now non-dumpable."""
+    from .keyring import join_fresh
+
+    join_fresh()
     try:
         signal.signal(signal.SIGINT, _stop)
         signal.signal(signal.SIGTERM, _stop)

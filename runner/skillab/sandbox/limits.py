@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cgroup_keeper import Keeper, after_fork
+from .disk_budget import describe_budget
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 MAX_PIDS_ENV = "SKILLAB_SANDBOX_MAX_PIDS"
@@ -309,4 +310,5 @@ def describe_limits() -> dict[str, str]:
         "cpu": "RLIMIT_CPU per process (timeout x cores + 10 s)",
         "wall": "the command's timeout; then its whole process tree is killed",
         "output": "captured output capped per stream (head and tail kept)",
+        "disk": describe_budget(),
     }

@@ -4,6 +4,8 @@ Setup commands, validators, graders, agent tools and agent CLIs all come through
 ``run_command``. The rules:
 
 * the command runs under the active sandbox backend (``backend``), which decides what it sees;
+* no command reaches a keyring another could: the seccomp filter refuses the key calls, and a
+  command run without it starts with a fresh, empty session keyring (``keyring``);
 * the environment is exactly ``env`` (callers pass a scrubbed one), stdin is empty unless given;
 * limits: a cgroup where the host gives one, and ``ulimit`` in the shell that runs it (``limits``);
 * once skillab is stopping (SIGINT, SIGTERM) no command starts and every running one is killed;
@@ -32,6 +34,7 @@ from typing import Mapping, Sequence
 
 from .backend import View, Wrapped, active
 from .bridge import bridge_argv
+from .keyring import join_fresh
 from .limits import ulimit_script
 
 DEFAULT_OUTPUT_LIMIT = 65536
@@ -126,6 +129,10 @@ def _spawn(wrapped: Wrapped, cwd: Path, stdin: str | None, output_limit: int, st
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            pass_fds=wrapped.pass_fds,
+            # Under the filter no command can reach a keyring; without it each gets an empty one
+            # (a fork instead of a vfork: about 4 ms a command, paid only there).
+            preexec_fn=None if wrapped.seccomp else join_fresh,
         )
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return _not_started(str(exc), started)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .disk_budget import unmount_below
 from .limits import _alive
 from .workspace import _remove
 
@@ -55,6 +56,7 @@ def private_dir(prefix: str, parent: Path | None = None) -> Iterator[Path]:
         yield scratch
     finally:
         try:
+            unmount_below(scratch)
             _remove(scratch)
         except OSError:
             pass  # best effort: what is left is litter (the next run on a tmpfs sweeps it)

@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import SandboxError
+from .disk_budget import mount_budget, unmount_budget
 from .environment import scrubbed_env
 from .backend import ProxyRoute, View
+from .pristine import PRISTINE_DIR, tops
 from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command, stopping
 from .reaper import Reaper
 from .trees import remove_tree, walk
@@ -82,16 +84,25 @@ class Workspace:
         self.tmp = self.root / TMP_NAME
         # Agent entries that a restore (see ``withdraw``) replaced with the originals.
         self.displaced: list[str] = []
+        # (pristine copy, workspace-relative top entry) of the skill's bundled files, and the
+        # ones bound over the workspace's for the commands run from now on (``pristine``).
+        self._pristine: tuple[tuple[Path, str], ...] = ()
+        self._pinned: tuple[tuple[Path, str], ...] = ()
+        # Whether the container is a tmpfs of the arm's disk budget (``disk_budget``).
+        self.budgeted = False
 
     @classmethod
-    def create(cls, parent: Path, label: str) -> "Workspace":
-        """A fresh workspace in its own randomly named private directory under ``parent``."""
+    def create(cls, parent: Path, label: str, *, budgeted: bool = False) -> "Workspace":
+        """A fresh workspace in its own randomly named private directory under ``parent``;
+        ``budgeted``: on a tmpfs of the arm's disk budget where one can be mounted
+        (``disk_budget``)."""
         if stopping():  # an interrupted run's scratch is being removed: make nothing in it
             raise SandboxError("skillab is stopping: no new workspaces")
         parent = Path(os.path.realpath(parent))
         parent.mkdir(parents=True, exist_ok=True)
         safe_label = _UNSAFE_LABEL.sub("-", label).strip(".-")[:_LABEL_MAX] or "arm"
         workspace = cls(Path(tempfile.mkdtemp(prefix=f"{safe_label}-", dir=parent)))
+        workspace.budgeted = budgeted and mount_budget(workspace._container)
         for directory in (workspace.root, workspace.home, workspace.tmp):
             directory.mkdir(mode=0o700)
         return workspace
@@ -146,6 +157,22 @@ class Workspace:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
         os.chmod(target, stat.S_IMODE(mode))
+
+    def keep_pristine(self, rels: Sequence[str]) -> None:
+        """Copy the top-level entries holding bundled files, as staging and setup left them, to
+        a directory beside the workspace that no command can reach, for ``pin_pristine`` to
+        bind over the workspace's (see ``pristine``)."""
+        holder = Workspace(self._container / PRISTINE_DIR)
+        holder._container.mkdir(mode=0o700, exist_ok=True)
+        holder.stage(self.root, [top for top in tops(rels) if os.path.lexists(self.root / top)])
+        self._pristine = tuple(
+            (holder.root / top, top) for top in tops(rels) if os.path.lexists(holder.root / top)
+        )
+
+    def pin_pristine(self) -> None:
+        """From now on every command here sees the pristine bundled files, read-only, in place
+        of whatever the workspace holds at their top-level entries, and no user site."""
+        self._pinned = self._pristine
 
     @contextmanager
     def withdraw(self, rels: Iterable[str]) -> Iterator[None]:
@@ -211,6 +238,9 @@ class Workspace:
     ) -> CommandResult:
         """Run a suite-authored command (setup, validators, graders) in the workspace, under the
         sandbox and with the scrubbed environment; ``read_only`` adds host paths to its view."""
+        if self._pinned:
+            # A .pth file in the user site (HOME is in the workspace) runs at Python's start.
+            extra_env = {**(extra_env or {}), "PYTHONNOUSERSITE": "1"}
         return run_in(
             self.root,
             command,
@@ -220,18 +250,29 @@ class Workspace:
             output_limit=output_limit,
             read_only=read_only,
             read_only_at=read_only_at,
+            pinned=self._pinned,
         )
 
     def cleanup(self) -> None:
         """Remove the workspace and everything in it (best effort: a leftover is only litter)."""
         try:
+            self._unmount()
             _remove(self._container)
         except OSError:
             pass
 
     def discard(self) -> None:
         """Remove the workspace in the background (see ``reaper``); ``drain_discarded`` waits."""
+        try:
+            self._unmount()
+        except OSError:
+            pass  # then its files are removed one by one, and the empty mount point stays
         _REAPER.discard(self._container)
+
+    def _unmount(self) -> None:
+        if self.budgeted:
+            unmount_budget(self._container)
+            self.budgeted = False
 
     def _ensure_root(self) -> None:
         # A command may have removed the root or swapped it for a link; write into a real one.
@@ -281,13 +322,15 @@ def run_in(
     read_only: Sequence[Path] = (),
     read_only_at: Sequence[tuple[Path, str]] = (),
     network: ProxyRoute | None = None,
+    pinned: Sequence[tuple[Path, str]] = (),
 ) -> CommandResult:
     """Run a command in a workspace known by its root path (the agent's tools use this).
 
     The command's view is this workspace and the read-only system (plus ``read_only``: an agent
     CLI's installation); ``hide`` keeps host directories out even where a bound system directory
     holds them (the skill's, for the without-skill arm). ``network`` is the proxy route of an
-    agent CLI; everything else has none.
+    agent CLI; everything else has none. ``pinned`` binds (host path, workspace-relative
+    path) read-only over the workspace (a grader's pristine files).
     """
     home, tmp = root / HOME_NAME, root / TMP_NAME
     for directory in (home, tmp):
@@ -304,6 +347,7 @@ def run_in(
         read_only_at=tuple(read_only_at),
         hide=tuple(hide),
         network=network,
+        pinned=tuple((host, str(real / rel)) for host, rel in pinned),
     )
     return run_command(
         command,

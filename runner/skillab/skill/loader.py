@@ -98,8 +98,8 @@ def load_skill(directory: Path) -> Skill:
         name=name,
         description=description,
         body=front.body.strip(),
-        bundled=tuple(_bundled_files(directory)),
-        warnings=front.warnings,
+        bundled=tuple(_bundled_files(directory, skipped := [])),
+        warnings=(*front.warnings, *skipped),
     )
 
 
@@ -150,9 +150,10 @@ def _text_field(front: Frontmatter, key: str, path: Path) -> str:
     return text
 
 
-def _bundled_files(directory: Path) -> list[str]:
+def _bundled_files(directory: Path, warnings: list[str] | None = None) -> list[str]:
     """The skill's own files beside SKILL.md, sorted: never SKILL.md itself, and never
-    evaluation material (suite files, evals/, expected results, a suite's fixtures)."""
+    evaluation material (suite files, evals/, expected results, a suite's fixtures). A FIFO,
+    socket or device is skipped with a warning: reading one would block or never end."""
     skipped = {".git", "__pycache__", *EVAL_DIRS}
     skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
     found = []
@@ -172,6 +173,10 @@ def _bundled_files(directory: Path) -> list[str]:
             continue
         if path.is_symlink():
             # A bundled link could point anywhere on the host; the sandbox never follows it.
+            continue
+        if not path.is_file():
+            if warnings is not None:
+                warnings.append(f"{rel.as_posix()}: not a regular file (a FIFO, socket or device) — skipped")
             continue
         found.append(rel.as_posix())
     return found
