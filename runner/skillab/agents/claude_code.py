@@ -9,12 +9,15 @@ The CLI runs inside the sandbox like every other command: it sees its workspace,
 installation (read-only) and the read-only system, never the skill's directory or another arm.
 It gets no key: its only way out is the credential proxy (``sandbox.proxy``) on a Unix socket,
 which forwards to the configured endpoint alone and adds the key on the host. Inside, the CLI
-talks to ``http://127.0.0.1:<port>`` and authenticates with a placeholder.
+talks to ``http://127.0.0.1:<port>`` and authenticates with the arm's token, which its Bash
+commands do not inherit and cannot read from it (``sandbox.sealed``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from ..secrets import redact
 from ..skill.loader import SKILL_FILE, Skill
 from ..core.usage import Usage
 from .base import ArmRequest
+from ..sandbox.workspace import HOME_NAME, safe_join
 from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
 from .skill_view import folder_name
@@ -33,8 +37,9 @@ KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 SKILLS_DIR = ".claude/skills"
 DEFAULT_ENDPOINT = "https://api.anthropic.com"
-# What the CLI inside the sandbox authenticates with; the proxy replaces it with the real key.
-PLACEHOLDER_KEY = "sk-ant-skillab-proxy-placeholder"
+# Longer than any arm: the helper's file is read once, so Claude Code must never ask again.
+KEY_HELPER_TTL_MS = 10 * 24 * 3600 * 1000
+_SIDE_MODEL_ENV = ("ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL")
 # The same built-in tools for every arm; web tools are off so both arms work from the same
 # closed world.
 TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill", "TodoWrite")
@@ -51,8 +56,6 @@ class ClaudeCodeAdapter(CliAgent):
     name = "claude-code"
     # Trigger trials: the agent is offered skills it may load (see engine.trigger).
     discovers_skills = True
-    # Each assistant event carries the model id the API answered with (the cache is keyed on it).
-    reports_served_model = True
     cli = "claude"
     package = "@anthropic-ai/claude-code"
     provider = "anthropic"
@@ -81,21 +84,29 @@ class ClaudeCodeAdapter(CliAgent):
     def credentials(self) -> dict[str, str]:
         return {"x-api-key": self._api_key}
 
-    def placeholder_env(self) -> dict[str, str]:
-        return {}  # the placeholder comes from apiKeyHelper, in the settings
-
     def endpoint_env(self, base_url: str | None) -> dict[str, str]:
         return {}  # the endpoint is in the settings
 
     def configure(self, config_dir: Path, request: ArmRequest, endpoint: str) -> dict[str, str]:
-        return {"CLAUDE_CODE_MAX_RETRIES": str(self.max_retries)}
+        # The key helper runs once: its file is gone after.
+        return {"CLAUDE_CODE_MAX_RETRIES": str(self.max_retries),
+                "CLAUDE_CODE_API_KEY_HELPER_TTL_MS": str(KEY_HELPER_TTL_MS)}
+
+    def token_env(self, root: Path) -> str:
+        return str(safe_join(Path(os.path.realpath(root)), f"{HOME_NAME}/.skillab-{self.name}/key"))
 
     def argv(self, request: ArmRequest, config_dir: Path, endpoint: str) -> list[str]:
-        # The endpoint is the proxy's bridge and the key a placeholder: the proxy swaps in the
-        # real one outside the sandbox.
+        # The endpoint is the proxy's bridge and the key the arm's token: the proxy swaps in
+        # the real key outside the sandbox. Claude Code passes its whole environment to Bash, so
+        # the token is not in it: its key helper reads the file the bridge wrote, once, and
+        # removes it, before any tool can run; the CLI keeps it for the session.
+        token = shlex.quote(self.token_env(request.workspace))
+        # Its background calls (the "small, fast" model) use the run's model too: the proxy
+        # refuses any other.
+        pinned = {name: self.model for name in _SIDE_MODEL_ENV} if self.model else {}
         settings: dict[str, Any] = {
-            "apiKeyHelper": f"echo {PLACEHOLDER_KEY}",
-            "env": {BASE_URL_ENV: endpoint},
+            "apiKeyHelper": f"cat {token}; rm -f {token}",
+            "env": {BASE_URL_ENV: endpoint, **pinned},
         }
         argv = [
             self.binary,

@@ -12,7 +12,7 @@ The CLI runs inside the sandbox like every other command: it sees its workspace,
 installation (read-only) and the read-only system, never the skill's directory or another arm.
 It gets no key: its only way out is the credential proxy (``sandbox.proxy``), which forwards to
 the configured endpoint alone and adds the key on the host; inside, the CLI talks to the
-proxy's bridge with a placeholder key.
+proxy's bridge with the arm's token, which only the CLI's own process holds.
 
 ``launch`` is the one step that decides how the CLI is started (argv, environment, working
 directory, the base URL it talks to, what it may see) and returns a ``Launch``; ``execute``
@@ -22,83 +22,40 @@ runs one. Another way of starting CLIs overrides these two and nothing else.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
 from contextlib import suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from ..errors import MissingDependencyError, ProviderAuthError
-from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
+from ..grading.trajectory import ToolCall, Trajectory
 from ..sandbox.backend import ProxyRoute, View
 from ..sandbox.environment import scrubbed_env
+from ..sandbox.metering import SpendMeter
 from ..sandbox.process import CommandResult, run_command
-from ..sandbox.programs import install_paths, resolved_binary
+from ..sandbox.programs import install_paths, resolved_binary, token_holder
+from ..sandbox.sealed import sealed_binds
 from ..sandbox.nofollow import remove_inside
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in, safe_join
+from ..providers.pricing import cost_usd
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
 from ..core.usage import Usage
 from .base import AgentResult, ArmRequest
+from .cli_session import CliSummary, Launch, apply_tally
 from .cli_events import workspace_relative
 from .skill_view import folder_name, stage_skill, unstage
 
 if TYPE_CHECKING:
     from ..core.settings import RunConfig
-    from ..sandbox.proxy import RequestBudget
+    from ..sandbox.turn_budget import RequestBudget
 
 DEFAULT_TIMEOUT_S = 1800.0
-# What the CLI inside the sandbox authenticates with; the proxy replaces it with the real key.
-PLACEHOLDER_KEY = "skillab-proxy-placeholder"
 OUTPUT_LIMIT = 64 << 20
 AUTH_STATUSES = (401, 403)
-
-
-@dataclass(frozen=True)
-class Launch:
-    """How one arm's CLI process starts, and what it may see.
-
-    ``env`` is added to the workspace's scrubbed environment; ``cli_env`` (the placeholder key,
-    the endpoint) after the scrub, because the scrub drops anything named like a credential or
-    carrying a credential's value (an endpoint equal to another provider's base URL, say).
-    ``config_dir`` holds the CLI's configuration for this arm and is removed after it."""
-
-    argv: list[str]
-    cwd: Path
-    env: dict[str, str]
-    cli_env: dict[str, str] = field(default_factory=dict)
-    stdin: str | None = None
-    base_url: str | None = None
-    config_dir: Path | None = None
-    read_only: tuple[Path, ...] = ()
-    hide: tuple[Path, ...] = ()
-    network: ProxyRoute | None = None
-
-
-@dataclass
-class CliSummary:
-    """What one headless session did, read from the CLI's events."""
-
-    turns: list[ModelTurn] = field(default_factory=list)
-    final_text: str = ""
-    usage: Usage = field(default_factory=Usage)
-    num_turns: int = 0
-    duration_ms: int = 0
-    # The CLI reported a finished session (its result or turn-completed event).
-    finished: bool = False
-    # The CLI's own error report, if any (an API outage, a failed turn).
-    error: str | None = None
-    auth_status: int | None = None
-    skill_activated: bool = False
-    # Offered skills the session loaded, in order (CLIs that track more than the candidate).
-    skills_loaded: list[str] = field(default_factory=list)
-    paths_touched: list[str] = field(default_factory=list)
-    # Why the session ended early without failing: ``max_turns`` at the turn cap.
-    stop_reason: str | None = None
-    # The model id the API's answers named (CLIs whose events carry it).
-    served_model: str | None = None
 
 
 class CliAgent(ABC):
@@ -119,6 +76,9 @@ class CliAgent(ABC):
     shell_tools: ClassVar[tuple[str, ...]] = ()
     activate_tools: ClassVar[tuple[str, ...]] = ()
     path_keys: ClassVar[tuple[str, ...]] = ("file_path", "path", "absolute_path", "dir_path")
+    # The credential proxy reads the model each answer names, for every CLI (the baseline
+    # cache is keyed on it).
+    reports_served_model: ClassVar[bool] = True
     # Environment every invocation of the CLI needs, ``--version`` included.
     base_env: ClassVar[dict[str, str]] = {}
 
@@ -132,6 +92,7 @@ class CliAgent(ABC):
         default_max_turns: int = 12,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_retries: int = 4,
+        meter: SpendMeter | None = None,
     ):
         self.binary = binary
         self.staging_dirs = (self.skills_dir,)
@@ -142,6 +103,9 @@ class CliAgent(ABC):
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self._api_key = api_key
+        # What the run's arms spent on model calls, as the credential proxy counted it: shared
+        # by every arm, so the proxy refuses past the run's --max-cost-usd.
+        self.meter = meter or SpendMeter()
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}({self.binary!r}, model={self.model!r}, version={self.version!r})"
@@ -165,6 +129,7 @@ class CliAgent(ABC):
             default_max_turns=agent.max_turns,
             timeout_s=DEFAULT_TIMEOUT_S if agent.timeout_s is None else agent.timeout_s,
             max_retries=max(0, config.tuning.max_attempts - 1),
+            meter=SpendMeter(config.engine.max_cost_usd),
         )
 
     @classmethod
@@ -208,6 +173,9 @@ class CliAgent(ABC):
             "agent_process": f"the {self.cli} CLI runs inside the sandbox, with no key",
             "network": f"only the credential proxy, which forwards to {redact(self.upstream())} "
                        "alone and adds the key on the host",
+            "metering": "the proxy serves only the CLI's own process (a per-arm token its tools "
+                        "cannot read), refuses any model but the run's, counts every answer's "
+                        "usage as the arm's tokens and cost, and refuses past --max-cost-usd",
         }
 
     def upstream(self) -> str:
@@ -228,10 +196,16 @@ class CliAgent(ABC):
         from ..sandbox.proxy import CredentialProxy
 
         budget = self.request_budget(request)
+        # Only the CLI holds this arm's token (see ``sandbox.sealed``): its tools reach the
+        # bridge too, but are refused without it.
+        token = f"skillab-arm-{secrets.token_urlsafe(32)}"
         try:
-            with CredentialProxy(self.upstream(), self.credentials(), budget, self.api_paths) as proxy:
-                launch = self.launch(request, root, proxy.route())
+            with CredentialProxy(self.upstream(), self.credentials(), budget, self.api_paths,
+                                 model=self.model, meter=self.meter, price=self.price,
+                                 token=token) as proxy:
+                launch = self.launch(request, root, proxy.route(token_env=self.token_env(root)))
                 result = self.execute(launch)
+                tally = proxy.tally
         finally:
             if launch is not None and launch.config_dir is not None:
                 with suppress(OSError):  # the CLI may have swapped its home for a link: follow none
@@ -242,6 +216,9 @@ class CliAgent(ABC):
         summary = self.parse(result.stdout, root, skill_name, offered=tuple(s.name for s in offered))
         if budget is not None and budget.refused:
             self.at_turn_cap(summary, budget)
+        # Tokens and cost are what the proxy counted, never what the CLI printed: anything in
+        # the sandbox can print a result event.
+        apply_tally(summary, tally)
         if summary.auth_status in AUTH_STATUSES:
             raise ProviderAuthError(
                 redact(
@@ -274,7 +251,7 @@ class CliAgent(ABC):
             argv=[resolved_binary(self.binary), *self.argv(request, config_dir, endpoint)[1:]],
             cwd=root,
             env=env,
-            cli_env={**self.placeholder_env(), **self.endpoint_env(endpoint)},
+            cli_env=self.endpoint_env(endpoint),
             stdin=self.stdin(request),
             base_url=endpoint,
             config_dir=config_dir,
@@ -291,6 +268,7 @@ class CliAgent(ABC):
             workspace=launch.cwd,
             cwd=launch.cwd,
             read_only=launch.read_only,
+            read_only_at=sealed_binds(self.token_holders()),
             hide=launch.hide,
             network=launch.network,
         )
@@ -303,6 +281,20 @@ class CliAgent(ABC):
             output_limit=OUTPUT_LIMIT,
             view=view,
         )
+
+    def token_env(self, root: Path) -> str:
+        """Where the bridge hands the CLI its token: a variable the CLI keeps from the commands
+        it runs, or (a path) a file the CLI reads once and removes."""
+        return self.key_env
+
+    def token_holders(self) -> tuple[Path, ...]:
+        """The executables whose processes hold the arm's token (the CLI's, and any it starts
+        with its environment): each is made execute-only in the sandbox."""
+        return (token_holder(self.binary),)
+
+    def price(self, usage: Usage) -> float | None:
+        """The cost of ``usage`` at the run's model (the proxy refuses any other)."""
+        return cost_usd(self.model, usage) if self.model else None
 
     def request_budget(self, request: ArmRequest) -> RequestBudget | None:
         """The cap the credential proxy puts on this arm's model requests, for a CLI that has no
@@ -318,10 +310,6 @@ class CliAgent(ABC):
         summary.stop_reason = "max_turns"
         summary.num_turns = budget.used
 
-    def placeholder_env(self) -> dict[str, str]:
-        """What the CLI authenticates with inside the sandbox (the proxy swaps it)."""
-        return {self.key_env: PLACEHOLDER_KEY}
-
     def endpoint_env(self, base_url: str | None) -> dict[str, str]:
         """The variable that points the CLI at ``base_url``, for CLIs that read one."""
         return {self.base_url_env: base_url} if base_url else {}
@@ -334,6 +322,9 @@ class CliAgent(ABC):
             return f"{self.cli} timed out after {result.duration_ms / 1000:.0f}s"
         if result.spawn_error is not None:
             return f"{self.cli} could not start: {result.spawn_error}"
+        if result.exit_code is not None and result.exit_code < 0:
+            # Killed (by its own tools, say): whatever its stdout says last, it did not finish.
+            return f"{self.cli} was {result.describe()}"
         if summary.error:
             return redact(f"{self.cli} reported an error: {summary.error}")
         if not summary.finished:

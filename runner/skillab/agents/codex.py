@@ -15,14 +15,14 @@ skillab's sandbox is the isolation.
 ``codex exec`` has no turn cap (no flag, and no configuration key: ``--strict-config`` rejects
 ``max_turns`` and its kin as unknown fields), so the credential proxy enforces ``max_turns``: it
 answers that many model requests (``POST .../responses``) and refuses the next, and the session
-ends there, graded on what it did, with ``stop_reason: max_turns``. Codex reports usage only
-for a completed turn, so a capped session's tokens are read from the answered responses' own
-``response.completed`` events, which the proxy kept.
+ends there, graded on what it did, with ``stop_reason: max_turns``. Its tokens, as every CLI
+arm's, are what the proxy read from the answered responses' own ``response.completed`` events.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,7 @@ from .cli_agent import CliAgent, CliSummary
 from .cli_events import json_lines
 
 if TYPE_CHECKING:
-    from ..sandbox.proxy import RequestBudget
+    from ..sandbox.turn_budget import RequestBudget
 
 _STATUS = re.compile(r"\b(4\d\d|5\d\d)\b")
 _SECRET_PATTERNS = ("*KEY*", "*TOKEN*", "*SECRET*")
@@ -69,14 +69,12 @@ class CodexAdapter(CliAgent):
         # One answered Responses request per model turn; a retried failure is not a turn.
         return ResponsesBudget(max(1, request.max_turns), "/responses")
 
-    def at_turn_cap(self, summary: CliSummary, budget: RequestBudget) -> None:
-        super().at_turn_cap(summary, budget)
-        summary.usage = Usage()
-        for tail in budget.tails:
-            summary.usage = summary.usage.add(_completed_usage(tail, self.model))
-
     def credentials(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"}
+
+    def token_holders(self) -> tuple[Path, ...]:
+        # node runs codex.js, which starts the native binary with its environment.
+        return (*super().token_holders(), *native_binaries(self.binary))
 
     def endpoint_env(self, base_url: str | None) -> dict[str, str]:
         return {}  # the endpoint is in config.toml
@@ -97,6 +95,8 @@ class CodexAdapter(CliAgent):
             "[model_providers.skillab]",
             'name = "skillab"',
             f"base_url = {json.dumps(endpoint)}",
+            # The arm's proxy token, from the bridge; the shell policy keeps it from commands.
+            f"env_key = {json.dumps(self.key_env)}",
             'wire_api = "responses"',
             f"request_max_retries = {self.max_retries}",
             f"stream_max_retries = {self.max_retries}",
@@ -119,6 +119,15 @@ class CodexAdapter(CliAgent):
         self, stdout: str, workspace: Path, skill_name: str | None, *, offered: tuple[str, ...] = ()
     ) -> CliSummary:
         return parse_codex_events(self, stdout, workspace, skill_name)
+
+
+def native_binaries(binary: str) -> list[Path]:
+    """The platform binaries of an ``@openai/codex`` installation (``codex-<platform>``)."""
+    real = Path(os.path.realpath(binary))
+    scope = next((p for p in real.parents if p.name == "@openai"), None)
+    if scope is None:
+        return []
+    return sorted(p for p in scope.glob("codex-*/vendor/*/*/codex") if p.is_file())
 
 
 def parse_codex_events(
@@ -197,15 +206,3 @@ def _usage(raw: dict[str, Any], model: str | None) -> Usage:
     )
     usage.cost_usd = cost_usd(model, usage) if model else None
     return usage
-
-
-def _completed_usage(body: bytes, model: str | None) -> Usage:
-    """The usage of a streamed Responses answer, from its closing event."""
-    from .codex_budget import closing_event
-
-    event = closing_event(body)
-    if event is None or event.get("type") not in ("response.completed", "response.incomplete"):
-        return Usage()
-    raw = (event.get("response") or {}).get("usage") or {}
-    cached = (raw.get("input_tokens_details") or {}).get("cached_tokens")
-    return _usage({**raw, "cached_input_tokens": cached}, model)

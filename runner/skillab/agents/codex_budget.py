@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..sandbox.proxy import RequestBudget
+from ..sandbox.turn_budget import RequestBudget
 
 _ANSWERED = ("response.completed", "response.incomplete")
 

@@ -6,7 +6,7 @@ Gemini CLI lists workspace skills (name, description) in its system instruction 
 through its ``activate_skill`` tool. The without-skill arm gets nothing. ``GEMINI_CLI_HOME``
 points at a directory under the arm's private home whose ``.gemini/settings.json`` chooses
 API-key auth, caps attempts and session turns, turns usage statistics off and redacts the
-(placeholder) key from the environment of the shell commands the CLI runs. The endpoint, from
+arm's proxy token from the environment of the shell commands the CLI runs. The endpoint, from
 ``GOOGLE_GEMINI_BASE_URL``, is the credential proxy's bridge; the proxy adds the real
 ``x-goog-api-key`` on the host.
 """

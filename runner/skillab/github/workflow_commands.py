@@ -10,7 +10,6 @@ bidi and zero-width characters already in that text are shown as ``<U+XXXX>``.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import uuid
 from collections.abc import Iterator
@@ -19,13 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TextIO
 
-from ..reports.escape import reveal
+from ..core.inert_text import LEGACY_COMMAND as _LEGACY, ZWSP, neutralize, reveal
 
 AnnotationLevel = Literal["error", "warning", "notice"]
-
-
-ZWSP = "\u200b"
-_LEGACY = re.compile(r"##(?=\[)")
 
 
 def escape_data(text: str) -> str:
@@ -38,17 +33,6 @@ def escape_data(text: str) -> str:
 def escape_property(text: str) -> str:
     """A command's property value: also ``:`` and ``,``, which delimit the properties."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def neutralize(line: str) -> str:
-    """A plain log line that cannot be read as a command: no ``::`` at its start, no ``##[``
-    anywhere, hidden characters shown."""
-    line = _LEGACY.sub("#" + ZWSP + "#", reveal(line))
-    stripped = line.lstrip()
-    if stripped.startswith("::"):
-        indent = line[: len(line) - len(stripped)]
-        return indent + ":" + ZWSP + ":" + stripped[2:]
-    return line
 
 
 @dataclass(frozen=True)

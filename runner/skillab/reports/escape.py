@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..core.inert_text import reveal
 from ..secrets import redact
 
 ZWJ = "\u200d"
@@ -22,15 +23,6 @@ _AUTOLINK = re.compile(r"(?i)\b(https?|ftp|www)(?=://|\.)")
 _WHITESPACE = re.compile(r"\s+")
 # Markdown punctuation that can open emphasis, code, links, tables or strikethrough.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-# Bidirectional controls and invisible characters: they reorder or hide what a reader sees.
-_HIDDEN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def reveal(text: str) -> str:
-    """Bidi and zero-width controls as visible ``<U+XXXX>`` tags."""
-    return _HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
-
-
 def clip(text: str, limit: int | None) -> str:
     """At most ``limit`` characters, marking the cut."""
     if limit is None or len(text) <= limit:

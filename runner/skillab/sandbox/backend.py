@@ -37,6 +37,10 @@ class ProxyRoute:
 
     socket: Path
     port: int
+    # The per-arm token the proxy requires, and the variable the bridge hands it to the CLI in.
+    # It reaches the bridge on its stdin, never in an argv or environment another process reads.
+    token: str | None = field(default=None, repr=False)
+    token_env: str | None = None
 
     @property
     def endpoint(self) -> str:

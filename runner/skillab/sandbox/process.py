@@ -107,6 +107,8 @@ def run_command(
         return _not_started(missing, started)
     if view.network is not None:
         argv = bridge_argv(view.network, argv)
+        if view.network.token is not None:  # the bridge's first line, never the CLI's
+            stdin = f"{view.network.token}\n{stdin or ''}"
     wrapped = active().backend.wrap(argv, view, env)
     try:
         return _spawn(wrapped, cwd, stdin, output_limit, started, timeout_s)

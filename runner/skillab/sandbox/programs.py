@@ -22,7 +22,7 @@ def install_paths(binary: str) -> tuple[Path, ...]:
         # <prefix>/bin/node -> <prefix>, so its lib/ comes too.
         prefix = resolved.parent.parent if resolved.parent.name == "bin" else resolved.parent
         paths.append(_narrowed(prefix, resolved))
-    return tuple(p for p in dict.fromkeys(paths) if not _in_system(p))
+    return tuple(p for p in dict.fromkeys(paths) if not in_system(p))
 
 
 def _narrowed(directory: Path, file: Path) -> Path:
@@ -57,6 +57,14 @@ def _package_root(real: Path) -> Path:
     return outermost or real.parent
 
 
+def token_holder(binary: str) -> Path:
+    """The executable a process started as ``binary`` becomes: its ``#!`` interpreter, or
+    itself."""
+    real = Path(os.path.realpath(binary))
+    interpreter = _interpreter(real)
+    return Path(os.path.realpath(interpreter)) if interpreter else real
+
+
 def _interpreter(real: Path) -> str | None:
     try:
         with open(real, "rb") as handle:
@@ -74,6 +82,6 @@ def _interpreter(real: Path) -> str | None:
     return words[0]
 
 
-def _in_system(path: Path) -> bool:
+def in_system(path: Path) -> bool:
     text = str(path)
     return any(text == d or text.startswith(d + "/") for d in SYSTEM_DIRS)

@@ -14,7 +14,15 @@ endpoint of the run, and holds the credential itself:
 * responses stream back as they arrive (server-sent events), with the connection closed at the
   end of each one;
 * with a ``RequestBudget``, at most its limit of model requests are answered: a CLI with no turn
-  cap of its own is capped here, on the host, where the CLI cannot lift it.
+  cap of its own is capped here, on the host, where the CLI cannot lift it;
+* with ``model``, a request for any other model is refused (403): the run measures that model,
+  and the proxy prices every answer at its price (``metering``);
+* the usage of every answer is counted in ``tally`` and spent on the run's ``SpendMeter``; once
+  the meter's cap is reached, each further request is refused (400);
+* with ``token``, only a client that authenticates with that per-arm token is served (403
+  otherwise): the CLI holds it, the commands it runs are not given it;
+* the request is framed strictly (``framing``) and its path made normal before the allowlist
+  sees it; at most ``MAX_CONNECTIONS`` are served at once, each with a timeout.
 
 Any CLI agent uses it the same way::
 
@@ -23,26 +31,32 @@ Any CLI agent uses it the same way::
         run_in(root, [resolved_binary(binary), ...], network=route,
                read_only=install_paths(binary), hide=request.hide)
 
-with the CLI configured to use ``route.endpoint`` as its base URL and a placeholder key.
+with the CLI configured to use ``route.endpoint`` as its base URL; with a ``token``,
+``proxy.route(token_env=...)`` has the bridge hand it to the CLI as its key.
 """
 
 from __future__ import annotations
 
 import http.client
+import hmac
 import os
 import re
 import shutil
 import socketserver
 import ssl
+import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from ..core.inert_text import neutralize
 from .backend import ProxyRoute
+from .framing import BadFraming, TooLarge, normal_target, read_body
+from .metering import DuplicateKey, Price, SpendMeter, Tally, UsageReader, requested_model
+from .turn_budget import OVER_BUDGET_STATUS, RequestBudget
 
 # Where the bridge inside the sandbox listens (its own network namespace: no clash possible).
 BRIDGE_PORT = 38080
@@ -51,50 +65,20 @@ _HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
     "transfer-encoding", "upgrade", "host", "content-length", "proxy-connection",
 })
+# The client's own credentials: dropped, the real ones added. Its accept-encoding too: the
+# proxy reads each answer's usage, so it asks for an unencoded one.
+_CLIENT_ONLY = frozenset({"x-api-key", "authorization", "x-goog-api-key", "accept-encoding"})
+# Connections served at once (the others get a 503 at once), and how long a client may keep
+# one silent: a sandbox cannot hold the runner's threads or memory.
+MAX_CONNECTIONS = 16
+CLIENT_TIMEOUT_S = 120.0
 _CHUNK = 65536
 # How much of each answered model response the budget keeps: its closing event (where the
 # usage is) for a session that never reports it because it ended at the cap.
 _TAIL = 256 << 10
-# What a request over the budget gets: a client error the CLIs do not retry, and not 401/403,
-# which mean a rejected key.
-OVER_BUDGET_STATUS = 400
 # The largest request body forwarded: far above a full context window with images, far below
 # what would strain the runner, which holds each body in memory before sending it on.
 MAX_BODY_BYTES = 64 << 20
-
-
-@dataclass
-class RequestBudget:
-    """At most ``limit`` answered model requests (``POST`` to a path ending in ``path_suffix``)
-    per session. A request counts once the upstream answered it with a 2xx, so a retried outage
-    does not use up turns; once the limit is reached, each further one is refused (``refused``).
-    ``tails`` holds the end of each answered response body."""
-
-    limit: int
-    path_suffix: str
-    used: int = 0
-    refused: int = 0
-    tails: list[bytes] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def counts(self, method: str, path: str) -> bool:
-        return method == "POST" and path.split("?", 1)[0].endswith(self.path_suffix)
-
-    def admit(self) -> bool:
-        with self._lock:
-            if self.used < self.limit:
-                return True
-            self.refused += 1
-            return False
-
-    def settle(self, status: int) -> None:
-        if 200 <= status < 300:
-            with self._lock:
-                self.used += 1
-
-    def keep(self, tail: bytes) -> None:
-        with self._lock:
-            self.tails.append(tail)
 
 
 class CredentialProxy:
@@ -102,7 +86,9 @@ class CredentialProxy:
     (header name -> value) in place of whatever the client sent."""
 
     def __init__(self, upstream: str, credentials: Mapping[str, str],
-                 budget: RequestBudget | None = None, paths: Sequence[str] | None = None):
+                 budget: RequestBudget | None = None, paths: Sequence[str] | None = None,
+                 *, model: str | None = None, meter: SpendMeter | None = None,
+                 price: Price | None = None, token: str | None = None):
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the proxy needs an http(s) upstream URL, not {upstream!r}")
@@ -115,6 +101,11 @@ class CredentialProxy:
         # The API paths the client may use (regular expressions over its path, before the
         # upstream's own prefix and without the query); None: any path of the upstream.
         self._paths = None if paths is None else re.compile("|".join(f"(?:{p})" for p in paths))
+        self.model = model
+        self.meter = meter or SpendMeter()
+        self.price = price
+        self._token = token
+        self.tally = Tally()
         self._directory: str | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -127,8 +118,12 @@ class CredentialProxy:
         assert self._directory is not None, "start the proxy first"
         return Path(self._directory) / "proxy.sock"
 
-    def route(self, port: int = BRIDGE_PORT) -> ProxyRoute:
-        return ProxyRoute(self.socket_path, port)
+    def route(self, port: int = BRIDGE_PORT, token_env: str | None = None) -> ProxyRoute:
+        """The route into the sandbox; with ``token_env``, the bridge hands the CLI this
+        proxy's token in that variable."""
+        if token_env is None or self._token is None:
+            return ProxyRoute(self.socket_path, port)
+        return ProxyRoute(self.socket_path, port, self._token, token_env)
 
     def start(self) -> "CredentialProxy":
         self._directory = tempfile.mkdtemp(prefix="skillab-proxy-")
@@ -179,24 +174,87 @@ class CredentialProxy:
             name: value
             for name, value in received.items()
             if name.lower() not in _HOP_BY_HOP and name.lower() not in self._credentials
-            and name.lower() not in ("x-api-key", "authorization")
+            and name.lower() not in _CLIENT_ONLY
         }
         forwarded["Host"] = self._host
+        forwarded["Accept-Encoding"] = "identity"
         forwarded.update(self._credentials)
         return forwarded
 
+    def authenticated(self, received: Any) -> bool:
+        """Whether the client presented this arm's token (any client, without one)."""
+        if self._token is None:
+            return True
+        bearer = (received.get("authorization") or "").removeprefix("Bearer ").strip()
+        offered = [received.get("x-api-key"), received.get("x-goog-api-key"), bearer]
+        return any(hmac.compare_digest(o.encode(), self._token.encode()) for o in offered if o)
 
-class _TooLarge(Exception):
-    """A request body over ``MAX_BODY_BYTES``."""
+    def refusal(self, method: str, path: str, body: bytes | None) -> tuple[int, str] | None:
+        """Why a request may not be sent (status, message), or None; counted in the tally. A
+        request that may cost (any POST) must ask for the run's model, and the run's spend must
+        be under its cap."""
+        refused = self._refusal(method, path, body)
+        if refused is not None:
+            self.tally.refuse(refused[2])
+        return None if refused is None else refused[:2]
+
+    def _refusal(self, method: str, path: str, body: bytes | None) -> tuple[int, str, str] | None:
+        asked = None
+        if self.model is not None and (method == "POST" or "/models/" in path):
+            try:
+                asked = requested_model(path, body)
+            except DuplicateKey:
+                return (400, "skillab: a request body that names a JSON key twice is refused",
+                        "a request body named a JSON key twice")
+        pinned = self.model is not None and (method == "POST" or asked is not None)
+        if pinned and asked != self.model:
+            return 403, (f"skillab: this run measures {self.model}; a request for "
+                         f"{asked or 'no model'} is refused"), f"a request for another model than {self.model}"
+        if method == "POST" and self.meter.exhausted():
+            reached = f"the run's cost cap (${self.meter.cap_usd:g}) is reached"
+            return OVER_BUDGET_STATUS, f"skillab: {reached}; no further model request is sent", reached
+        return None
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
+    def __init__(self, path: str, handler: type[BaseHTTPRequestHandler]):
+        super().__init__(path, handler)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            try:  # every slot is busy: a quick answer, no thread
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                                b"Connection: close\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # What failed may quote the sandbox's bytes: one line, never a workflow command.
+        exc = sys.exc_info()[1]
+        detail = neutralize(" ".join(f"{type(exc).__name__}: {exc}".split()))[:300]
+        print(f"skillab: the credential proxy dropped a request ({detail})", file=sys.stderr)
+
 
 def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = CLIENT_TIMEOUT_S
 
         def log_message(self, format: str, *args: Any) -> None:  # nothing about requests on stderr
             pass
@@ -208,17 +266,33 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
             self._refuse("this proxy reaches only the run's model endpoint")
 
         def _forward(self) -> None:
-            path = proxy.target(self.path)
-            if path is None:
+            if proxy.target(self.path) is None:
                 self._refuse(f"only {proxy.upstream} is reachable from the sandbox")
                 return
-            if not proxy.allows(self.path):
+            try:
+                normal = normal_target(self.path)
+            except BadFraming as exc:
+                self._fail(400, f"skillab: {exc}")
+                return
+            path = proxy.target(normal)
+            assert path is not None
+            if not proxy.allows(normal):
                 self._refuse("skillab: this agent's key reaches only the model API it uses")
                 return
+            if not proxy.authenticated(self.headers):
+                self._refuse("skillab: only the agent CLI's own requests are forwarded")
+                return
             try:
-                body = self._body()
-            except _TooLarge:
+                body = read_body(self.headers, self.rfile, MAX_BODY_BYTES)
+            except TooLarge:
                 self._fail(413, f"skillab: a request body over {MAX_BODY_BYTES >> 20} MiB is refused")
+                return
+            except BadFraming as exc:
+                self._fail(400, f"skillab: {exc}")
+                return
+            refused = proxy.refusal(self.command, path, body)
+            if refused is not None:
+                self._fail(*refused)
                 return
             budget = proxy.budget if proxy.budget and proxy.budget.counts(self.command, path) else None
             if budget is not None and not budget.admit():
@@ -231,7 +305,14 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
                 response = upstream.getresponse()
                 if budget is not None:
                     budget.settle(response.status)
-                tail = self._relay(response, keep=budget is not None)
+                answered = self.command == "POST" and 200 <= response.status < 300
+                reader = UsageReader(response.getheader("Content-Type") or "",
+                                     response.getheader("Content-Encoding") or "") if answered else None
+                try:
+                    tail = self._relay(response, reader, keep=budget is not None)
+                finally:
+                    if reader is not None:  # what was relayed is counted, even if the client left
+                        proxy.meter.spend(proxy.tally.add(reader, proxy.price))
                 if budget is not None and 200 <= response.status < 300:
                     budget.keep(tail)
             except (OSError, http.client.HTTPException) as exc:
@@ -241,43 +322,37 @@ def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 
-        def _body(self) -> bytes | None:
-            """The request body, held in the runner's memory: never more than ``MAX_BODY_BYTES``
-            (the sandboxed client could otherwise stream gigabytes into it)."""
-            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                chunks, total = [], 0
-                while True:
-                    size = int(self.rfile.readline(64).split(b";")[0].strip() or b"0", 16)
-                    if size == 0:
-                        self.rfile.readline(64)
-                        break
-                    total += size
-                    if total > MAX_BODY_BYTES:
-                        raise _TooLarge
-                    chunks.append(self.rfile.read(size))
-                    self.rfile.readline(64)
-                return b"".join(chunks)
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
-                raise _TooLarge
-            return self.rfile.read(length) if length > 0 else None
-
-        def _relay(self, response: http.client.HTTPResponse, keep: bool = False) -> bytes:
-            """Stream the response back; with ``keep``, returns the last bytes of its body."""
+        def _relay(self, response: http.client.HTTPResponse, reader: UsageReader | None,
+                   keep: bool = False) -> bytes:
+            """Stream the response back, feeding ``reader``; with ``keep``, returns the last
+            bytes of its body. A client that leaves does not end the reading: the answer is
+            billed whole, so its usage is read to the end."""
             tail = bytearray()
-            self.send_response_only(response.status, response.reason)
-            for name, value in response.getheaders():
-                if name.lower() not in _HOP_BY_HOP:
-                    self.send_header(name, value)
-            self.send_header("Connection", "close")
-            self.end_headers()
+            gone = False
+            try:
+                self.send_response_only(response.status, response.reason)
+                for name, value in response.getheaders():
+                    if name.lower() not in _HOP_BY_HOP:
+                        self.send_header(name, value)
+                self.send_header("Connection", "close")
+                self.end_headers()
+            except OSError:
+                gone = True
             self.close_connection = True
             while True:
                 chunk = response.read1(_CHUNK) if self.command != "HEAD" else b""
                 if not chunk:
                     break
-                self.wfile.write(chunk)
-                self.wfile.flush()
+                if reader is not None:
+                    reader.feed(chunk)
+                elif gone:
+                    break
+                if not gone:
+                    try:
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                    except OSError:
+                        gone = True
                 if keep:
                     tail += chunk
                     if len(tail) > 2 * _TAIL:
