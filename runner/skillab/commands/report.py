@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, UsageError
 from ..reports.terminal import render_table
 from .run import check_destinations, load_results, write_reports
 
@@ -13,6 +13,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Re-render the reports of a results document; nothing runs."""
     check_destinations(args)
     documents = load_results(args.results)
+    if any("verdict" not in doc for doc in documents):
+        # A run killed outright (SIGKILL) leaves only its checkpoint journal: no aggregate to show.
+        raise UsageError(f"{args.results}: the run was killed before it wrote its results; its checkpoint "
+                         f"journal keeps the finished arms: `skillab run ... --resume {args.results}` "
+                         "finishes the run and writes the document")
     print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
     write_reports(args, documents)
     return EXIT_OK
