@@ -10,7 +10,9 @@ The SDK clients are built with their own retries off (``max_retries=0``), so wha
   same way;
 - 401 and 403 raise ``ProviderAuthError`` at once: every later call would fail the same way, so
   the run stops instead of marking each case errored;
-- other client errors (400, 404, 413...) raise ``ProviderError`` without retrying;
+- 404 raises ``ProviderEndpointError`` (no such model or endpoint): it too would repeat for
+  every arm, so the run stops;
+- other client errors (400, 413...) raise ``ProviderError`` without retrying;
 - the whole call, attempts and waits together, has a deadline (``deadline_s``): no attempt
   starts and no wait runs past it, and each attempt's timeout is cut to what is left of it, so
   a provider that answers slowly cannot hold one call for attempts × timeout.
@@ -28,7 +30,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, TypeVar
 
-from ..errors import ProviderAuthError, ProviderError
+from ..errors import ProviderAuthError, ProviderEndpointError, ProviderError
 from ..secrets import redact
 
 T = TypeVar("T")
@@ -226,6 +228,11 @@ def _attempts(
                     f"({failure.message}); check {site.key_env}"
                 )
             )
+        if failure.status == 404:
+            raise ProviderEndpointError(redact(
+                f"{site.provider} has no model {site.model} at this endpoint ({failure.message}); "
+                "every arm would get the same answer, so the run stops: check --model, "
+                "--provider and --base-url"))
         if failure.kind == "fatal" or attempt == attempts:
             tries = f" after {attempt} attempts" if attempt > 1 else ""
             raise ProviderError(

@@ -70,7 +70,8 @@ def _header(doc: dict[str, Any]) -> str:
     models = doc["models"]
     parts = [f"skillab · {suite['skill']} ({suite['path']})", f"adapter {doc['adapter']['name']}"]
     if models.get("agent"):
-        parts.append(f"model {models['agent']}")
+        provider = ((doc["adapter"].get("identity") or {}).get("provider"))
+        parts.append(f"model {models['agent']}" + (f" ({provider})" if provider else ""))
     if models.get("judge"):
         same = " (the agent's family)" if models.get("judge_same_family") else ""
         parts.append(f"judge {models['judge']}{same}")
