@@ -218,7 +218,10 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="agent model (default: $SKILLAB_MODEL)")
     agent.add_argument("--judge-model", default=os.environ.get("SKILLAB_JUDGE_MODEL") or None,
                        metavar="MODEL", help="model that grades expectations (default: $SKILLAB_JUDGE_MODEL, "
-                                             "else the agent model; the mock judge with --adapter mock)")
+                                             "else a small model of another family than the agent's: "
+                                             "gpt-4.1-mini for a claude-* agent, claude-haiku-4-5 for "
+                                             "any other; the agent model itself with --judge-same-family; "
+                                             "the mock judge with --adapter mock)")
     agent.add_argument("--judge-same-family", action="store_true",
                        help="let a model of the agent's family judge (by default the judge is of "
                             "another family); the report discloses it")
@@ -271,7 +274,10 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                       help="isolation backend for every command a suite runs (default: "
                            "$SKILLAB_SANDBOX, else bwrap; 'none' runs them unsandboxed)")
     plan.add_argument("--dry-run", action="store_true",
-                      help="print the plan (arms, model calls, cache hits, estimated cost) and exit 0")
+                      help="preflight: check everything the run would (suites, keys of the agent and "
+                           "the judge, paths), print the plan (each model, provider and key; every "
+                           "call, trigger trials and judge re-asks included; cache hits; estimated "
+                           "cost) and exit 0, or exit 2 where the run would")
     plan.add_argument("--max-cost-usd", type=positive_float, metavar="USD",
                       help="stop starting arms once the measured spend reaches USD; the partial "
                            "results are kept and the run exits 1 (default: no cap)")

@@ -171,16 +171,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = configs[0]
     targets = suite_targets(args.paths, args.suite_format)
     prepared = preflight(args, config, targets)
-    if len(configs) > 1:
+    if len(configs) > 1 or args.dry_run:
+        # A dry run is a preflight: it fails where the run would (a missing agent or judge key).
         check_agents(configs, prepared)
     earlier = resume_documents(args, prepared)
     if args.dry_run:
-        from ..engine.plan import plan_suite, render_plan
+        from ..engine.plan import models_and_keys, plan_suite, render_plan
 
         previous = earlier if args.resume else _previous_documents(args.output, prepared)
         plans = [plan_suite(p, suite_config(config, t), prev, resume)
                  for p, t, prev, resume in zip(prepared, targets, previous, earlier)]
-        print(render_plan(plans, config))
+        needs_judge = any(c.needs_judge for ready in prepared for c in ready.graded)
+        print(render_plan(plans, config, models_and_keys(config, needs_judge)))
         return EXIT_OK
     documents: list[dict] = []
 
