@@ -361,3 +361,14 @@ def test_a_regression_in_one_suite_does_not_call_another_suites_flips_broken():
     edit_within = report[report.index("**Changed, within noise**"):].split("\n\n")[0]
     assert "alpha / r0" in edit_broken and "slipped" not in edit_broken
     assert "beta / slipped" in edit_within and "alpha" not in edit_within
+
+
+def test_an_interrupted_run_has_no_pass_in_its_table():
+    """The headline reads "interrupted": the table's verdict cell must not say pass."""
+    doc = document([record("rescued", "flip_to_pass")])
+    doc.update(interrupted=True, planned_cases=4, verdict="pass")
+    report = render_markdown([doc])
+    assert "interrupted: 1 of 4 cases" in report.split("\n")[0]
+    row = cells(table_rows(report, "| Suite |")[2])
+    assert row[-1] == "⏹️ interrupted"
+    assert "✅ pass" not in "\n".join(table_rows(report, "| Suite |"))

@@ -213,7 +213,9 @@ def _table(suites: list[SuiteView]) -> str:
             delta = "n/a (error-dominated)"
         elif s.lift_withheld:
             delta = "withheld (judge)"
-        verdict = f"{VERDICT_ICON.get(s.verdict, '')} {escape.inline(s.verdict, 20)}"
+        # A partial run has no verdict: what did not run could change it.
+        verdict = ("⏹️ interrupted" if s.interrupted
+                   else f"{VERDICT_ICON.get(s.verdict, '')} {escape.inline(s.verdict, 20)}")
         k = f" (pass@{s.pass_k})" if s.pass_k > 1 else ""
         lines.append(
             f"| {escape.inline(s.name, 80)} | {s.total_cases} | {fmt_rate(s.with_rate)}{k} | "
