@@ -29,7 +29,7 @@ from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
-from .against import OriginalSkill, open_original
+from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, default_cache_dir
 from .consistency import check_consistency
@@ -90,7 +90,7 @@ def run_suite(
             original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
         execution = Execution(prepared, config, adapter, judge, emit, original,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
-                                        *run_warnings(config, judge)])
+                                        *run_warnings(config, judge), *against_warnings(adapter, original)])
         if resume_from is not None:
             check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
