@@ -154,17 +154,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_init = add_parser(
         "init", help="scaffold a skill's eval suite, mock responses and PR workflow",
         formatter_class=_Formatter,
-        description="Write SKILL.md (if absent), eval.yaml, mock-responses.yaml and "
-                    ".github/workflows/skillab.yml, ready for `skillab validate` and a mock run. "
-                    "Existing files are never overwritten.",
+        description="Write SKILL.md (if absent), eval.yaml and mock-responses.yaml in DIR; at the "
+                    "repository root, .github/workflows/skillab.yml and the eval.yaml JSON Schema "
+                    "(once, shared by every skill) and .gitignore entries for what a run leaves. "
+                    "Ready for `skillab validate` and a mock run. Existing files are never overwritten.",
         epilog="examples:\n  skillab init skills/my-skill\n  skillab validate skills/my-skill && "
                "skillab run skills/my-skill --adapter mock\n\nexit codes:\n  0  written\n"
-               "  2  DIR is a file, or a file to write already exists")
+               "  2  DIR is a file, or its eval.yaml, mock-responses.yaml or SKILL.md already exists")
     p_init.add_argument("directory", type=Path, nargs="?", default=Path("."), metavar="DIR",
                         help="the skill directory (default: the current directory)")
     p_init.add_argument("--name", help="the skill's name (default: DIR's name)")
     p_init.add_argument("--workflow-root", type=Path, metavar="DIR",
-                        help="repository root for .github/workflows (default: the git root above DIR, else DIR)")
+                        help="repository root for .github/workflows (default: the git root above DIR, "
+                             "else the current directory, else DIR's parent)")
+    p_init.add_argument("--action-ref", metavar="REF",
+                        help="what the workflow's `uses:` says: OWNER/skillab@TAG_OR_SHA, or "
+                             "./PATH for a vendored copy (default: ./.github/actions/skillab when "
+                             "that copy exists, else OWNER/skillab@v1 to fill in)")
 
     p_cal = add_parser(
         "calibrate-judge", help="grade the hand-labelled calibration set; report kappa, "
