@@ -26,7 +26,7 @@ from ..errors import ProviderAuthError
 from ..core.checks import GraderResult
 from ..formats.grading import run_graders
 from ..grading.graders import GradingInput, stage_seed
-from ..grading.workspace_diff import render_changes, snapshot
+from ..grading.workspace_diff import changes, render_changes, shown, snapshot
 from ..grading.blinding import blind_transcript
 from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
@@ -159,8 +159,9 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
         # The without-skill agent must not reach the skill's own directory on the host either.
         hide=(ctx.skill.root.resolve(),) if job.skill is None else (),
     )
-    # A grader that reads the agent's work sees the files it changed: remember where it started.
-    before = snapshot(workspace.root) if _judges_work(job.case) else None
+    # What the agent changed is reported (and a grader that reads its work sees it): remember
+    # where it started.
+    before = snapshot(workspace.root)
     with _agent_view(workspace, job, ctx), ctx.agents:
         if stopping():
             # Interrupted while this arm waited for a slot: no agent starts after a stop.
@@ -195,7 +196,10 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     if record.errored:
         return record
 
-    work = render_changes(workspace.root, before) if before is not None else ""
+    found = changes(workspace.root, before)
+    record.files_changed = [redact(shown(rel)) for rel in found[0]]
+    record.files_deleted = [redact(shown(rel)) for rel in found[1]]
+    work = render_changes(workspace.root, before, found) if _judges_work(job.case) else ""
     record.validator_results = run_validators(job.case.validators, workspace, result.final_output)
     if job.case.expectations:
         if ctx.judge is None:

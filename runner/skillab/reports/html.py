@@ -238,7 +238,12 @@ def _arm(arm: str, data: dict[str, Any] | None) -> str:
     out.append(f"<p class=\"note\">{data.get('turns', 0)} turns · {data.get('total_tokens', 0):,} tokens · "
                f"{data.get('tool_call_count', 0)} tool calls · {data.get('duration_ms', 0) / 1000:.1f}s</p>")
     out.append(f"<b>answer</b><pre>{_e(data.get('final_output') or '(no answer)')}</pre>")
-    changed = files_changed(data.get("transcript", ""))
+    extra = data.get("extra") or {}
+    if "files_changed" in extra or "files_deleted" in extra:
+        # The workspace diff the run took: what is on disk, whatever the transcript says.
+        changed = [*extra.get("files_changed", []), *(f"{f} (deleted)" for f in extra.get("files_deleted", []))]
+    else:
+        changed = files_changed(data.get("transcript", ""))  # a document written before the diff was kept
     out.append("<b>files changed</b> " + (", ".join(f"<code>{_e(f)}</code>" for f in changed) or
                                           "<span class=\"note\">none</span>"))
     for v in data.get("validator_results", []):
