@@ -316,7 +316,8 @@ class Execution:
         self._publish(ArmFinished(str(self.prepared.suite.path), skill, job.case.name, job.run_index,
                                   job.arm, record))
         if pair is not None:
-            self._publish(CaseFinished(skill, done, self.planned, pair))
+            self._publish(CaseFinished(skill, done, self.planned, pair,
+                                       getattr(getattr(self.judge, "transport", None), "usage", None)))
 
     def _publish(self, event: Event) -> None:
         try:
