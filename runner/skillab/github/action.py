@@ -306,7 +306,7 @@ class Action:
         verdicts = [f"Check failed: {reason}" for reason in state.failures]
         if state.interrupted:
             verdicts.insert(0, "Interrupted: these are partial results.")
-        report = render_markdown(shown, run_url=self.ctx.run_url, notes=verdicts + state.notes)
+        report = render_markdown(shown, run_url=self.ctx.run_url, notes=state.notes, checks=verdicts)
         paths = self.write_files(documents, report)
         summary_extra = self.comment(report)
         verdict = overall_verdict(shown) or ("error" if state.failures else "none")

@@ -80,11 +80,13 @@ def render_markdown(
     run_url: str | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     notes: Sequence[str] = (),
+    checks: Sequence[str] = (),
 ) -> str:
     """The report for ``documents``, at most ``max_chars`` long (counted as GitHub counts).
 
     ``notes`` are plain sentences about the run as a whole (a skipped suite, a parse error);
-    they are escaped like everything else.
+    ``checks`` say why the check failed, right under the headline where a reviewer looks
+    first. Both are escaped like everything else.
     """
     everything = [SuiteView.from_document(i, doc) for i, doc in enumerate(documents)]
     # Suites of trigger queries only have no A/B part: they appear in the trigger section.
@@ -97,6 +99,7 @@ def render_markdown(
         part
         for part in (
             _headline(suites, graded) if suites or not documents else trigger_headline(documents),
+            _notes(checks),
             versus_original(suites),
             _flips(suites),
             _table(suites),
