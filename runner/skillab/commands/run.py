@@ -171,6 +171,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = configs[0]
     targets = suite_targets(args.paths, args.suite_format)
     prepared = preflight(args, config, targets)
+    _warn_unsandboxed(config)
     if len(configs) > 1 or args.dry_run:
         # A dry run is a preflight: it fails where the run would (a missing agent or judge key).
         check_agents(configs, prepared)
@@ -239,6 +240,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
     return gate_exit(args, documents)
+
+
+def _warn_unsandboxed(config: RunConfig) -> None:
+    """A run without a sandbox says so before its first case, not at the end of a line."""
+    from ..sandbox.backend import fallback_warning, use_sandbox
+
+    if config.engine.sandbox == "image":
+        return
+    warning = fallback_warning(use_sandbox(config.engine.sandbox))
+    if warning:
+        say(warning)
 
 
 def _checkpoint(args: argparse.Namespace, config: RunConfig):

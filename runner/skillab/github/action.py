@@ -188,6 +188,17 @@ class Action:
         runs = (SuiteRun(directory, config) for config in configs for directory in locations
                 if config.agent.adapter not in no_key)  # lazy: no_key grows as the session runs
 
+        from ..sandbox.backend import INSTALL_ACTION, fallback_warning, use_sandbox
+
+        # Before the first case: the job's log says it at the top, in the Action's words.
+        for name in {c.engine.sandbox for c in configs if c.engine.sandbox != "image"}:
+            try:
+                warning = fallback_warning(use_sandbox(name), INSTALL_ACTION)
+            except SkillabError:
+                continue  # a backend that cannot work here: each suite reports it as it runs
+            if warning:
+                self.log.warning(warning)
+                break
         log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
         session = Session([log], on_document=lambda run, doc: self.ran(doc),
                           on_error=lambda run, exc: self.suite_failed(exc, no_key),
