@@ -20,6 +20,7 @@ from .errors import EXIT_INTERRUPTED, SkillabError
 EXIT_BROKEN_PIPE = 141
 
 VERDICTS = ("pass", "fail", "mixed", "error")
+ACTION_EPILOG: str | None = None
 # Each subcommand's implementation; `action` reads its inputs from the environment instead.
 COMMANDS = {
     "validate": ".commands.validate:cmd_validate",
@@ -74,9 +75,44 @@ commands in a day's work:
 """
 
 
+def _action_epilog() -> str:
+    from .github.inputs import INPUTS
+
+    lines = ["inputs (README: GitHub Action > Inputs):"]
+    for spec in INPUTS:
+        default = spec.action_default
+        lines.append(f"  {spec.name:<24} {spec.env_name}" + (f" (default {default})" if default else ""))
+    return "\n".join([*lines, "", "exit codes:", "  0    every suite ran and no gate failed",
+                       "  1    a gate failed (fail-on-verdict, min-delta-pts, trigger gates, max-cost-usd)",
+                       "  2    an input or a suite is invalid, or a key is missing",
+                       "  130  cancelled (the job was stopped): the cases that finished are kept"])
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=32, width=100)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, suggesting the nearest option for a misspelt one (``--adpater``)."""
+
+    def error(self, message: str) -> Any:
+        import difflib
+        import re
+
+        unknown = re.search(r"unrecognized arguments: (.*)", message)
+        if unknown:
+            # The top parser reports a subcommand's leftovers: look in every built subparser too.
+            parsers = [self, *(p for a in self._actions if isinstance(a, argparse._SubParsersAction)
+                               for p in a.choices.values())]
+            known = [o for p in parsers for action in p._actions for o in action.option_strings
+                     if o.startswith("--")]
+            for word in unknown.group(1).split():
+                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.7)
+                if word.startswith("--") and close:
+                    message += f" (did you mean {close[0]}?)"
+                    break
+        super().error(message)
 
 
 class _Unbuilt:
@@ -91,16 +127,19 @@ class _Unbuilt:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    global ACTION_EPILOG
+    if command in (None, "action") and ACTION_EPILOG is None:
+        ACTION_EPILOG = _action_epilog()
     """The whole command line; given the ``command`` about to run, only what parsing it needs:
     its own parser (the listing of every command is for ``--help`` and a bad command)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="skillab",
         description="Does this agent skill make the agent better, and by how much?",
         epilog=TOP_EPILOG,
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"skillab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     def add_parser(name: str, **kwargs: Any) -> Any:
         return sub.add_parser(name, **kwargs) if command is None or command == name else _Unbuilt()
@@ -205,7 +244,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_results_options(p_import)
 
     add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
-                   description="Run as the GitHub Action: inputs come from INPUT_* variables.")
+               formatter_class=_Formatter, epilog=ACTION_EPILOG if command in (None, "action") else None,
+               description="Run as the GitHub Action: each input comes from its INPUT_<NAME> "
+                           "variable (upper case, hyphens kept), as GitHub sets them from the "
+                           "workflow's `with:`. Outputs go to $GITHUB_OUTPUT, the report to the PR "
+                           "comment and $GITHUB_STEP_SUMMARY.")
     return parser
 
 

@@ -202,6 +202,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_document(results(documents), args.output)
 
     display = open_progress(args.quiet)
+    if not args.quiet:
+        from ..providers.retry import on_retry
+
+        on_retry(lambda text: say(f"waiting: {text}"))
     checkpoint = _checkpoint(args, config)
     reporters = [r for r in (display, checkpoint) if r is not None]
     runs = [SuiteRun(target, agent_config, resume_from)

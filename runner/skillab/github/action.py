@@ -199,7 +199,12 @@ class Action:
             if warning:
                 self.log.warning(warning)
                 break
-        log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
+        # Paths as the repository names them: the runner's checkout directory is noise in a log.
+        root = f"{Path(self.ctx.workspace).resolve()}/"
+        log = LineReporter(lambda text: self.log.line("  " + redact(text.replace(root, ""), self.env)))
+        from ..providers.retry import on_retry
+
+        on_retry(lambda text: self.log.line("  waiting: " + redact(text, self.env)))
         session = Session([log], on_document=lambda run, doc: self.ran(doc),
                           on_error=lambda run, exc: self.suite_failed(exc, no_key),
                           around=lambda run: self.suite_group(locations[run.target],

@@ -182,6 +182,18 @@ class CallSite:
     key_env: str
 
 
+# A wait this long is told to the user (a 529 storm is otherwise ten silent seconds).
+NOTICE_WAIT_S = 1.0
+_retry_listener: Callable[[str], None] | None = None
+
+
+def on_retry(listener: Callable[[str], None] | None) -> None:
+    """Who hears about a retry wait of ``NOTICE_WAIT_S`` or more: the CLI's stderr, the Action's
+    log; None for nobody (the default, and library use)."""
+    global _retry_listener
+    _retry_listener = listener
+
+
 def call_with_retries(
     send: Callable[[], T],
     *,
@@ -244,6 +256,10 @@ def _attempts(
         left = remaining_s()
         if left is not None and wait >= left:
             _check_deadline(site, policy, attempt, failure.message, force=True)
+        listener = _retry_listener
+        if listener is not None and wait >= NOTICE_WAIT_S:
+            listener(redact(f"{site.provider} {site.model}: {failure.message}; retrying in {wait:.1f}s "
+                            f"(attempt {attempt + 1} of {attempts})"))
         sleep(wait)
     raise AssertionError("unreachable")
 

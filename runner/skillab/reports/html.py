@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..core.wording import counted
 from . import html_cases
 from .findings import ARM_TITLES, FAILED_OUTCOMES
 from .html_cases import CaseRow, case_table, tags_of
@@ -204,8 +205,9 @@ def _arm(arm: str, data: dict[str, Any] | None) -> str:
            + (" <span class=\"note\">(cached baseline)</span>" if data.get("cached") else "") + "</h3>"]
     if data.get("error"):
         out.append(f"<p class=\"error\">error: {_e(data['error'])}</p>")
-    out.append(f"<p class=\"note\">{data.get('turns', 0)} turns · {data.get('total_tokens', 0):,} tokens · "
-               f"{data.get('tool_call_count', 0)} tool calls · {data.get('duration_ms', 0) / 1000:.1f}s</p>")
+    out.append(f"<p class=\"note\">{counted(data.get('turns', 0), 'turn')} · "
+               f"{counted(data.get('total_tokens', 0), 'token')} · "
+               f"{counted(data.get('tool_call_count', 0), 'tool call')} · {data.get('duration_ms', 0) / 1000:.1f}s</p>")
     out.append(f"<b>answer</b><pre>{_e(data.get('final_output') or '(no answer)')}</pre>")
     extra = data.get("extra") or {}
     if "files_changed" in extra or "files_deleted" in extra:

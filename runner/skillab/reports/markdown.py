@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..scoring.statistics import pooled_statistics
+from .. import __version__
 from . import escape
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
@@ -314,9 +315,11 @@ def _notes(notes: Sequence[str]) -> str:
 
 
 def _footer(suites: list[SuiteView], run_url: str | None) -> str:
-    parts = []
+    parts = [f"skillab {escape.inline(__version__, 20)}"] if suites else []
+    # A suite that could not run (an invalid suite's row) has no adapter or models to tell.
+    suites = [s for s in suites if s.version != "?"]
     if suites:
-        parts.append(f"skillab {escape.inline(suites[0].version, 20)}")
+        parts[0] = f"skillab {escape.inline(suites[0].version, 20)}"
         parts.append("adapter " + _distinct(s.adapter for s in suites))
         parts.append("model " + _distinct(s.agent_model or "none" for s in suites))
         parts.append("judge " + _distinct(s.judge_model or "none" for s in suites))
