@@ -310,6 +310,12 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                       help="run only this case (repeatable)")
     plan.add_argument("--tag", action="append", default=[], metavar="TAG",
                       help="run only cases with this tag (repeatable)")
+    plan.add_argument("-k", dest="keyword", metavar="EXPR",
+                      help="run only cases whose name or a tag matches EXPR: words (substrings, or "
+                           "globs with *?[) joined by and, or, not and parentheses, as pytest -k")
+    plan.add_argument("--failed", action="store_true",
+                      help="rerun only the cases that failed or errored in the last run at --output "
+                           "(pytest --lf); a suite that run did not hold runs whole")
     plan.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                       help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes "
                            "(default %(default)s)")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core.settings import RunConfig
-from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, SkillabError, UsageError
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SkillabError, UsageError
 from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
 from .targets import suite_targets
@@ -170,6 +170,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--dry-run and --resume take one adapter; run them per agent")
     config = configs[0]
     targets = suite_targets(args.paths, args.suite_format)
+    chosen = _selection(args, targets)
+    if chosen is not None:
+        targets = [t for t in targets if t not in chosen.skipped]
+        configs = [selected(c, chosen) for c in configs]
+        config = configs[0]
+        if not targets:
+            say("nothing to run: " + "; ".join(f"{t}: {why}" for t, why in chosen.skipped.items()))
+            return EXIT_OK if args.failed and args.keyword is None else EXIT_USAGE
     prepared = preflight(args, config, targets)
     _warn_unsandboxed(config)
     if len(configs) > 1 or args.dry_run:
@@ -244,6 +252,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
     return gate_exit(args, documents)
+
+
+def _selection(args: argparse.Namespace, targets: list[Path]):
+    """``-k`` and ``--failed``, per suite (``commands.select``); None without either."""
+    from .select import select_cases
+
+    chosen = select_cases(targets, args.suite_format, keyword=getattr(args, "keyword", None),
+                          failed_from=args.output if getattr(args, "failed", False) else None,
+                          named=args.case)
+    if chosen is not None:
+        for target, why in chosen.skipped.items():
+            say(f"skipping {target}: {why}")
+    return chosen
+
+
+def selected(config: RunConfig, chosen) -> RunConfig:
+    """``config`` whose engine picks, per suite, the cases ``chosen`` names."""
+    from dataclasses import replace
+
+    pairs = tuple((str(Path(t).resolve()), names) for t, names in chosen.names.items())
+    return replace(config, engine=replace(config.engine, case_selection=pairs))
 
 
 def _warn_unsandboxed(config: RunConfig) -> None:
