@@ -75,6 +75,12 @@ commands in a day's work:
 """
 
 
+def _config_help() -> str:
+    from .commands.config_file import help_text
+
+    return help_text()
+
+
 def _action_epilog() -> str:
     from .github.inputs import INPUTS
 
@@ -155,10 +161,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                             help="suite format when the file name does not tell")
 
     p_run = add_parser(
-        "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter, epilog=RUN_EPILOG,
+        "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter,
+        epilog=RUN_EPILOG + "\n" + _config_help() if command in (None, "run") else RUN_EPILOG,
         description="Run every case of each suite with and without the skill, grade both arms,\n"
                     "and report the lift with its evidence.")
     add_run_arguments(p_run)
+    if command == "run":
+        from .commands.config_file import apply_config, find_config
+
+        apply_config(p_run, find_config())
 
     p_report = add_parser(
         "report", help="re-render the reports of a results document", formatter_class=_Formatter,
@@ -419,11 +430,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     guard_process()
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
     try:
+        parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
         args = parser.parse_args(argv)
+        if getattr(args, "config_appends", None):
+            from .commands.config_file import finish
+
+            finish(args)
     except SystemExit as exc:  # argparse exits 2 on bad flags, 0 on --help
         return int(exc.code or 0)
+    except SkillabError as exc:  # a bad config file
+        print(f"skillab: {exc}", file=sys.stderr)
+        return exc.exit_code
     try:
         if args.command in COMMANDS:
             module, _, function = COMMANDS[args.command].partition(":")
