@@ -32,6 +32,7 @@ COMMANDS = {
     "merge": ".commands.merge:cmd_merge",
     "export": ".commands.harbor:cmd_export",
     "import": ".commands.harbor:cmd_import",
+    "cache": ".commands.cache:cmd_cache",
 }
 
 
@@ -253,6 +254,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_import.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                           help="verifier reward (0-1) at which an arm passes (default 1.0)")
     add_results_options(p_import)
+
+    p_cache = add_parser(
+        "cache", help="list or clear the without-skill baseline cache", formatter_class=_Formatter,
+        description="The baselines `skillab run` reuses: see them by skill, or remove them.",
+        epilog="examples:\n  skillab cache list\n  skillab cache clear --skill my-skill\n"
+               "  skillab cache clear --expired\n\nexit codes:\n  0  listed or cleared\n"
+               "  2  a bad flag, or --cache-dir is a file")
+    if not isinstance(p_cache, _Unbuilt):
+        from .commands.cache import add_cache_arguments
+
+        add_cache_arguments(p_cache, _Formatter)
 
     add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
                formatter_class=_Formatter, epilog=ACTION_EPILOG if command in (None, "action") else None,

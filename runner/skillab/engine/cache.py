@@ -93,8 +93,10 @@ class BaselineCache:
         record.cached = True
         return record
 
-    def put(self, scope: str, key: str, record: ArmRecord) -> None:
-        """Store atomically; a failing disk only costs the cache, never the run."""
+    def put(self, scope: str, key: str, record: ArmRecord, about: dict[str, Any] | None = None) -> None:
+        """Store atomically; a failing disk only costs the cache, never the run. ``about``
+        names the entry for people (skill, case, model: ``skillab cache list``); lookups never
+        read it."""
         if record.errored:
             return
         path = self._path(scope, key)
@@ -105,6 +107,8 @@ class BaselineCache:
             "key": key,
             "record": record.to_dict(),
         }
+        if about:
+            entry["about"] = about
         try:
             write_json(path, entry)
         except OSError:

@@ -273,7 +273,10 @@ class Execution:
             case_index, job, slot = pending.pop(future)
             record = future.result()
             if slot:
-                self.cache.put(*slot, record)
+                self.cache.put(*slot, record, about={
+                    "skill": self.prepared.skill.name, "case": job.case.name, "run_index": job.run_index,
+                    "suite": str(self.prepared.suite.path), "adapter": self.adapter.name,
+                    "model": self.config.agent.model.name})
             self._spend(record)
             self._finish(case_index, job, record)
             if not settled and not record.errored:
