@@ -336,6 +336,12 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     plan.add_argument("-k", dest="keyword", metavar="EXPR",
                       help="run only cases whose name or a tag matches EXPR: words (substrings, or "
                            "globs with *?[) joined by and, or, not and parentheses, as pytest -k")
+    plan.add_argument("--watch", action="store_true",
+                      help="run, then run again whenever SKILL.md, the suite or a bundled file "
+                           "changes (the baseline from the cache: each run pays only the "
+                           "with-skill arms); Ctrl-C stops (exit 130)")
+    plan.add_argument("--watch-max-runs", type=positive_int, metavar="N",
+                      help="with --watch: stop after N runs, with the last run's exit code")
     plan.add_argument("--failed", action="store_true",
                       help="rerun only the cases that failed or errored in the last run at --output "
                            "(pytest --lf); a suite that run did not hold runs whole")

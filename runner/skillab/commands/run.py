@@ -162,6 +162,14 @@ def load_results(path: Path) -> list[dict]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if getattr(args, "watch", False):
+        from .watch import watch
+
+        return watch(args, run_once)
+    return run_once(args)
+
+
+def run_once(args: argparse.Namespace) -> int:
     from ..reports.progress import open_progress
     from ..reports.results import document_set, write_document
 
