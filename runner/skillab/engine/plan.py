@@ -28,6 +28,8 @@ ANSWER_TOKENS = 400
 CHARS_PER_TOKEN = 4
 # Adapters that make no model call.
 OFFLINE_ADAPTERS = ("mock",)
+# The key each agent CLI reads.
+CLI_KEYS = {"claude-code": "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY", "gemini-cli": "GEMINI_API_KEY"}
 
 
 @dataclass(frozen=True)
@@ -291,7 +293,9 @@ def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
     elif agent.adapter in ("llm", "agent"):
         lines = [f"  agent          {_served(agent_settings(agent.model, config.tuning), config)}"]
     else:
-        lines = [f"  agent          {agent.adapter} CLI · model {agent.model.name or 'its own default'}"]
+        key = CLI_KEYS.get(agent.adapter)
+        said = "" if key is None else f" · key {key} ({'set' if config.credentials.environ.get(key) else 'unset'})"
+        lines = [f"  agent          {agent.adapter} CLI · model {agent.model.name or 'its own default'}{said}"]
     if not needs_judge:
         return [*lines, "  judge          none: no case has an expectation to grade"]
     if agent.adapter in OFFLINE_ADAPTERS and not config.judge.model.name:
