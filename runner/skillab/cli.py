@@ -13,6 +13,8 @@ from . import __version__
 from .commands.choices import (adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
                                positive_float, positive_int, probability, provider_name, reporter_choice,
                                share, unit_interval)
+from .commands.parser_extras import (SuggestingParser, add_cache_parser, add_init_arguments, add_selection_arguments,
+                                     apply_run_config, config_help, describe_action, finish_run_config)
 from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
@@ -20,7 +22,6 @@ from .errors import EXIT_INTERRUPTED, SkillabError
 EXIT_BROKEN_PIPE = 141
 
 VERDICTS = ("pass", "fail", "mixed", "error")
-ACTION_EPILOG: str | None = None
 # Each subcommand's implementation; `action` reads its inputs from the environment instead.
 COMMANDS = {
     "validate": ".commands.validate:cmd_validate",
@@ -76,50 +77,9 @@ commands in a day's work:
 """
 
 
-def _config_help() -> str:
-    from .commands.config_file import help_text
-
-    return help_text()
-
-
-def _action_epilog() -> str:
-    from .github.inputs import INPUTS
-
-    lines = ["inputs (README: GitHub Action > Inputs):"]
-    for spec in INPUTS:
-        default = spec.action_default
-        lines.append(f"  {spec.name:<24} {spec.env_name}" + (f" (default {default})" if default else ""))
-    return "\n".join([*lines, "", "exit codes:", "  0    every suite ran and no gate failed",
-                       "  1    a gate failed (fail-on-verdict, min-delta-pts, trigger gates, max-cost-usd)",
-                       "  2    an input or a suite is invalid, or a key is missing",
-                       "  130  cancelled (the job was stopped): the cases that finished are kept"])
-
-
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=32, width=100)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, suggesting the nearest option for a misspelt one (``--adpater``)."""
-
-    def error(self, message: str) -> Any:
-        import difflib
-        import re
-
-        unknown = re.search(r"unrecognized arguments: (.*)", message)
-        if unknown:
-            # The top parser reports a subcommand's leftovers: look in every built subparser too.
-            parsers = [self, *(p for a in self._actions if isinstance(a, argparse._SubParsersAction)
-                               for p in a.choices.values())]
-            known = [o for p in parsers for action in p._actions for o in action.option_strings
-                     if o.startswith("--")]
-            for word in unknown.group(1).split():
-                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.7)
-                if word.startswith("--") and close:
-                    message += f" (did you mean {close[0]}?)"
-                    break
-        super().error(message)
 
 
 class _Unbuilt:
@@ -134,19 +94,16 @@ class _Unbuilt:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    global ACTION_EPILOG
-    if command in (None, "action") and ACTION_EPILOG is None:
-        ACTION_EPILOG = _action_epilog()
     """The whole command line; given the ``command`` about to run, only what parsing it needs:
     its own parser (the listing of every command is for ``--help`` and a bad command)."""
-    parser = _Parser(
+    parser = SuggestingParser(
         prog="skillab",
         description="Does this agent skill make the agent better, and by how much?",
         epilog=TOP_EPILOG,
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"skillab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=SuggestingParser)
 
     def add_parser(name: str, **kwargs: Any) -> Any:
         return sub.add_parser(name, **kwargs) if command is None or command == name else _Unbuilt()
@@ -163,14 +120,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p_run = add_parser(
         "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter,
-        epilog=RUN_EPILOG + "\n" + _config_help() if command in (None, "run") else RUN_EPILOG,
+        epilog=RUN_EPILOG + "\n" + config_help() if command in (None, "run") else RUN_EPILOG,
         description="Run every case of each suite with and without the skill, grade both arms,\n"
                     "and report the lift with its evidence.")
     add_run_arguments(p_run)
     if command == "run":
-        from .commands.config_file import apply_config, find_config
-
-        apply_config(p_run, find_config())
+        apply_run_config(p_run)
 
     p_report = add_parser(
         "report", help="re-render the reports of a results document", formatter_class=_Formatter,
@@ -202,26 +157,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         help="exit 1 when B is significantly worse than A")
     p_diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
-    p_init = add_parser(
-        "init", help="scaffold a skill's eval suite, mock responses and PR workflow",
-        formatter_class=_Formatter,
-        description="Write SKILL.md (if absent), eval.yaml and mock-responses.yaml in DIR; at the "
-                    "repository root, .github/workflows/skillab.yml and the eval.yaml JSON Schema "
-                    "(once, shared by every skill) and .gitignore entries for what a run leaves. "
-                    "Ready for `skillab validate` and a mock run. Existing files are never overwritten.",
-        epilog="examples:\n  skillab init skills/my-skill\n  skillab validate skills/my-skill && "
-               "skillab run skills/my-skill --adapter mock\n\nexit codes:\n  0  written\n"
-               "  2  DIR is a file, or its eval.yaml, mock-responses.yaml or SKILL.md already exists")
-    p_init.add_argument("directory", type=Path, nargs="?", default=Path("."), metavar="DIR",
-                        help="the skill directory (default: the current directory)")
-    p_init.add_argument("--name", help="the skill's name (default: DIR's name)")
-    p_init.add_argument("--workflow-root", type=Path, metavar="DIR",
-                        help="repository root for .github/workflows (default: the git root above DIR, "
-                             "else the current directory, else DIR's parent)")
-    p_init.add_argument("--action-ref", metavar="REF",
-                        help="what the workflow's `uses:` says: OWNER/skillab@TAG_OR_SHA, or "
-                             "./PATH for a vendored copy (default: ./.github/actions/skillab when "
-                             "that copy exists, else OWNER/skillab@v1 to fill in)")
+    add_init_arguments(add_parser("init", help="scaffold a skill's eval suite, mock responses and PR workflow",
+                                  formatter_class=_Formatter))
 
     p_cal = add_parser(
         "calibrate-judge", help="grade the hand-labelled calibration set; report kappa, "
@@ -255,23 +192,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           help="verifier reward (0-1) at which an arm passes (default 1.0)")
     add_results_options(p_import)
 
-    p_cache = add_parser(
-        "cache", help="list or clear the without-skill baseline cache", formatter_class=_Formatter,
-        description="The baselines `skillab run` reuses: see them by skill, or remove them.",
-        epilog="examples:\n  skillab cache list\n  skillab cache clear --skill my-skill\n"
-               "  skillab cache clear --expired\n\nexit codes:\n  0  listed or cleared\n"
-               "  2  a bad flag, or --cache-dir is a file")
-    if not isinstance(p_cache, _Unbuilt):
-        from .commands.cache import add_cache_arguments
+    add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
+                                formatter_class=_Formatter), _Formatter)
 
-        add_cache_arguments(p_cache, _Formatter)
-
-    add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
-               formatter_class=_Formatter, epilog=ACTION_EPILOG if command in (None, "action") else None,
-               description="Run as the GitHub Action: each input comes from its INPUT_<NAME> "
-                           "variable (upper case, hyphens kept), as GitHub sets them from the "
-                           "workflow's `with:`. Outputs go to $GITHUB_OUTPUT, the report to the PR "
-                           "comment and $GITHUB_STEP_SUMMARY.")
+    describe_action(add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
+                               formatter_class=_Formatter))
     return parser
 
 
@@ -333,18 +258,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                       help="run only this case (repeatable)")
     plan.add_argument("--tag", action="append", default=[], metavar="TAG",
                       help="run only cases with this tag (repeatable)")
-    plan.add_argument("-k", dest="keyword", metavar="EXPR",
-                      help="run only cases whose name or a tag matches EXPR: words (substrings, or "
-                           "globs with *?[) joined by and, or, not and parentheses, as pytest -k")
-    plan.add_argument("--watch", action="store_true",
-                      help="run, then run again whenever SKILL.md, the suite or a bundled file "
-                           "changes (the baseline from the cache: each run pays only the "
-                           "with-skill arms); Ctrl-C stops (exit 130)")
-    plan.add_argument("--watch-max-runs", type=positive_int, metavar="N",
-                      help="with --watch: stop after N runs, with the last run's exit code")
-    plan.add_argument("--failed", action="store_true",
-                      help="rerun only the cases that failed or errored in the last run at --output "
-                           "(pytest --lf); a suite that run did not hold runs whole")
+    add_selection_arguments(plan)
     plan.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                       help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes "
                            "(default %(default)s)")
@@ -451,10 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
         args = parser.parse_args(argv)
-        if getattr(args, "config_appends", None):
-            from .commands.config_file import finish
-
-            finish(args)
+        finish_run_config(args)
     except SystemExit as exc:  # argparse exits 2 on bad flags, 0 on --help
         return int(exc.code or 0)
     except SkillabError as exc:  # a bad config file

@@ -179,8 +179,8 @@ class Action:
 
     def run_suites(self, configs: Sequence[RunConfig]) -> None:
         """Every selected suite under each agent in turn, in one session: one spend cap, one stop."""
-        from ..reports.progress import LineReporter
         from ..session import Session, SuiteRun
+        from .job_log import job_log
 
         locations = {location.directory: location for location in self.state.selection.suites}
         several = len(configs) > 1
@@ -188,23 +188,7 @@ class Action:
         runs = (SuiteRun(directory, config) for config in configs for directory in locations
                 if config.agent.adapter not in no_key)  # lazy: no_key grows as the session runs
 
-        from ..sandbox.backend import INSTALL_ACTION, fallback_warning, use_sandbox
-
-        # Before the first case: the job's log says it at the top, in the Action's words.
-        for name in {c.engine.sandbox for c in configs if c.engine.sandbox != "image"}:
-            try:
-                warning = fallback_warning(use_sandbox(name), INSTALL_ACTION)
-            except SkillabError:
-                continue  # a backend that cannot work here: each suite reports it as it runs
-            if warning:
-                self.log.warning(warning)
-                break
-        # Paths as the repository names them: the runner's checkout directory is noise in a log.
-        root = f"{Path(self.ctx.workspace).resolve()}/"
-        log = LineReporter(lambda text: self.log.line("  " + redact(text.replace(root, ""), self.env)))
-        from ..providers.retry import on_retry
-
-        on_retry(lambda text: self.log.line("  waiting: " + redact(text, self.env)))
+        log = job_log(self.log, self.env, self.ctx.workspace, configs)
         session = Session([log], on_document=lambda run, doc: self.ran(doc),
                           on_error=lambda run, exc: self.suite_failed(exc, no_key),
                           around=lambda run: self.suite_group(locations[run.target],
