@@ -70,6 +70,8 @@ commands in a day's work:
   skillab init skills/my-skill          scaffold eval.yaml, mock responses and a PR workflow
   skillab validate skills/my-skill      check the suite
   skillab run skills/my-skill --adapter mock
+  skillab run skills/my-skill --model claude-sonnet-4-5 --watch    rerun on each edit
+  skillab run skills/my-skill --model claude-sonnet-4-5 --failed   rerun what failed
   skillab report results.json --html report.html
   skillab diff before.json after.json   what changed case by case, and is it noise
 
