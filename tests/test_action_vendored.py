@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from skillab.cli import main
@@ -31,17 +32,20 @@ def vendor(workspace: Path) -> Path:
     return target
 
 
-def test_a_vendored_copy_is_what_init_writes_and_its_step_builds_from_the_copy(tmp_path):
+@pytest.mark.parametrize(("variant", "dockerfile"), [("", "Dockerfile"), ("/claude-code", "claude-code.Dockerfile")],
+                         ids=["slim", "claude-code"])
+def test_a_vendored_copy_is_what_init_writes_and_its_step_builds_from_the_copy(tmp_path, variant, dockerfile):
     workspace = tmp_path / "workspace"
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     copy = vendor(workspace)
-    assert main(["init", str(workspace / "skills" / "mine")]) == 0
+    ref = ["--action-ref", f"./.github/actions/skillab{variant}"] if variant else []
+    assert main(["init", str(workspace / "skills" / "mine"), *ref]) == 0
     steps = yaml.safe_load((workspace / ".github" / "workflows" / "skillab.yml").read_text())["jobs"]["skillab"]["steps"]
     [ours] = [s for s in steps if str(s.get("uses", "")).startswith("./")]
-    assert ours["uses"] == "./.github/actions/skillab"
+    assert ours["uses"] == f"./.github/actions/skillab{variant}"
     # GitHub resolves a local action against the workspace and runs the action.yml it finds there.
     action_dir = (workspace / ours["uses"]).resolve()
-    assert action_dir == copy.resolve()
+    assert action_dir == (copy / variant.lstrip("/")).resolve()
     [step] = yaml.safe_load((action_dir / "action.yml").read_text())["runs"]["steps"]
     bin_dir, log = tmp_path / "bin", tmp_path / "docker-calls"
     bin_dir.mkdir()
@@ -66,7 +70,7 @@ def test_a_vendored_copy_is_what_init_writes_and_its_step_builds_from_the_copy(t
     calls = sorted(log.glob("*.argv"), key=lambda p: int(p.stem))
     build, run = (p.read_bytes().decode().split("\0")[:-1] for p in calls)
     assert build[0] == "build" and Path(build[-1]).resolve() == copy.resolve()
-    assert Path(options(build, "--file")[0]).resolve() == copy.resolve() / "Dockerfile"
+    assert Path(options(build, "--file")[0]).resolve() == copy.resolve() / dockerfile
     assert run[0] == "run" and run[-1] == "skillab-action:local"
     docker_env = dict(kv.split("=", 1) for kv in (log / f"{calls[1].stem}.env").read_bytes().decode().split("\0") if "=" in kv)
     inside = container_env(run, docker_env)
