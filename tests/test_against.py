@@ -253,3 +253,32 @@ def test_links_out_of_the_ref_are_left_out_not_a_traceback(tmp_path, capsys):
                  "--no-history", "--output", str(out)])
     assert code == 0, capsys.readouterr()
     assert json.loads(out.read_text())["comparison"]["original"]["commit"] == first
+
+
+def test_under_the_mock_the_original_arm_answers_the_base_commits_script(tmp_path, capsys):
+    """A PR that edits the mock script to break a case: the original arm reads the script as the
+    base commit had it, so the comparison shows the break instead of "no case changed"."""
+    skill, first, _ = two_version_repo(tmp_path, cases=[grep_case("a"), grep_case("b")],
+                                       responses={"a": answers("SKILLED", "plain"), "b": answers("SKILLED", "plain")})
+    (skill / "mock-responses.yaml").write_text(json.dumps({"a": answers("SKILLED", "plain"),
+                                                           "b": answers("plain now", "plain")}))
+    commit_all(skill.parent.parent, "the edit breaks b")
+    out = tmp_path / "r.json"
+    code = main(["run", str(skill), "--adapter", "mock", "--against", first, "--quiet",
+                 "--no-cache", "--no-history", "--output", str(out)])
+    capsys.readouterr()
+    assert code in (0, 1)
+    doc = json.loads(out.read_text())
+    assert doc["comparison"]["broken_by_edit"] == ["b"]
+    assert not any("means nothing" in w for w in doc["warnings"])
+
+
+def test_under_the_mock_an_original_without_a_script_says_the_comparison_means_nothing(tmp_path, capsys):
+    original = make_skill(tmp_path / "before", [grep_case("a")], body=V1)
+    skill = make_skill(tmp_path / "after", [grep_case("a")], body=V2, responses={"a": answers("SKILLED", "plain")})
+    out = tmp_path / "r.json"
+    main(["run", str(skill), "--adapter", "mock", "--against", str(original), "--quiet",
+          "--no-cache", "--no-history", "--output", str(out)])
+    capsys.readouterr()
+    warnings = json.loads(out.read_text())["warnings"]
+    assert any("the comparison with the original means nothing" in w for w in warnings), warnings

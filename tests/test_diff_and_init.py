@@ -70,7 +70,8 @@ def test_init_scaffolds_a_suite_that_validates_and_runs_and_never_overwrites(tmp
         assert f"skillab: wrote {skill / name}" in err
     workflow = tmp_path / ".github" / "workflows" / "skillab.yml"
     steps = yaml.safe_load(workflow.read_text())["jobs"]["skillab"]["steps"]
-    assert any(s.get("with", {}).get("path") == "skills/my-skill" for s in steps)
+    # The folder that holds the skill: the next skill beside it is run too.
+    assert any(s.get("with", {}).get("path") == "skills" for s in steps)
     assert main(["validate", str(skill)]) == 0
     assert main(["run", str(skill), "--adapter", "mock", "--no-history", "--quiet", "--output",
                  str(tmp_path / "r.json")]) == 0

@@ -543,3 +543,18 @@ def test_merge_keys_keep_locations_for_merged_values():
     """
     located = sorted((i.field, i.line) for i in issues_of(text))
     assert located == [("defaults", 1), ("prompt", 2)]
+
+
+def test_a_colon_inside_an_unquoted_value_gets_a_hint_with_its_column():
+    issue = only_issue("cases:\n  - name: a\n    prompt: Say: hello to the user\n"
+                       "    validators:\n      - cmd: 'true'\n")
+    assert issue.line == 3
+    assert "at column 16" in issue.message
+    assert "a ': ' inside an unquoted value starts a mapping" in issue.message
+    assert "prompt: 'Say: hello to the user'" in issue.message
+
+
+def test_a_colon_inside_a_list_item_that_should_be_text_gets_the_same_hint():
+    issue = only_issue("cases:\n  - name: a\n    prompt: hi\n    expectations:\n      - The answer says: hello\n")
+    assert issue.line == 5 and "got a mapping" in issue.message
+    assert "quote the whole text: 'The answer says: hello'" in issue.message

@@ -284,7 +284,7 @@ def test_an_unprintable_eval_name_is_reported_on_the_name_not_the_id(tmp_path):
     assert str(raised.value.issues[0]).endswith(":6: 'evals[0].name' — must be printable and at most 128 characters")
 
 
-def test_the_dry_run_counts_a_judge_call_per_checklist_item(tmp_path, capsys):
+def test_the_dry_run_counts_a_judge_call_per_checklist_item(tmp_path, capsys, monkeypatch):
     # 88lin/diataxis-docs-skill's 32 evals, each judged on its expected_output, planned 0 judge
     # calls: the estimate left out every judge call the run would make.
     evals = {"skill_name": "pdf-report",
@@ -293,6 +293,9 @@ def test_the_dry_run_counts_a_judge_call_per_checklist_item(tmp_path, capsys):
                        {"id": 3, "prompt": "p", "expected_output": "e",
                         "assertions": [{"type": "contains", "value": "x"}]}]}
     root = write_skill(tmp_path / "pdf-report", evals)
+    # A dry run is a preflight: it needs the keys the run would (nothing is sent with them).
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "a" * 24)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "o" * 24)
     assert main(["run", str(root), "--model", "claude-sonnet-4-5", "--judge-model", "gpt-4.1", "--dry-run",
                  "--no-cache", "--output", str(tmp_path / "none.json")]) == 0
     plan = capsys.readouterr().out

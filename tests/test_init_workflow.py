@@ -16,7 +16,8 @@ from .action_harness import github, private_cache  # noqa: F401 (fixtures)
 from .action_harness import run_action
 from .fakes.model_server import FakeModelServer, text
 
-SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-api03-init-" + "A" * 32, "OPENAI_API_KEY": "sk-proj-init" + "O" * 40}
+SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-api03-init-" + "A" * 32, "OPENAI_API_KEY": "sk-proj-init" + "O" * 40,
+           "SKILLAB_CACHE_KEY": "a cache key for the test"}
 
 
 def test_the_scaffolded_workflow_runs_with_its_judge(tmp_path, github):

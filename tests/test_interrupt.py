@@ -121,3 +121,43 @@ def test_damaged_journal_lines_are_skipped_by_name_and_their_arms_run_again(tmp_
     assert "skipped 3 line(s) that are not journal entries (line 3, 4, 5)" in resumed.stderr
     doc = json.loads(out.read_text())
     assert [(c["case_name"], c["outcome"]) for c in doc["cases"]] == [("a", "flip_to_pass"), ("b", "flip_to_pass")]
+
+
+def test_report_renders_an_interrupted_run_and_flags_its_half_finished_case(tmp_path: Path):
+    """After SIGTERM the journal beside the document is merged in: every finished case keeps its
+    outcome, and a case with one arm done is shown as unfinished, not a crash."""
+    names = [f"c{i:02d}" for i in range(12)]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: answers("SKILLED", "plain") for n in names})
+    out, journal = tmp_path / "results.json", tmp_path / "results.checkpoint.jsonl"
+    code, _, stderr = signal_when(
+        [sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock", "--no-cache", "--no-history",
+         "--mock-latency-ms", "150", "--concurrency", "2", "--output", str(out), "--quiet"],
+        lambda: journal_lines(journal) >= 5, what="no checkpoint was written", sig=signal.SIGTERM)
+    assert code in (130, 143), stderr
+    finished = [c["case_name"] for c in json.loads(out.read_text())["cases"]]
+    # One more arm of a case the document does not hold: the half-finished case.
+    lines = journal.read_text().splitlines()
+    half = json.loads(next(line for line in lines[1:] if '"with_skill"' in line))
+    half["case_name"] = "half-done"
+    journal.write_text("\n".join([*lines, json.dumps(half)]) + "\n")
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    report = subprocess.run([sys.executable, "-m", "skillab", "report", str(out), "--html", str(html),
+                             "--markdown", str(md)], capture_output=True, text=True, timeout=60)
+    assert report.returncode == 0, report.stderr
+    assert "Traceback" not in report.stderr
+    rows = {line.split()[0]: line for line in report.stdout.splitlines() if line.startswith("  c") or "half-done" in line}
+    assert all("flip_to_pass" in rows[name] for name in finished)
+    assert "unfinished: the run stopped before its without-skill arm finished" in rows["half-done"]
+    assert "INTERRUPTED" in report.stdout
+    assert "half-done" in md.read_text() and "unfinished" in html.read_text()
+
+
+def test_report_of_a_killed_run_with_only_its_journal_says_how_to_finish_it(tmp_path: Path):
+    (tmp_path / "results.checkpoint.jsonl").write_text(json.dumps(
+        {"format": "skillab.checkpoint/1", "suite": {"path": "s/eval.yaml", "skill": "s", "skill_hash": "h",
+                                                    "suite_hash": "h", "adapter": "mock", "model": None}}) + "\n")
+    report = subprocess.run([sys.executable, "-m", "skillab", "report", str(tmp_path / "results.json")],
+                            capture_output=True, text=True, timeout=60)
+    assert report.returncode == 2 and "Traceback" not in report.stderr
+    assert "--resume" in report.stderr

@@ -316,7 +316,8 @@ def test_a_900_case_suite_fits_the_comment_limit_with_the_table_whole():
     # Broken cases are kept before anything else is.
     case_rows = table_rows(report, "| Case |")
     kept = [cells(r)[1] for r in case_rows[2:]]
-    assert kept and all(k.startswith("❌") for k in kept[: min(len(kept), 180)])
+    # (within noise here: the document names no regression, so they read "worse with the skill")
+    assert kept and all(k.startswith(("❌", "🟡 worse")) for k in kept[: min(len(kept), 180)])
     assert report.count("<details>") == report.count("</details>")
 
 
@@ -361,3 +362,30 @@ def test_a_regression_in_one_suite_does_not_call_another_suites_flips_broken():
     edit_within = report[report.index("**Changed, within noise**"):].split("\n\n")[0]
     assert "alpha / r0" in edit_broken and "slipped" not in edit_broken
     assert "beta / slipped" in edit_within and "alpha" not in edit_within
+
+
+def test_an_interrupted_run_has_no_pass_in_its_table():
+    """The headline reads "interrupted": the table's verdict cell must not say pass."""
+    doc = document([record("rescued", "flip_to_pass")])
+    doc.update(interrupted=True, planned_cases=4, verdict="pass")
+    report = render_markdown([doc])
+    assert "interrupted: 1 of 4 cases" in report.split("\n")[0]
+    row = cells(table_rows(report, "| Suite |")[2])
+    assert row[-1] == "⏹️ interrupted"
+    assert "✅ pass" not in "\n".join(table_rows(report, "| Suite |"))
+
+
+def test_a_flip_within_noise_has_one_label_everywhere_in_the_comment():
+    report = render_markdown([four_cases()])
+    assert "broken by the skill" not in report.lower()
+    row = next(r for r in table_rows(report, "| Case |") if cells(r)[0] == "broken")
+    assert cells(row)[1] == "🟡 worse with the skill, within noise"
+    assert "broken: 🟡 worse with the skill, within noise</summary>" in report
+
+
+def test_why_the_check_failed_is_right_under_the_headline():
+    report = render_markdown([big_document(300)], checks=["Check failed: changelog-entry: verdict is fail"],
+                             notes=["This pull request touches one suite."])
+    lines = [line for line in report.split("\n") if line.strip()]
+    assert lines[1] == "> Check failed: changelog-entry: verdict is fail"
+    assert report.index("Check failed") < report.index("| Suite |")

@@ -10,7 +10,7 @@ import pytest
 
 from skillab.core.usage import Usage
 from .configs import run_config, agent_settings_of, judge_settings_of
-from skillab.errors import ProviderAuthError, ProviderError, UsageError
+from skillab.errors import ProviderAuthError, ProviderEndpointError, ProviderError, UsageError
 from skillab.providers import (
     Message,
     RetryPolicy,
@@ -289,11 +289,21 @@ def test_auth_failure_stops_at_once_naming_the_variable(server, status):
 
 
 def test_client_errors_are_not_retried(server):
-    server.push(http_error(404, "model: nope not found", "not_found_error"), text("never"))
+    server.push(http_error(400, "max_tokens: too large", "invalid_request_error"), text("never"))
     with pytest.raises(ProviderError) as caught:
         openai_client(server).create([Message.user("q")], system="S")
-    assert "not_found_error: model: nope not found" in str(caught.value)
+    assert "invalid_request_error: max_tokens: too large" in str(caught.value)
     assert not caught.value.retryable and server.count == 1
+
+
+@pytest.mark.parametrize("make", [anthropic_client, openai_client], ids=["anthropic", "openai"])
+def test_not_found_stops_the_run_like_a_rejected_key(server, make):
+    """A 404 (no such model or endpoint) would repeat for every arm: it stops the run."""
+    server.push(http_error(404, "model: nope not found", "not_found_error"), text("never"))
+    with pytest.raises(ProviderEndpointError) as caught:
+        make(server).create([Message.user("q")], system="S")
+    assert "not_found_error: model: nope not found" in str(caught.value)
+    assert "--base-url" in str(caught.value) and server.count == 1
 
 
 @pytest.mark.parametrize("make", [anthropic_client, openai_client], ids=["anthropic", "openai"])
@@ -393,6 +403,10 @@ def test_concurrency_cap_bounds_requests_in_flight(server):
         ("llama3.2", None, "http://127.0.0.1:11434/v1", "openai"),
         ("claude-haiku-4-5", "openai", None, "openai"),
         ("my-model", "anthropic", "http://proxy", "anthropic"),
+        # The name's own provider wins over --base-url: the URL is its proxy.
+        ("claude-haiku-4-5", None, "http://127.0.0.1:8080", "anthropic"),
+        ("gemini-2.5-pro", None, "http://127.0.0.1:8080", "gemini"),
+        ("gpt-4o", None, "http://127.0.0.1:8080", "openai"),
     ],
 )
 def test_infer_provider(model, explicit, base_url, expected):
@@ -459,6 +473,7 @@ def test_judge_settings_follow_the_agent_unless_the_name_says_otherwise():
     proxy = run_config(
         adapter="agent",
         model="claude-haiku-4-5",
+        provider="openai",
         judge_model="claude-opus-4-5",
         base_url="http://litellm/v1",
         judge_same_family=True,

@@ -13,6 +13,8 @@ from . import __version__
 from .commands.choices import (adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
                                positive_float, positive_int, probability, provider_name, reporter_choice,
                                share, unit_interval)
+from .commands.parser_extras import (SuggestingParser, add_cache_parser, add_init_arguments, add_selection_arguments,
+                                     apply_run_config, config_help, describe_action, finish_run_config)
 from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
@@ -32,6 +34,7 @@ COMMANDS = {
     "export": ".commands.harbor:cmd_export",
     "import": ".commands.harbor:cmd_import",
     "ablate": ".commands.ablate:cmd_ablate",
+    "cache": ".commands.cache:cmd_cache",
 }
 
 
@@ -68,6 +71,8 @@ commands in a day's work:
   skillab init skills/my-skill          scaffold eval.yaml, mock responses and a PR workflow
   skillab validate skills/my-skill      check the suite
   skillab run skills/my-skill --adapter mock
+  skillab run skills/my-skill --model claude-sonnet-4-5 --watch    rerun on each edit
+  skillab run skills/my-skill --model claude-sonnet-4-5 --failed   rerun what failed
   skillab report results.json --html report.html
   skillab diff before.json after.json   what changed case by case, and is it noise
 
@@ -97,14 +102,14 @@ class _Unbuilt:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; given the ``command`` about to run, only what parsing it needs:
     its own parser (the listing of every command is for ``--help`` and a bad command)."""
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="skillab",
         description="Does this agent skill make the agent better, and by how much?",
         epilog=TOP_EPILOG,
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"skillab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=SuggestingParser)
 
     def add_parser(name: str, **kwargs: Any) -> Any:
         return sub.add_parser(name, **kwargs) if command is None or command == name else _Unbuilt()
@@ -120,10 +125,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                             help="suite format when the file name does not tell")
 
     p_run = add_parser(
-        "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter, epilog=RUN_EPILOG,
+        "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter,
+        epilog=RUN_EPILOG + "\n" + config_help() if command in (None, "run") else RUN_EPILOG,
         description="Run every case of each suite with and without the skill, grade both arms,\n"
                     "and report the lift with its evidence.")
     add_run_arguments(p_run)
+    if command == "run":
+        apply_run_config(p_run)
 
     p_ablate = add_parser(
         "ablate", help="which sections and bundled files of a skill carry its lift", formatter_class=_Formatter,
@@ -144,6 +152,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_ablate.add_argument("--order-seed", dest="order_seed", type=non_negative_int, metavar="N",
                           help="the case order's seed (default: drawn, and recorded in ablation.json)")
     p_ablate.set_defaults(output=Path("ablation.json"))
+    if command == "ablate":
+        apply_run_config(p_ablate)
 
     p_report = add_parser(
         "report", help="re-render the reports of a results document", formatter_class=_Formatter,
@@ -175,20 +185,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         help="exit 1 when B is significantly worse than A")
     p_diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
-    p_init = add_parser(
-        "init", help="scaffold a skill's eval suite, mock responses and PR workflow",
-        formatter_class=_Formatter,
-        description="Write SKILL.md (if absent), eval.yaml, mock-responses.yaml and "
-                    ".github/workflows/skillab.yml, ready for `skillab validate` and a mock run. "
-                    "Existing files are never overwritten.",
-        epilog="examples:\n  skillab init skills/my-skill\n  skillab validate skills/my-skill && "
-               "skillab run skills/my-skill --adapter mock\n\nexit codes:\n  0  written\n"
-               "  2  DIR is a file, or a file to write already exists")
-    p_init.add_argument("directory", type=Path, nargs="?", default=Path("."), metavar="DIR",
-                        help="the skill directory (default: the current directory)")
-    p_init.add_argument("--name", help="the skill's name (default: DIR's name)")
-    p_init.add_argument("--workflow-root", type=Path, metavar="DIR",
-                        help="repository root for .github/workflows (default: the git root above DIR, else DIR)")
+    add_init_arguments(add_parser("init", help="scaffold a skill's eval suite, mock responses and PR workflow",
+                                  formatter_class=_Formatter))
 
     p_cal = add_parser(
         "calibrate-judge", help="grade the hand-labelled calibration set; report kappa, "
@@ -222,8 +220,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           help="verifier reward (0-1) at which an arm passes (default 1.0)")
     add_results_options(p_import)
 
-    add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
-                   description="Run as the GitHub Action: inputs come from INPUT_* variables.")
+    add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
+                                formatter_class=_Formatter), _Formatter)
+
+    describe_action(add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
+                               formatter_class=_Formatter))
     return parser
 
 
@@ -242,7 +243,10 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="agent model (default: $SKILLAB_MODEL)")
     agent.add_argument("--judge-model", default=os.environ.get("SKILLAB_JUDGE_MODEL") or None,
                        metavar="MODEL", help="model that grades expectations (default: $SKILLAB_JUDGE_MODEL, "
-                                             "else the agent model; the mock judge with --adapter mock)")
+                                             "else a small model of another family than the agent's: "
+                                             "gpt-4.1-mini for a claude-* agent, claude-haiku-4-5 for "
+                                             "any other; the agent model itself with --judge-same-family; "
+                                             "the mock judge with --adapter mock)")
     agent.add_argument("--judge-same-family", action="store_true",
                        help="let a model of the agent's family judge (by default the judge is of "
                             "another family); the report discloses it")
@@ -282,6 +286,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                       help="run only this case (repeatable)")
     plan.add_argument("--tag", action="append", default=[], metavar="TAG",
                       help="run only cases with this tag (repeatable)")
+    add_selection_arguments(plan)
     plan.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                       help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes "
                            "(default %(default)s)")
@@ -295,7 +300,10 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                       help="isolation backend for every command a suite runs (default: "
                            "$SKILLAB_SANDBOX, else bwrap; 'none' runs them unsandboxed)")
     plan.add_argument("--dry-run", action="store_true",
-                      help="print the plan (arms, model calls, cache hits, estimated cost) and exit 0")
+                      help="preflight: check everything the run would (suites, keys of the agent and "
+                           "the judge, paths), print the plan (each model, provider and key; every "
+                           "call, trigger trials and judge re-asks included; cache hits; estimated "
+                           "cost) and exit 0, or exit 2 where the run would")
     plan.add_argument("--max-cost-usd", type=positive_float, metavar="USD",
                       help="stop starting arms once the measured spend reaches USD; the partial "
                            "results are kept and the run exits 1 (default: no cap)")
@@ -386,12 +394,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     guard_process()
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
     try:
+        parser = build_parser(argv[0] if argv and (argv[0] in COMMANDS or argv[0] == "action") else None)
         args = parser.parse_args(argv)
+        finish_run_config(args)
     except SystemExit as exc:  # argparse exits 2 on bad flags, 0 on --help
         return int(exc.code or 0)
-    if from_command_line and (args.command == "run" or args.command not in COMMANDS):
+    except SkillabError as exc:  # a bad config file
+        print(f"skillab: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if from_command_line and (args.command in ("run", "ablate") or args.command not in COMMANDS):
         from .sandbox.disk_budget import enter_private_mounts
 
         # While skillab is one thread: each arm's workspace is then a tmpfs of its disk budget.

@@ -89,5 +89,10 @@ class ProviderAuthError(SkillabError):
     """The provider rejected the credentials (401/403) or none are set: stop the run at once."""
 
 
+class ProviderEndpointError(ProviderAuthError):
+    """The provider answered 404 (no such model or endpoint): every arm would get the same
+    answer, so the run stops as it does for a rejected key."""
+
+
 class MissingDependencyError(SkillabError):
     """An optional tool (the claude CLI, an SDK) is not installed; the message says how."""

@@ -370,7 +370,24 @@ def _marked_issue(exc: yaml.MarkedYAMLError, path: Path, text: str) -> SuiteIssu
         message += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
     if line is not None and _indented_with_tab(text, line):
         message += f" — line {line} is indented with a tab; YAML indents with spaces only"
+    elif mark is not None and exc.problem and exc.problem.startswith("mapping values are not allowed"):
+        message += _colon_hint(text, mark.line, mark.column)
     return SuiteIssue(path, message, line=line)
+
+
+def _colon_hint(text: str, line: int, column: int) -> str:
+    """The commonest cause: ``key: text: more`` — a ``: `` inside an unquoted value starts a
+    mapping. Point at the column and show the line with its value quoted."""
+    lines = text.splitlines()
+    content = lines[line] if 0 <= line < len(lines) else ""
+    hint = (f" at column {column + 1}: a ': ' inside an unquoted value starts a mapping; quote the "
+            "value")
+    key, colon, value = content.partition(": ")
+    value = value.strip()
+    if colon and value and value[0] not in "'\"|>[{&*!%@`":
+        quoted = "'" + value.replace("'", "''") + "'"
+        hint += f": {key.strip()}: {quoted}"
+    return hint
 
 
 def _indented_with_tab(text: str, line: int) -> bool:

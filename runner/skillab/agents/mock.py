@@ -5,6 +5,11 @@ the same model that judges a mock run; scripted files are written into the arm w
 the agent wrote them. Trigger trials (the skill listed, not loaded) load what the script's
 ``loads:`` says, among the skills offered.
 
+The original arm (``--against``) answers what the candidate script's ``original`` key says for
+the case; else the original skill's own ``mock-responses.yaml`` (its ``with`` answers: the script
+as the base commit had it); else the candidate's ``with`` answer, and then the run warns that the
+comparison with the original means nothing.
+
 Usage is an ESTIMATE, not a measurement: one token per four characters (rounded up) of the
 prompt, plus the SKILL.md body when the arm loads the skill, for input; of the answer and the
 scripted file contents for output. ``cost_usd`` stays None: nothing was billed.
@@ -13,6 +18,7 @@ scripted file contents for output. ``cost_usd`` stays None: nothing was billed.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import SandboxError
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..providers.mock import MockModel, default_answer
-from ..suite.mock_script import ARM_KEY, MockAnswer, load_mock_responses
+from ..suite.mock_script import ARM_KEY, MOCK_RESPONSES_FILE, MockAnswer, load_mock_responses
 from ..sandbox.workspace import safe_join
 from ..core.usage import Usage
 from .base import AgentResult, ArmRequest
@@ -51,6 +57,9 @@ class MockAdapter:
     ):
         self.model = MockModel(responses, script_sha256=responses_sha256)
         self._latency_ms = max(0, int(latency_ms))
+        # The original skills' own scripts, by directory, read once.
+        self._originals: dict[Path, MockModel | None] = {}
+        self._lock = threading.Lock()
 
     @classmethod
     def from_config(cls, config: RunConfig) -> "MockAdapter":
@@ -78,8 +87,12 @@ class MockAdapter:
             raise ValueError("the without-skill arm must not be given the skill")
         if request.purpose == "trigger":
             return self._trigger(request)
-        shown = _shown(request.skill) if self.model.scripts_by_skill(request.case.name) else None
-        answer = self.model.answer_for(request.case.name, request.case.prompt, request.arm, shown=shown)
+        original = None
+        if request.arm == "original" and request.skill and not self.model.scripts_original(request.case.name):
+            original = self.original_script(request.skill.root)
+        model, arm = (original, "with_skill") if original is not None else (self.model, request.arm)
+        shown = _shown(request.skill) if model.scripts_by_skill(request.case.name) else None
+        answer = model.answer_for(request.case.name, request.case.prompt, arm, shown=shown)
         calls = [self._write(request, rel, content) for rel, content in answer.files.items()]
         if self._latency_ms:
             time.sleep(self._latency_ms / 1000)
@@ -93,6 +106,22 @@ class MockAdapter:
             duration_ms=self._latency_ms,
             turns=1,
         )
+
+    def original_script(self, root: Path) -> MockModel | None:
+        """The script the original skill at ``root`` ships, or None."""
+        with self._lock:
+            if root not in self._originals:
+                script = Path(root) / MOCK_RESPONSES_FILE
+                self._originals[root] = MockModel.from_file(script) if script.is_file() else None
+            return self._originals[root]
+
+    def against_warning(self, root: Path, label: str) -> str | None:
+        """Why a comparison with the original at ``root`` means nothing under this script."""
+        if self.original_script(root) is not None or self.model.scripts_original():
+            return None
+        return (f"mock adapter: the original ({label}) has no {MOCK_RESPONSES_FILE} and the script "
+                "scripts no 'original' answer, so the original arm answered the candidate's "
+                "script: the comparison with the original means nothing")
 
     def _trigger(self, request: ArmRequest) -> AgentResult:
         loaded = self.loads_for(request)

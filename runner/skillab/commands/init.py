@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from ..errors import EXIT_OK, UsageError
+from .init_workflow import PLACEHOLDER_REF, SCHEMA_PATH, action_ref, append_ignores, missing_ignores, schema_text, workflow
 from .run import say
 
 SKILL_MD = """\
@@ -22,6 +23,7 @@ heading "## Summary" followed by exactly three bullet points.
 """
 
 EVAL_YAML = """\
+# yaml-language-server: $schema={schema}
 # A/B suite for {name} (eval.yaml, spec schema rev 2). Each case runs twice: with the skill and
 # without it. A validator is a shell command run in the arm's workspace (the answer is in
 # response.txt); an expectation is judged by a model (the mock judge with --adapter mock).
@@ -72,56 +74,18 @@ summary-content:
   without: "Digests were fixed."
 """
 
-WORKFLOW = """\
-# skillab on pull requests: runs the suites a PR touches with and without the skill, keeps one
-# comment on the PR up to date, and fails the check on a fail/error verdict.
-name: skillab
-
-on:
-  pull_request:
-
-permissions:
-  contents: read
-  pull-requests: write   # the PR comment
-
-concurrency:
-  group: skillab-${{{{ github.event.pull_request.number }}}}
-  cancel-in-progress: true
-
-jobs:
-  skillab:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - uses: OWNER/skillab@v1
-        with:
-          path: {path}
-          model: claude-sonnet-4-5
-          anthropic-api-key: ${{{{ secrets.ANTHROPIC_API_KEY }}}}
-          openai-api-key: ${{{{ secrets.OPENAI_API_KEY }}}}   # the judge defaults to another family
-          fail-on-verdict: fail,error
-          # To reuse baselines between runs (see skillab-pr.yml): `cache-dir: .skillab/cache`
-          # kept by actions/cache, and `cache-key: ${{{{ secrets.SKILLAB_CACHE_KEY }}}}`, which
-          # signs the entries so a pull request cannot commit a forged baseline.
-      - uses: actions/upload-artifact@v4
-        if: always()
-        with:
-          name: skillab-results
-          path: skillab-results/
-"""
-
-
 def cmd_init(args: argparse.Namespace) -> int:
     directory: Path = args.directory
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory}: is a file; give the skill's directory")
     name = args.name or _slug(directory.resolve().name)
-    root = args.workflow_root or _git_root(directory) or directory
-    rel_skill = _relative(directory, root)
+    root = args.workflow_root or _git_root(directory) or _outside_git_root(directory)
+    uses = action_ref(args.action_ref, root)
+    workflow_file = root / ".github" / "workflows" / "skillab.yml"
+    schema = root / SCHEMA_PATH
     files = {
-        directory / "eval.yaml": EVAL_YAML.format(name=name, rel=directory),
+        directory / "eval.yaml": EVAL_YAML.format(name=name, rel=directory, schema=_relative_to(schema, directory)),
         directory / "mock-responses.yaml": MOCK_RESPONSES.format(rel=directory),
-        root / ".github" / "workflows" / "skillab.yml": WORKFLOW.format(path=rel_skill),
     }
     if not (directory / "SKILL.md").exists():
         files = {directory / "SKILL.md": SKILL_MD.format(name=name), **files}
@@ -129,13 +93,66 @@ def cmd_init(args: argparse.Namespace) -> int:
     if taken:
         raise UsageError(f"{', '.join(taken)}: already exists; skillab init never overwrites "
                          "(move it aside or pick another DIR)")
+    # Shared by every skill of the repository: written once, kept after that.
+    if not workflow_file.exists():
+        files[workflow_file] = workflow(uses, _suites_path(directory, root))
+    if not schema.exists():
+        files[schema] = schema_text()
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         say(f"wrote {path}")
+    if workflow_file not in files:
+        say(f"kept {workflow_file}: {_coverage(workflow_file, directory, root)}")
+    ignores = missing_ignores(root / ".gitignore")
+    if ignores:
+        append_ignores(root / ".gitignore", ignores)
+        say(f"added {', '.join(ignores)} to {root / '.gitignore'}")
+    if workflow_file in files and uses == PLACEHOLDER_REF:
+        say(f"{workflow_file}: replace OWNER in `uses: {PLACEHOLDER_REF}` with the GitHub repository "
+            "you take skillab from, or run init with --action-ref (README: \"Which uses: line\")")
     quoted = shlex.quote(str(directory))
     say(f"next: skillab validate {quoted} && skillab run {quoted} --adapter mock")
     return EXIT_OK
+
+
+def _outside_git_root(directory: Path) -> Path:
+    """Outside git: the current directory when the skill is below it, else the skill's parent,
+    never the skill folder itself (a .github/ there is not where GitHub looks)."""
+    here = Path.cwd()
+    try:
+        directory.resolve().relative_to(here.resolve())
+    except ValueError:
+        return directory.parent
+    return Path(".") if directory.resolve() != here.resolve() else directory.parent
+
+
+def _suites_path(directory: Path, root: Path) -> str:
+    """The Action's ``path``: the folder holding the skill, so the next skill beside it is found too."""
+    return _relative(directory.parent if _relative(directory, root) != "." else directory, root)
+
+
+def _coverage(workflow_file: Path, directory: Path, root: Path) -> str:
+    """Whether the existing workflow's ``path`` reaches this skill."""
+    import yaml
+
+    try:
+        steps = yaml.safe_load(workflow_file.read_text(encoding="utf-8"))["jobs"]
+        paths = [str((step.get("with") or {}).get("path", ".")) for job in steps.values()
+                 for step in job.get("steps", []) if "skillab" in str(step.get("uses", ""))]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, yaml.YAMLError):
+        return "it could not be read, so check that its `path:` reaches this skill"
+    skill = _relative(directory, root)
+    if any(p in (".", "") or skill == p or skill.startswith(p.rstrip("/") + "/") for p in paths):
+        return "its `path:` already reaches this skill"
+    return (f"its `path:` ({', '.join(paths) or 'none'}) does not reach {skill}: set it to a folder "
+            "that holds both skills")
+
+
+def _relative_to(target: Path, start: Path) -> str:
+    import os
+
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
 
 
 def _slug(text: str) -> str:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core.settings import RunConfig
-from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, OutputError, SkillabError, UsageError
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
 from .targets import suite_targets
@@ -162,6 +162,14 @@ def load_results(path: Path) -> list[dict]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if getattr(args, "watch", False):
+        from .watch import watch
+
+        return watch(args, run_once)
+    return run_once(args)
+
+
+def run_once(args: argparse.Namespace) -> int:
     from ..reports.progress import open_progress
     from ..reports.results import document_set, write_document
 
@@ -170,17 +178,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--dry-run and --resume take one adapter; run them per agent")
     config = configs[0]
     targets = suite_targets(args.paths, args.suite_format)
+    chosen = _selection(args, targets)
+    if chosen is not None:
+        targets = [t for t in targets if t not in chosen.skipped]
+        configs = [selected(c, chosen) for c in configs]
+        config = configs[0]
+        if not targets:
+            say("nothing to run: " + "; ".join(f"{t}: {why}" for t, why in chosen.skipped.items()))
+            return EXIT_OK if args.failed and args.keyword is None else EXIT_USAGE
     prepared = preflight(args, config, targets)
-    if len(configs) > 1:
+    _warn_unsandboxed(config)
+    if len(configs) > 1 or args.dry_run:
+        # A dry run is a preflight: it fails where the run would (a missing agent or judge key).
         check_agents(configs, prepared)
     earlier = resume_documents(args, prepared)
     if args.dry_run:
-        from ..engine.plan import plan_suite, render_plan
+        from ..engine.plan import models_and_keys, plan_suite, render_plan
 
         previous = earlier if args.resume else _previous_documents(args.output, prepared)
         plans = [plan_suite(p, suite_config(config, t), prev, resume)
                  for p, t, prev, resume in zip(prepared, targets, previous, earlier)]
-        print(render_plan(plans, config))
+        needs_judge = any(c.needs_judge for ready in prepared for c in ready.graded)
+        print(render_plan(plans, config, models_and_keys(config, needs_judge)))
         return EXIT_OK
     documents: list[dict] = []
 
@@ -202,6 +221,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise OutputError(_unwritten_results(args.output, exc, checkpoint.failure)) from None
 
     display = open_progress(args.quiet)
+    if not args.quiet:
+        from ..providers.retry import on_retry
+
+        on_retry(lambda text: say(f"waiting: {text}"))
     checkpoint = _checkpoint(args, config)
     reporters = [r for r in (display, checkpoint) if r is not None]
     runs = [SuiteRun(target, agent_config, resume_from)
@@ -246,6 +269,38 @@ def cmd_run(args: argparse.Namespace) -> int:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
     return gate_exit(args, documents)
+
+
+def _selection(args: argparse.Namespace, targets: list[Path]):
+    """``-k`` and ``--failed``, per suite (``commands.select``); None without either."""
+    from .select import select_cases
+
+    chosen = select_cases(targets, args.suite_format, keyword=getattr(args, "keyword", None),
+                          failed_from=args.output if getattr(args, "failed", False) else None,
+                          named=args.case)
+    if chosen is not None:
+        for target, why in chosen.skipped.items():
+            say(f"skipping {target}: {why}")
+    return chosen
+
+
+def selected(config: RunConfig, chosen) -> RunConfig:
+    """``config`` whose engine picks, per suite, the cases ``chosen`` names."""
+    from dataclasses import replace
+
+    pairs = tuple((str(Path(t).resolve()), names) for t, names in chosen.names.items())
+    return replace(config, engine=replace(config.engine, case_selection=pairs))
+
+
+def _warn_unsandboxed(config: RunConfig) -> None:
+    """A run without a sandbox says so before its first case, not at the end of a line."""
+    from ..sandbox.backend import fallback_warning, use_sandbox
+
+    if config.engine.sandbox == "image":
+        return
+    warning = fallback_warning(use_sandbox(config.engine.sandbox))
+    if warning:
+        say(warning)
 
 
 def _checkpoint(args: argparse.Namespace, config: RunConfig):

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .targets import suite_targets
+from ..core.wording import counted
 from ..errors import EXIT_OK, EXIT_USAGE, SkillabError, SuiteError
 
 
@@ -34,7 +35,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             continue
         graded = sum(1 for c in suite.cases if not c.trigger_only)
         sets = f", {triggers} trigger-set queries" if triggers else ""
-        print(f"ok: {suite.path} ({graded} graded cases, {len(suite.cases) - graded} trigger-only{sets})")
+        print(f"ok: {suite.path} ({counted(graded, 'graded case')}, {len(suite.cases) - graded} trigger-only{sets})")
         from ..suite.shell_syntax import shell_syntax_warnings
 
         for warning in (*suite.warnings, *skill_warnings, *shell_syntax_warnings(suite)):

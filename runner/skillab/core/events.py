@@ -12,6 +12,7 @@ from typing import Protocol, Union
 
 from .records import ArmRecord, CaseRecord
 from .runlog import RunLog
+from .usage import Usage
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class CaseFinished:
     done: int
     planned: int
     record: CaseRecord
+    # The judge's usage over the suite so far (cumulative), when a model judges: its share of
+    # the live cost, which no arm record carries.
+    judge_usage: Usage | None = None
 
 
 @dataclass(frozen=True)

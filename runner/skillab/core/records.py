@@ -84,7 +84,7 @@ class HarborTrial:
 
 # The document keeps the arm's grading detail under ``extra``, in this order.
 _EXTRA = ("workspace", "sandbox", "served_model", "stop_reason", "contamination", "tampering", "graders",
-          "harbor", "pass_k")
+          "harbor", "pass_k", "files_changed", "files_deleted")
 
 
 @dataclass(slots=True)
@@ -125,6 +125,9 @@ class ArmRecord:
     # A compact document's arm (``--compact-results``): its transcript and final output are in
     # this file beside the document, not in it.
     detail: str | None = None
+    # The workspace files the agent created or changed, and deleted (the workspace diff).
+    files_changed: list[str] = field(default_factory=list)
+    files_deleted: list[str] = field(default_factory=list)
 
     @property
     def total_tokens(self) -> int:
@@ -202,6 +205,8 @@ class ArmRecord:
             harbor=None if harbor is None else HarborTrial(**harbor),
             pass_k=None if pass_k is None else PassKSummary.from_dict(pass_k),
             detail=data.get("detail"),
+            files_changed=[str(f) for f in extra.get("files_changed", [])],
+            files_deleted=[str(f) for f in extra.get("files_deleted", [])],
         )
 
 

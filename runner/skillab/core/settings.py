@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -147,6 +147,17 @@ class EngineSettings:
     sandbox: str | None = None
     # The lift (pts) the power statement sizes the suite for (``--target-lift-pts``).
     target_lift_pts: float = 10.0
+    # ``-k`` / ``--failed``: the case names each suite runs, by its resolved path (a suite not
+    # listed takes ``case_names``).
+    case_selection: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def for_target(self, target: Path) -> "EngineSettings":
+        """These settings with the case names ``case_selection`` gives ``target``."""
+        key = str(Path(target).resolve())
+        for path, names in self.case_selection:
+            if path == key:
+                return replace(self, case_names=names)
+        return self
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,15 @@ class OriginalSkill:
         return out
 
 
+def against_warnings(adapter: Any, original: OriginalSkill | None) -> list[str]:
+    """What makes the comparison with the original mean less, as the adapter tells it."""
+    warn = getattr(adapter, "against_warning", None)
+    if original is None or not callable(warn):
+        return []
+    said = warn(original.skill.root, original.label)
+    return [said] if said else []
+
+
 @contextmanager
 def open_original(spec: str, candidate_dir: Path) -> Iterator[OriginalSkill]:
     """The original skill for ``spec``; a git ref's files are removed when the block ends.

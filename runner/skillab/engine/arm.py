@@ -29,14 +29,14 @@ from ..errors import ProviderAuthError
 from ..core.checks import GraderResult
 from ..formats.grading import run_graders
 from ..grading.graders import GradingInput, stage_seed
-from ..grading.workspace_diff import render_changes, snapshot
+from ..grading.workspace_diff import changes, render_changes, shown, snapshot
 from ..grading.blinding import blind_transcript
 from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
 from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
 from ..sandbox.backend import active
 from ..sandbox.disk_budget import DISK_MB_ENV, budget_bytes
-from ..sandbox.pristine import changes, describe_tampering, fingerprint, tops
+from ..sandbox.pristine import changes as tampered, describe_tampering, fingerprint, tops
 from ..sandbox.process import stopping
 from ..scoring.pass_at_k import pass_at_k
 from ..sandbox.setup import prepare
@@ -181,8 +181,9 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
         # The without-skill agent must not reach the skill's own directory on the host either.
         hide=(ctx.skill.root.resolve(),) if job.skill is None else (),
     )
-    # A grader that reads the agent's work sees the files it changed: remember where it started.
-    before = snapshot(workspace.root) if _judges_work(job.case) else None
+    # What the agent changed is reported (and a grader that reads its work sees it): remember
+    # where it started.
+    before = snapshot(workspace.root)
     tampering: list[str] = []
     with _agent_view(workspace, job, ctx, tampering if staged else None), ctx.agents:
         if stopping():
@@ -221,9 +222,12 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     if record.errored:
         return record
 
+    found = changes(workspace.root, before)
+    record.files_changed = [redact(shown(rel)) for rel in found[0]]
+    record.files_deleted = [redact(shown(rel)) for rel in found[1]]
+    work = render_changes(workspace.root, before, found) if _judges_work(job.case) else ""
     # Graders see the bundled files as they were before the agent started, whatever it left.
     workspace.pin_pristine()
-    work = render_changes(workspace.root, before) if before is not None else ""
     record.validator_results = run_validators(job.case.validators, workspace, result.final_output)
     if job.case.expectations:
         if ctx.judge is None:
@@ -319,7 +323,7 @@ def _watch(workspace: Workspace, watched: list[str], tampering: list[str] | None
         return
     before = fingerprint(workspace.root, watched)
     yield
-    tampering.extend(changes(before, fingerprint(workspace.root, watched)))
+    tampering.extend(tampered(before, fingerprint(workspace.root, watched)))
 
 
 def _errored(message: str, workspace: Workspace, ctx: ArmContext) -> ArmRecord:

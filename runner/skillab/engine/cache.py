@@ -175,8 +175,10 @@ class BaselineCache:
         record.cached = True
         return record
 
-    def put(self, scope: str, key: str, record: ArmRecord) -> None:
-        """Store atomically; a failing disk only costs the cache, never the run."""
+    def put(self, scope: str, key: str, record: ArmRecord, about: dict[str, Any] | None = None) -> None:
+        """Store atomically; a failing disk only costs the cache, never the run. ``about``
+        names the entry for people (skill, case, model: ``skillab cache list``); lookups never
+        read it, and it is signed with the rest."""
         if record.errored or not self._usable():
             return
         assert isinstance(self.key, bytes)
@@ -188,6 +190,8 @@ class BaselineCache:
             "key": key,
             "record": record.to_dict(),
         }
+        if about:
+            entry["about"] = about
         # Signed as it will be read back (JSON turns tuples into lists, keys into strings).
         entry["mac"] = entry_mac(self.key, json.loads(json.dumps(entry)))
         try:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.usage import Usage
+from ..core.wording import counted
 from ..providers.pricing import cost_usd, price_of
 from ..core.settings import RunConfig
 from .prepare import Prepared
@@ -27,6 +28,8 @@ ANSWER_TOKENS = 400
 CHARS_PER_TOKEN = 4
 # Adapters that make no model call.
 OFFLINE_ADAPTERS = ("mock",)
+# The key each agent CLI reads.
+CLI_KEYS = {"claude-code": "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY", "gemini-cli": "GEMINI_API_KEY"}
 
 
 @dataclass(frozen=True)
@@ -43,10 +46,20 @@ class SuitePlan:
     cost_usd: float | None
     basis: str
     kept: int = 0
+    # Agent calls beyond the A/B arms: each trigger trial is one agent session.
+    trigger_trials: int = 0
+    # The judge's consistency check: a share of its verdicts asked again after the arms.
+    judge_reasks: int = 0
 
     @property
     def records(self) -> int:
         return self.cases * self.runs
+
+    @property
+    def total_calls(self) -> int:
+        """Every model call the run makes, at one turn per agent session."""
+        agent = self.agent_calls[0] + self.trigger_trials if self.agent_calls != (0, 0) else 0
+        return agent + self.judge_calls + self.judge_reasks
 
 
 def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] | None,
@@ -62,6 +75,8 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
     agent_calls = (0, 0) if offline else (arms, arms * attempts * turns)
     judged = sum(_judge_calls(c) for c in prepared.graded) * config.engine.runs
     judge_calls = 0 if offline and not config.judge.model.name else judged * arms_per_record * attempts
+    reasks = _judge_reasks(prepared, config, arms_per_record * attempts) if judge_calls else 0
+    trials = 0 if offline else _trigger_trials(prepared, config)
     measured = _measured(previous, prepared, config)
     if offline:
         tokens, cost, basis = 0, None, "mock adapter: no model is called, nothing is billed"
@@ -80,7 +95,29 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
     if cost is None and not offline:
         basis += f"; no price listed for {config.agent.model.name}: tokens only"
     return SuitePlan(str(prepared.suite.path), len(prepared.graded), config.engine.runs, arms_per_record,
-                     arms, hits, agent_calls, judge_calls, tokens, cost, basis, kept)
+                     arms, hits, agent_calls, judge_calls, tokens, cost, basis, kept, trials, reasks)
+
+
+def _trigger_trials(prepared: Prepared, config: RunConfig) -> int:
+    """The trigger trials the run poses, counted by the plan the run itself builds."""
+    from .trigger import TriggerPlan
+
+    if not prepared.triggers:
+        return 0
+    original = prepared.skill if config.engine.against else None
+    return len(TriggerPlan(prepared.triggers, prepared.skill, prepared.siblings, original,
+                           runs=config.engine.runs).trials())
+
+
+def _judge_reasks(prepared: Prepared, config: RunConfig, arms_per_case_run: int) -> int:
+    """The consistency check's re-asks, sized as ``engine.consistency`` sizes them."""
+    from .consistency import MINIMUM_SAMPLE
+
+    share = config.judge.consistency
+    verdicts = sum(len(c.expectations) for c in prepared.graded) * config.engine.runs * arms_per_case_run
+    if not verdicts or share <= 0:
+        return 0
+    return min(verdicts, max(MINIMUM_SAMPLE, math.ceil(share * verdicts)))
 
 
 def _judge_calls(case: Any) -> int:
@@ -207,9 +244,11 @@ def _rough(prepared: Prepared, config: RunConfig, arms: int, judge_calls: int
     return usage.total_tokens, cost
 
 
-def render_plan(plans: list[SuitePlan], config: RunConfig) -> str:
+def render_plan(plans: list[SuitePlan], config: RunConfig, roles: list[str] | None = None) -> str:
+    """``roles``: the lines naming each model, its provider and its key (``models_and_keys``)."""
     lines = [f"skillab dry run · adapter {config.agent.adapter}"
              + (f" · model {config.agent.model.name}" if config.agent.model.name else "")]
+    lines += roles or []
     for p in plans:
         calls = ("none" if p.agent_calls == (0, 0) else
                  f"{p.agent_calls[0]:,}" if p.agent_calls[0] == p.agent_calls[1]
@@ -217,6 +256,10 @@ def render_plan(plans: list[SuitePlan], config: RunConfig) -> str:
         hits = ("unknown: the adapter cannot be set up yet (is its API key set?)" if p.cache_hits is None
                 else f"{p.cache_hits:,} baselines expected from the cache")
         cost = "n/a" if p.cost_usd is None else f"${p.cost_usd:.4f}"
+        if p.trigger_trials:
+            calls += f" + {counted(p.trigger_trials, 'trigger trial')}"
+        judge = f"{p.judge_calls:,}" + (f" + {counted(p.judge_reasks, 'consistency re-ask')}"
+                                         if p.judge_reasks else "")
         lines += [
             "",
             f"  suite          {p.suite}",
@@ -226,7 +269,8 @@ def render_plan(plans: list[SuitePlan], config: RunConfig) -> str:
             *([f"  resumed        {p.kept:,} finished arms kept from --resume"] if p.kept else []),
             f"  arms to run    {p.arms_to_run:,}",
             f"  agent calls    {calls}",
-            f"  judge calls    {p.judge_calls:,}",
+            f"  judge calls    {judge}",
+            f"  model calls    {p.total_calls:,}" + ("" if p.agent_calls[0] == p.agent_calls[1] else " at least"),
             f"  est. tokens    {p.tokens:,}",
             f"  est. cost      {cost}",
             f"  estimate       {p.basis}",
@@ -236,3 +280,42 @@ def render_plan(plans: list[SuitePlan], config: RunConfig) -> str:
         lines += ["", f"  total est. cost ${sum(costs):.4f}"]  # type: ignore[arg-type]
     lines += ["", "nothing was run (--dry-run)."]
     return "\n".join(lines)
+
+
+def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
+    """The plan's lines naming each model, the provider serving it and the key it reads; the
+    caller has built the adapter and the judge already, so each named key is there."""
+    from ..providers.registry import agent_settings, judge_settings
+
+    agent = config.agent
+    if agent.adapter in OFFLINE_ADAPTERS:
+        lines = [f"  agent          {agent.adapter} adapter: scripted answers, no model, no key"]
+    elif agent.adapter in ("llm", "agent"):
+        lines = [f"  agent          {_served(agent_settings(agent.model, config.tuning), config)}"]
+    else:
+        key = CLI_KEYS.get(agent.adapter)
+        said = "" if key is None else f" · key {key} ({'set' if config.credentials.environ.get(key) else 'unset'})"
+        lines = [f"  agent          {agent.adapter} CLI · model {agent.model.name or 'its own default'}{said}"]
+    if not needs_judge:
+        return [*lines, "  judge          none: no case has an expectation to grade"]
+    if agent.adapter in OFFLINE_ADAPTERS and not config.judge.model.name:
+        return [*lines, "  judge          mock judge: grades the scripted answers, no model, no key"]
+    settings = judge_settings(agent.model, config.judge, config.tuning)
+    why = "" if config.judge.model.name else " (the default: a model of another family than the agent's)"
+    return [*lines, f"  judge          {_served(settings, config)}{why}"]
+
+
+def _served(settings: Any, config: RunConfig) -> str:
+    from ..providers.registry import resolve_base_url
+
+    environ = config.credentials.environ
+    endpoint = resolve_base_url(settings, environ)
+    where = f" at {endpoint}" if endpoint else ""
+    key = settings.key_env
+    if key is None:
+        said = "no key needed"
+    elif (environ.get(key) or "").strip():
+        said = f"key {key} (set)"
+    else:
+        said = f"key {key} unset: keyless endpoint"
+    return f"{settings.model} via {settings.provider}{where} · {said}"

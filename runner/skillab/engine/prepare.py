@@ -36,6 +36,7 @@ class Prepared:
 
 
 def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
+    engine = engine.for_target(target)
     suite = load_suite(Path(target), format=engine.suite_format)
     skill = load_skill(suite.skill_dir or suite.path.parent)
     triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)

@@ -30,7 +30,7 @@ from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
-from .against import OriginalSkill, open_original
+from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
@@ -91,7 +91,7 @@ def run_suite(
             original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
         execution = Execution(prepared, config, adapter, judge, emit, original,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
-                                        *run_warnings(config, judge)])
+                                        *run_warnings(config, judge), *against_warnings(adapter, original)])
         if resume_from is not None:
             check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
@@ -275,7 +275,10 @@ class Execution:
             case_index, job, slot = pending.pop(future)
             record = future.result()
             if slot:
-                self.cache.put(*slot, record)
+                self.cache.put(*slot, record, about={
+                    "skill": self.prepared.skill.name, "case": job.case.name, "run_index": job.run_index,
+                    "suite": str(self.prepared.suite.path), "adapter": self.adapter.name,
+                    "model": self.config.agent.model.name})
             self._spend(record)
             self._finish(case_index, job, record)
             if not settled and not record.errored:
@@ -318,7 +321,8 @@ class Execution:
         self._publish(ArmFinished(str(self.prepared.suite.path), skill, job.case.name, job.run_index,
                                   job.arm, record))
         if pair is not None:
-            self._publish(CaseFinished(skill, done, self.planned, pair))
+            self._publish(CaseFinished(skill, done, self.planned, pair,
+                                       getattr(getattr(self.judge, "transport", None), "usage", None)))
 
     def _publish(self, event: Event) -> None:
         try:

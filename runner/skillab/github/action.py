@@ -181,8 +181,8 @@ class Action:
 
     def run_suites(self, configs: Sequence[RunConfig]) -> None:
         """Every selected suite under each agent in turn, in one session: one spend cap, one stop."""
-        from ..reports.progress import LineReporter
         from ..session import Session, SuiteRun
+        from .job_log import job_log
 
         locations = {location.directory: location for location in self.state.selection.suites}
         several = len(configs) > 1
@@ -190,7 +190,7 @@ class Action:
         runs = (SuiteRun(directory, config) for config in configs for directory in locations
                 if config.agent.adapter not in no_key)  # lazy: no_key grows as the session runs
 
-        log = LineReporter(lambda text: self.log.line("  " + redact(text, self.env)))
+        log = job_log(self.log, self.env, self.ctx.workspace, configs)
         session = Session([log], on_document=lambda run, doc: self.ran(doc),
                           on_error=lambda run, exc: self.suite_failed(exc, no_key),
                           around=lambda run: self.suite_group(locations[run.target],
@@ -332,7 +332,7 @@ class Action:
         verdicts = [f"Check failed: {reason}" for reason in state.failures]
         if state.interrupted:
             verdicts.insert(0, "Interrupted: these are partial results.")
-        report = render_markdown(shown, run_url=self.ctx.run_url, notes=verdicts + state.notes)
+        report = render_markdown(shown, run_url=self.ctx.run_url, notes=state.notes, checks=verdicts)
         if state.ablations:
             from .ablation import ablation_markdown
 

@@ -47,11 +47,18 @@ def snapshot(root: Path) -> dict[str, str]:
     return found
 
 
-def render_changes(root: Path, before: dict[str, str]) -> str:
-    """The files created or changed since ``before`` with their text, and the ones deleted."""
+def changes(root: Path, before: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The files created or changed since ``before``, and the ones deleted, sorted."""
     after = snapshot(root)
-    changed = sorted(rel for rel, digest in after.items() if before.get(rel) != digest)
-    deleted = sorted(set(before) - set(after))
+    return (sorted(rel for rel, digest in after.items() if before.get(rel) != digest),
+            sorted(set(before) - set(after)))
+
+
+def render_changes(root: Path, before: dict[str, str],
+                   found: tuple[list[str], list[str]] | None = None) -> str:
+    """The files created or changed since ``before`` with their text, and the ones deleted
+    (``found``: what ``changes`` returned, when the caller has it already)."""
+    changed, deleted = found if found is not None else changes(root, before)
     if not changed and not deleted:
         return "(the agent created, changed and deleted no files)"
     parts: list[str] = []
@@ -61,17 +68,17 @@ def render_changes(root: Path, before: dict[str, str]) -> str:
         content = _text_of(root, rel)
         if len(content) > WORK_FILE_CHARS:
             content = content[:WORK_FILE_CHARS] + f"\n[... cut at {WORK_FILE_CHARS} characters]"
-        block = f"=== {_shown(rel)} ({state}) ===\n{content}"
+        block = f"=== {shown(rel)} ({state}) ===\n{content}"
         if len(block) > budget:
             parts.append(f"[... {len(changed) - len(parts)} more changed files left out]")
             break
         budget -= len(block)
         parts.append(block)
-    parts.extend(f"=== {_shown(rel)} (deleted) ===" for rel in deleted)
+    parts.extend(f"=== {shown(rel)} (deleted) ===" for rel in deleted)
     return "\n\n".join(parts)
 
 
-def _shown(rel: str) -> str:
+def shown(rel: str) -> str:
     """A file name as the judge sees it: bytes that are not UTF-8 (which no request could
     encode) replaced, control characters (a newline faking another file's header) escaped."""
     text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

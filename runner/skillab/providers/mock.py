@@ -50,6 +50,13 @@ class MockModel:
         return cls(yaml.safe_load(path.read_text(encoding="utf-8")),
                    script_sha256=hashlib.sha256(path.read_bytes()).hexdigest())
 
+    def scripts_original(self, case_name: str | None = None) -> bool:
+        """Whether the script answers the ``original`` arm itself (``--against``): for
+        ``case_name``, or for any case."""
+        if case_name is not None:
+            return "original" in self._responses.get(case_name, {})
+        return any("original" in arms for arms in self._responses.values())
+
     def scripts_by_skill(self, case_name: str) -> bool:
         """Whether the case's answer depends on the loaded skill's content (``by_skill`` rules)."""
         return case_name in self._rules

@@ -1,7 +1,8 @@
 """Choosing a provider for a model, finding its key, and building its client.
 
-Which provider serves a model, in order: ``--provider``; ``--base-url`` (an OpenAI-compatible
-endpoint: Ollama, vLLM, LiteLLM, OpenRouter...); ``claude*`` → anthropic; ``gpt*``, ``o1``/``o3``/
+Which provider serves a model, in order: ``--provider``; ``claude*`` → anthropic and
+``gemini*`` → gemini, with or without ``--base-url`` (then a proxy of that provider);
+``--base-url`` (an OpenAI-compatible endpoint: Ollama, vLLM, LiteLLM, OpenRouter...); ``gpt*``, ``o1``/``o3``/
 ``o4``, ``chatgpt*`` and router ids with a slash (``openai/gpt-4o``, ``meta-llama/...``) →
 openai; ``gemini*`` → gemini. ``--provider openai-responses`` sends OpenAI models through the
 Responses API instead of chat completions. Anything else needs ``--provider`` or ``--base-url``.
@@ -76,9 +77,11 @@ def infer_provider(
         if not plugins.is_known("models", explicit):
             raise UsageError(f"unknown provider '{explicit}' (choose from {', '.join(plugins.names('models'))})")
         return explicit  # type: ignore[return-value]
-    if base_url:
-        return "openai"
     found = provider_of_name(model)
+    if base_url:
+        # A name of a provider with its own wire protocol keeps it: the URL is that provider's
+        # proxy. Sending a claude-* model to an OpenAI client ends every arm in a 404.
+        return found if found in ("anthropic", "gemini") else "openai"
     if found is None:
         raise UsageError(
             f"cannot tell which provider serves model '{model}': pass --provider "

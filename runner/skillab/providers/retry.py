@@ -10,7 +10,9 @@ The SDK clients are built with their own retries off (``max_retries=0``), so wha
   same way;
 - 401 and 403 raise ``ProviderAuthError`` at once: every later call would fail the same way, so
   the run stops instead of marking each case errored;
-- other client errors (400, 404, 413...) raise ``ProviderError`` without retrying;
+- 404 raises ``ProviderEndpointError`` (no such model or endpoint): it too would repeat for
+  every arm, so the run stops;
+- other client errors (400, 413...) raise ``ProviderError`` without retrying;
 - the whole call, attempts and waits together, has a deadline (``deadline_s``): no attempt
   starts and no wait runs past it, and each attempt's timeout is cut to what is left of it, so
   a provider that answers slowly cannot hold one call for attempts × timeout.
@@ -28,7 +30,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, TypeVar
 
-from ..errors import ProviderAuthError, ProviderError
+from ..errors import ProviderAuthError, ProviderEndpointError, ProviderError
 from ..secrets import redact
 
 T = TypeVar("T")
@@ -180,6 +182,18 @@ class CallSite:
     key_env: str
 
 
+# A wait this long is told to the user (a 529 storm is otherwise ten silent seconds).
+NOTICE_WAIT_S = 1.0
+_retry_listener: Callable[[str], None] | None = None
+
+
+def on_retry(listener: Callable[[str], None] | None) -> None:
+    """Who hears about a retry wait of ``NOTICE_WAIT_S`` or more: the CLI's stderr, the Action's
+    log; None for nobody (the default, and library use)."""
+    global _retry_listener
+    _retry_listener = listener
+
+
 def call_with_retries(
     send: Callable[[], T],
     *,
@@ -226,6 +240,11 @@ def _attempts(
                     f"({failure.message}); check {site.key_env}"
                 )
             )
+        if failure.status == 404:
+            raise ProviderEndpointError(redact(
+                f"{site.provider} has no model {site.model} at this endpoint ({failure.message}); "
+                "every arm would get the same answer, so the run stops: check --model, "
+                "--provider and --base-url"))
         if failure.kind == "fatal" or attempt == attempts:
             tries = f" after {attempt} attempts" if attempt > 1 else ""
             raise ProviderError(
@@ -237,6 +256,10 @@ def _attempts(
         left = remaining_s()
         if left is not None and wait >= left:
             _check_deadline(site, policy, attempt, failure.message, force=True)
+        listener = _retry_listener
+        if listener is not None and wait >= NOTICE_WAIT_S:
+            listener(redact(f"{site.provider} {site.model}: {failure.message}; retrying in {wait:.1f}s "
+                            f"(attempt {attempt + 1} of {attempts})"))
         sleep(wait)
     raise AssertionError("unreachable")
 

@@ -13,7 +13,12 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..core.wording import counted
+from . import html_cases
 from .findings import ARM_TITLES, FAILED_OUTCOMES
+from .html_cases import CaseRow, case_table, tags_of
+from .html_panels import suite_panels
+from .html_trend import trend_chart
 from .partial import interruption
 from .trigger_gates import only_triggers
 
@@ -30,7 +35,9 @@ td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:to
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.5em;max-height:24em;overflow:auto;margin:.3em 0}
 details{margin:.4em 0;border:1px solid #eee;border-radius:6px;padding:.3em .6em}
 summary{cursor:pointer;font-weight:600}svg text{font:11px sans-serif;fill:#1d2327}
-"""
+.callout{border-left:4px solid currentColor;padding:.3em .6em;background:#fff8f0}
+.disclosures{color:#57606a;margin:.4em 0}.disclosures ul{margin:.2em 0}
+""" + html_cases.CSS
 OPEN_ALL_UP_TO = 10
 WRITE_TOOL = re.compile(r"(?i)write|edit|create|append|delete|remove|move|rename|patch")
 TOOL_CALL = re.compile(r"→ tool: (\w+)\((.*)\)")
@@ -40,8 +47,8 @@ PATH_ARG = re.compile(r"""(?:file_path|path|target|destination)="([^"]+)\"""")
 def render_html(documents: list[dict[str, Any]]) -> str:
     title = "skillab report"
     body = [f"<h1>{title}</h1>"]
-    for doc in documents:
-        body += _suite(doc)
+    for index, doc in enumerate(documents):
+        body += _suite(doc, f"s{index}")
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>{title}</title><style>{CSS}</style></head><body>\n"
@@ -54,7 +61,7 @@ def write_html(documents: list[dict[str, Any]], path: Path) -> None:
     path.write_text(render_html(documents), encoding="utf-8")
 
 
-def _suite(doc: dict[str, Any]) -> list[str]:
+def _suite(doc: dict[str, Any], key: str = "s0") -> list[str]:
     suite, rate = doc["suite"], doc["pass_rate"]
     stopped = interruption(doc)
     verdict, cls = (stopped, "interrupted") if stopped else (doc["verdict"], doc["verdict"])
@@ -77,7 +84,7 @@ def _suite(doc: dict[str, Any]) -> list[str]:
         if doc["adapter"]["name"] == "mock":
             out.append("<p class=\"note\">Mock adapter: the loads are scripted, so these rates show the "
                        "pipeline works, not how the agent routes.</p>")
-        return [*out, *_trend_chart(doc), *_trigger_tables(doc), "</section>"]
+        return [*out, *trend_chart(doc), *_trigger_tables(doc), "</section>"]
     out.append(f"<p><b>pass rate</b> with {_pct(rate['with_skill'])} · without {_pct(rate['without_skill'])}"
                f" · delta <b>{_pts(rate['delta_pts'])}</b></p>")
     if stats.get("summary"):
@@ -85,10 +92,11 @@ def _suite(doc: dict[str, Any]) -> list[str]:
     if doc["adapter"]["name"] == "mock":
         out.append("<p class=\"note\">Mock adapter: the answers are scripted, so this lift shows the "
                    "pipeline works, not that the skill helps.</p>")
+    out += suite_panels(doc)
     out.append(_lift_plot(rate.get("delta_pts"), stats.get("ci95")))
-    out += _trend_chart(doc)
+    out += trend_chart(doc)
     out += _trigger_tables(doc)
-    out += _case_table(doc)
+    out += _case_table(doc, key)
     out += [_case_detail(doc, record) for record in doc.get("cases", [])]
     out.append("</section>")
     return out
@@ -116,44 +124,6 @@ def _lift_plot(delta: float | None, ci: list[float] | None) -> str:
     else:
         parts.append(f'<text x="{width / 2}" y="22" text-anchor="middle">no lift measured</text>')
     return "".join(parts) + "</svg>"
-
-
-def _trend_chart(doc: dict[str, Any]) -> list[str]:
-    """Each arm's pass rate over the comparable runs in the history file, oldest first."""
-    trend = doc.get("trend") or {}
-    series = _history_series(doc, trend.get("history"))
-    # A run with no arm measured (trigger queries only, every case errored) has no point to plot.
-    series = [(when, rates) for when, rates in series if any(v is not None for v in (rates or {}).values())]
-    if len(series) < 2:
-        return []
-    width, height, pad = 520, 140, 28
-    step = (width - 2 * pad) / (len(series) - 1)
-    parts = [f'<h3>Trend over {len(series)} runs</h3><svg role="img" aria-label="pass rate trend" '
-             f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-             'xmlns="http://www.w3.org/2000/svg">',
-             f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="#999"/>']
-    for arm, colour in (("with_skill", "#0969da"), ("without_skill", "#8c959f")):
-        points = [(pad + i * step, height - pad - (rate or 0) * (height - 2 * pad))
-                  for i, (_, rates) in enumerate(series) for rate in [rates.get(arm)] if rate is not None]
-        if points:
-            path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
-            parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2">'
-                         f'<title>{ARM_TITLES[arm]}</title></polyline>')
-            px, py = points[-1]
-            parts.append(f'<text x="{px - 4:.1f}" y="{py - 6:.1f}" text-anchor="end">{ARM_TITLES[arm]}</text>')
-    parts.append(f'<text x="{pad}" y="{height - 8}">{_e(series[0][0][:10])}</text>'
-                 f'<text x="{width - pad}" y="{height - 8}" text-anchor="end">{_e(series[-1][0][:10])}</text>')
-    return ["".join(parts) + "</svg>"]
-
-
-def _history_series(doc: dict[str, Any], history: str | None) -> list[tuple[str, dict[str, Any]]]:
-    if not history or not Path(history).is_file():
-        return []
-    from ..scoring.history import HistoryEntry, read_history
-
-    entries, _ = read_history(Path(history))
-    key = HistoryEntry.from_document(doc).key
-    return [(e.recorded_at, e.pass_rate) for e in entries if e.key == key]
 
 
 def _trigger_tables(doc: dict[str, Any]) -> list[str]:
@@ -201,15 +171,15 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _case_table(doc: dict[str, Any]) -> list[str]:
+def _case_table(doc: dict[str, Any], key: str) -> list[str]:
     arms = _arms(doc)
-    rows = ["<h3>Cases</h3><table><tr><th>case</th>"
-            + "".join(f"<th>{ARM_TITLES[a]}</th>" for a in arms) + "<th>outcome</th></tr>"]
-    for record in doc.get("cases", []):
-        cells = "".join(f"<td class=\"{_state(record.get(a))}\">{_state(record.get(a))}</td>" for a in arms)
-        rows.append(f"<tr><td><a href=\"#{_anchor(doc, record)}\">{_e(_label(doc, record))}</a></td>{cells}"
-                    f"<td class=\"{_e(record['outcome'])}\">{_e(record['outcome'])}</td></tr>")
-    return ["".join(rows) + "</table>"]
+    head = ["case", *(ARM_TITLES[a] for a in arms), "outcome"]
+    rows = [CaseRow(record["case_name"], record["outcome"], tags_of(record),
+                    "".join(f"<td class=\"{_state(record.get(a))}\">{_state(record.get(a))}</td>" for a in arms)
+                    + f"<td class=\"{_e(record['outcome'])}\">{_e(record['outcome'])}</td>",
+                    _anchor(doc, record), _label(doc, record))
+            for record in doc.get("cases", [])]
+    return case_table(key, head, rows)
 
 
 def _case_detail(doc: dict[str, Any], record: dict[str, Any]) -> str:
@@ -237,10 +207,16 @@ def _arm(arm: str, data: dict[str, Any] | None) -> str:
         out.append(f"<p class=\"error\">error: {_e(data['error'])}</p>")
     seconds = data.get("duration_ms", 0)
     seconds = seconds / 1000 if _is_number(seconds) else seconds
-    out.append(f"<p class=\"note\">{_n(data.get('turns', 0))} turns · {_n(data.get('total_tokens', 0), ',')} "
-               f"tokens · {_n(data.get('tool_call_count', 0))} tool calls · {_n(seconds, '.1f')}s</p>")
+    out.append(f"<p class=\"note\">{_counted(data.get('turns', 0), 'turn')} · "
+               f"{_counted(data.get('total_tokens', 0), 'token')} · "
+               f"{_counted(data.get('tool_call_count', 0), 'tool call')} · {_n(seconds, '.1f')}s</p>")
     out.append(f"<b>answer</b><pre>{_e(data.get('final_output') or '(no answer)')}</pre>")
-    changed = files_changed(data.get("transcript", ""))
+    extra = data.get("extra") or {}
+    if "files_changed" in extra or "files_deleted" in extra:
+        # The workspace diff the run took: what is on disk, whatever the transcript says.
+        changed = [*extra.get("files_changed", []), *(f"{f} (deleted)" for f in extra.get("files_deleted", []))]
+    else:
+        changed = files_changed(data.get("transcript", ""))  # a document written before the diff was kept
     out.append("<b>files changed</b> " + (", ".join(f"<code>{_e(f)}</code>" for f in changed) or
                                           "<span class=\"note\">none</span>"))
     for v in data.get("validator_results", []):
@@ -305,6 +281,11 @@ def _e(value: Any) -> str:
 def _n(value: Any, spec: str = "") -> str:
     """A number as ``spec`` formats it; anything else a hand-edited document holds, as text."""
     return format(value, spec) if _is_number(value) else _e(value)
+
+
+def _counted(value: Any, noun: str) -> str:
+    """``counted`` for a number; anything else a hand-edited document holds, escaped."""
+    return counted(value, noun) if _is_number(value) else f"{_e(value)} {noun}s"
 
 
 def _is_number(value: Any) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from .context_view import context_text
 from ..scoring.statistics import pooled_statistics
+from .. import __version__
 from . import escape
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
@@ -81,11 +82,13 @@ def render_markdown(
     run_url: str | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     notes: Sequence[str] = (),
+    checks: Sequence[str] = (),
 ) -> str:
     """The report for ``documents``, at most ``max_chars`` long (counted as GitHub counts).
 
     ``notes`` are plain sentences about the run as a whole (a skipped suite, a parse error);
-    they are escaped like everything else.
+    ``checks`` say why the check failed, right under the headline where a reviewer looks
+    first. Both are escaped like everything else.
     """
     everything = [SuiteView.from_document(i, doc) for i, doc in enumerate(documents)]
     # Suites of trigger queries only have no A/B part: they appear in the trigger section.
@@ -98,6 +101,7 @@ def render_markdown(
         part
         for part in (
             _headline(suites, graded) if suites or not documents else trigger_headline(documents),
+            _notes(checks),
             versus_original(suites),
             _flips(suites),
             _table(suites),
@@ -215,7 +219,9 @@ def _table(suites: list[SuiteView]) -> str:
             delta = "n/a (error-dominated)"
         elif s.lift_withheld:
             delta = "withheld (judge)"
-        verdict = f"{VERDICT_ICON.get(s.verdict, '')} {escape.inline(s.verdict, 20)}"
+        # A partial run has no verdict: what did not run could change it.
+        verdict = ("⏹️ interrupted" if s.interrupted
+                   else f"{VERDICT_ICON.get(s.verdict, '')} {escape.inline(s.verdict, 20)}")
         k = f" (pass@{s.pass_k})" if s.pass_k > 1 else ""
         lines.append(
             f"| {escape.inline(s.name, 80)} | {s.total_cases} | {fmt_rate(s.with_rate)}{k} | "
@@ -322,9 +328,11 @@ def _notes(notes: Sequence[str]) -> str:
 
 
 def _footer(suites: list[SuiteView], run_url: str | None) -> str:
-    parts = []
+    parts = [f"skillab {escape.inline(__version__, 20)}"] if suites else []
+    # A suite that could not run (an invalid suite's row) has no adapter or models to tell.
+    suites = [s for s in suites if s.version != "?"]
     if suites:
-        parts.append(f"skillab {escape.inline(suites[0].version, 20)}")
+        parts[0] = f"skillab {escape.inline(suites[0].version, 20)}"
         parts.append("adapter " + _distinct(s.adapter for s in suites))
         parts.append("model " + _distinct(s.agent_model or "none" for s in suites))
         parts.append("judge " + _distinct(s.judge_model or "none" for s in suites))

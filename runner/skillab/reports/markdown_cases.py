@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core.records import ArmRecord
 from . import escape
-from .markdown_view import EDIT_LABEL, OUTCOME_LABEL, CaseView, SuiteView
+from .markdown_view import EDIT_LABEL, OUTCOME_LABEL, CaseView, SuiteView, broken_by_skill
 
 _OUTPUT_EXCERPT = 600
 
@@ -92,9 +92,17 @@ def _case_row(case: CaseView, suite: SuiteView) -> str:
         versus = _edit_label(case, suite)
         original = f" {state} | {versus} |"
     return (
-        f"| {escape.inline(case.case_name, 80)} |{run} {OUTCOME_LABEL.get(case.outcome, case.outcome)} | "
+        f"| {escape.inline(case.case_name, 80)} |{run} {_outcome_label(case, suite)} | "
         f"{_arm_state(case.with_skill)} | {_arm_state(case.without_skill)} |{original} {tokens} |"
     )
+
+
+def _outcome_label(case: CaseView, suite: SuiteView) -> str:
+    """A case is "broken by the skill" only when its drop passed the noise test, as the
+    headline says: one case, one label."""
+    if case.outcome == "flip_to_fail" and not broken_by_skill(suite, case.case_name):
+        return "🟡 worse with the skill, within noise"
+    return OUTCOME_LABEL.get(case.outcome, case.outcome)
 
 
 def _edit_label(case: CaseView, suite: SuiteView) -> str:
@@ -120,7 +128,7 @@ def _case_details(case: CaseView, suite: SuiteView, named: bool) -> str:
     where = f"{escape.html_text(suite.name, 60)} / " if named else ""
     summary = (
         f"{where}{escape.html_text(case.case_name, 100)}{run}: "
-        f"{OUTCOME_LABEL.get(case.outcome, case.outcome)}"
+        f"{_outcome_label(case, suite)}"
     )
     if case.original_outcome in ("flip_to_fail", "flip_to_pass"):
         summary += f" · {_edit_label(case, suite)}"

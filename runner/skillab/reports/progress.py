@@ -27,6 +27,8 @@ class Tally:
         self.cost: float | None = None
         self.failures = 0
         self.errors = 0
+        # Each suite's judge usage so far: the events carry it cumulative, so the latest counts.
+        self._judges: dict[str, Any] = {}
 
     def add(self, tick: CaseFinished) -> None:
         for arm in (tick.record.with_skill, tick.record.without_skill, tick.record.original):
@@ -35,6 +37,13 @@ class Tally:
             self.tokens += arm.usage.total_tokens
             if arm.usage.cost_usd is not None:
                 self.cost = (self.cost or 0.0) + arm.usage.cost_usd
+        if tick.judge_usage is not None:
+            before = self._judges.get(tick.skill)
+            self._judges[tick.skill] = tick.judge_usage
+            self.tokens += tick.judge_usage.total_tokens - (before.total_tokens if before else 0)
+            spent = (tick.judge_usage.cost_usd or 0.0) - ((before.cost_usd or 0.0) if before else 0.0)
+            if tick.judge_usage.cost_usd is not None:
+                self.cost = (self.cost or 0.0) + spent
         if tick.record.outcome == "error":
             self.errors += 1
         elif tick.record.outcome in FAILING:

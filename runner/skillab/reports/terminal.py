@@ -38,13 +38,18 @@ def render_table(doc: dict[str, Any], *, verbose: bool = False) -> str:
 def why_failed(doc: dict[str, Any], *, verbose: bool = False) -> list[str]:
     """After the table: every failed or errored record with its reasons."""
     records = failed_records(doc)
+    if verbose:
+        # A rescued case failed too, without the skill: -v shows why, as it does for the rest.
+        records += [r for r in doc.get("cases", []) if r.get("outcome") == "flip_to_pass"]
     if not records:
         return []
     runs = (doc.get("runs") or 1) > 1
     lines = ["", "  why cases failed" + ("" if verbose else " (-v for both arms and longer output)")]
     for record in records:
         name = record["case_name"] + (f" (run {record['run_index'] + 1})" if runs else "")
-        lines.append(f"  ✗ {name}: {record['outcome']}")
+        rescued = record["outcome"] == "flip_to_pass"
+        lines.append(f"  {'✓' if rescued else '✗'} {name}: {record['outcome']}"
+                     + (" (the without-skill arm failed)" if rescued else ""))
         if record.get("error"):
             lines.append(f"      error: {_clip(record['error'], 400 if verbose else 200)}")
         for arm in ARMS:
@@ -71,7 +76,8 @@ def _header(doc: dict[str, Any]) -> str:
     models = doc["models"]
     parts = [f"skillab · {suite['skill']} ({suite['path']})", f"adapter {doc['adapter']['name']}"]
     if models.get("agent"):
-        parts.append(f"model {models['agent']}")
+        provider = ((doc["adapter"].get("identity") or {}).get("provider"))
+        parts.append(f"model {models['agent']}" + (f" ({provider})" if provider else ""))
     if models.get("judge"):
         same = " (the agent's family)" if models.get("judge_same_family") else ""
         parts.append(f"judge {models['judge']}{same}")

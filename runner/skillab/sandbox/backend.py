@@ -152,6 +152,22 @@ def active() -> Choice:
         return _choice
 
 
+INSTALL_CLI = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf "
+               "install bubblewrap) on a Linux host that allows unprivileged user namespaces; "
+               "--sandbox none says you mean it")
+INSTALL_ACTION = ("the Action's image carries bubblewrap, so this runner blocks user namespaces: run "
+                  "on a GitHub-hosted runner, or set the action's `sandbox: none` input to say you mean it")
+
+
+def fallback_warning(choice: Choice, how: str = INSTALL_CLI) -> str | None:
+    """What a run that fell back to no sandbox says before its first case (``how``: what to do
+    about it, in the words of the CLI or of the Action)."""
+    if not choice.fallback:
+        return None
+    return (f"WARNING: no sandbox ({choice.reason}): the suite's validators and setup commands run "
+            f"UNSANDBOXED on this machine. To sandbox them: {how}")
+
+
 def require_sandbox(choice: Choice, adapter: str) -> None:
     """Fail closed: only a mock run may fall back to no sandbox without asking for it."""
     if choice.fallback and adapter != "mock":

@@ -234,7 +234,21 @@ def _translate(error: ValidationError, where: _Where) -> list[SuiteIssue]:
                 field=_field(at),
             )
         ]
-    return [where.issue(f"{subject} must be {expected}, got {_describe(error.instance)}", at)]
+    hint = _colon_in_text(error.instance) if error.validator == "type" and "string" in str(error.validator_value) else ""
+    return [where.issue(f"{subject} must be {expected}, got {_describe(error.instance)}{hint}", at)]
+
+
+def _colon_in_text(value: Any) -> str:
+    """A one-key mapping where text was wanted: ``- The answer says: hello`` parses as
+    ``{"The answer says": "hello"}`` because of the unquoted ': '."""
+    if not (isinstance(value, dict) and len(value) == 1):
+        return ""
+    (key, inner), = value.items()
+    if not isinstance(key, str) or not isinstance(inner, (str, type(None))):
+        return ""
+    text = f"{key}: {inner or ''}".strip()
+    return (" — an unquoted ': ' inside the text made it a mapping; quote the whole text: "
+            + "'" + text.replace("'", "''") + "'")
 
 
 def _unknown_key(at: YamlPath, key: Hashable, allowed: list[str]) -> str:

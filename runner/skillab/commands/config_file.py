@@ -1,0 +1,151 @@
+"""Defaults for ``skillab run`` from a file: ``[tool.skillab]`` in ``pyproject.toml``, or the
+top level of ``skillab.toml`` (it wins when a directory has both), found in the current
+directory or the nearest one above it, as pytest finds its ini file.
+
+Each key is a run option's long flag without its dashes (``judge-model = "gpt-4.1"``;
+``judge_model`` works too). Precedence: a flag on the command line, then the environment
+(``SKILLAB_MODEL`` and friends), then this file, then skillab's own default. Values are checked
+as the flag's would be; a relative path is taken from the file's directory. A bad file stops the
+run before anything starts (exit 2), naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+FILE_NAMES = ("skillab.toml", "pyproject.toml")
+# The run options a file may set: what a team shares (models, sandbox, concurrency, cache,
+# gates, reports), not what names one invocation (paths, --resume, --dry-run, -k, --failed).
+KEYS = (
+    "adapter", "model", "judge-model", "judge-same-family", "judge-consistency", "provider", "base-url",
+    "skill-loading", "max-turns", "runs", "pass-k", "pass-n", "concurrency", "sandbox", "max-cost-usd",
+    "reward-threshold", "tag", "siblings", "output", "html", "markdown", "junit", "compact-results",
+    "trajectories", "keep-workspaces", "fail-on-verdict", "allow-error-verdict", "min-delta-pts", "gate-on",
+    "target-lift-pts", "min-trigger-recall", "max-false-trigger-rate", "no-cache", "cache-dir",
+    "cache-ttl-days", "history", "no-history", "mock-latency-ms",
+)
+# A key whose value the environment gives instead, when set.
+ENVIRONMENT = {"model": "SKILLAB_MODEL", "judge-model": "SKILLAB_JUDGE_MODEL", "sandbox": "SKILLAB_SANDBOX"}
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    path: Path
+    table: dict[str, Any]
+
+    @property
+    def where(self) -> str:
+        return f"{self.path} [tool.skillab]" if self.path.name == "pyproject.toml" else str(self.path)
+
+
+def find_config(start: Path | None = None) -> ConfigFile | None:
+    """The nearest config file at or above ``start`` (default: the current directory)."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        for name in FILE_NAMES:
+            path = directory / name
+            if not path.is_file():
+                continue
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise UsageError(f"{path}: not a readable TOML file ({exc})") from None
+            if name == "skillab.toml":
+                return ConfigFile(path, data)
+            table = (data.get("tool") or {}).get("skillab")
+            if table is not None:
+                if not isinstance(table, dict):
+                    raise UsageError(f"{path}: [tool.skillab] must be a table")
+                return ConfigFile(path, table)
+    return None
+
+
+def apply_config(parser: argparse.ArgumentParser, found: ConfigFile | None) -> None:
+    """Make ``found``'s values the run parser's defaults: a flag given still wins."""
+    if found is None:
+        return
+    actions = {a.option_strings[-1].lstrip("-"): a for a in parser._actions
+               if a.option_strings and a.option_strings[-1].startswith("--")}
+    defaults: dict[str, Any] = {}
+    appends: dict[str, list[Any]] = {}
+    for raw_key, value in found.table.items():
+        key = str(raw_key).replace("_", "-")
+        if key not in KEYS or key not in actions:
+            close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else f"; keys: {', '.join(KEYS)}"
+            raise UsageError(f"{found.where}: unknown key {raw_key!r}{hint}")
+        if key in ENVIRONMENT and os.environ.get(ENVIRONMENT[key]):
+            continue  # the environment is closer to this invocation than a shared file
+        action = actions[key]
+        if isinstance(action, argparse._AppendAction):
+            # argparse appends a flag's values to a list default; the flag must replace it.
+            appends[action.dest] = _value(found, key, action, value)
+        else:
+            defaults[action.dest] = _value(found, key, action, value)
+    parser.set_defaults(**defaults, config_appends=appends, config_file=found.where)
+
+
+def finish(args: argparse.Namespace) -> None:
+    """After parsing: a repeatable option the command line left empty takes the file's list."""
+    for dest, values in (getattr(args, "config_appends", None) or {}).items():
+        if not getattr(args, dest, None):
+            setattr(args, dest, values)
+
+
+def _value(found: ConfigFile, key: str, action: argparse.Action, value: Any) -> Any:
+    where = f"{found.where}: {key}"
+    if action.nargs == 0:  # a switch: --no-cache, --judge-same-family
+        if not isinstance(value, bool):
+            raise UsageError(f"{where} must be true or false, got {value!r}")
+        return value if action.const is not False else not value
+    if isinstance(action, argparse._AppendAction):
+        items = value if isinstance(value, list) else [value]
+        return [_one(found, key, action, item) for item in items]
+    return _one(found, key, action, value)
+
+
+def _one(found: ConfigFile, key: str, action: argparse.Action, value: Any) -> Any:
+    where = f"{found.where}: {key}"
+    if isinstance(value, (dict, list)) or isinstance(value, bool):
+        raise UsageError(f"{where} must be a single value, got {value!r}")
+    text = str(value)
+    try:
+        converted = action.type(text) if callable(action.type) else text
+    except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    if action.choices is not None and converted not in action.choices:
+        raise UsageError(f"{where}: {text!r} is not one of {', '.join(map(str, action.choices))}")
+    if isinstance(converted, Path) and not converted.is_absolute():
+        converted = found.path.parent / converted
+    return converted
+
+
+def help_text() -> str:
+    """What ``skillab run --help`` says of the file, with the one it would read here."""
+    try:
+        found = find_config()
+    except UsageError as exc:
+        found_line = f"  here: {exc}"
+    else:
+        found_line = f"  here: {found.where}" if found else "  here: none found"
+    keys, line = [], "  keys:"
+    for key in KEYS:
+        if len(line) + len(key) + 2 > 96:
+            keys.append(line)
+            line = "       "
+        line += f" {key},"
+    keys.append(line.rstrip(","))
+    return "\n".join([
+        "config file:",
+        "  [tool.skillab] in pyproject.toml, or skillab.toml, in this directory or the nearest above;",
+        "  each key is a flag's long name (judge-model = \"gpt-4.1\", no-cache = true,",
+        "  fail-on-verdict = [\"fail\"]). A flag wins over the environment, which wins over the file.",
+        found_line, *keys])

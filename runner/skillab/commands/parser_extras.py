@@ -1,0 +1,131 @@
+"""Parts of the command line that live beside ``cli.build_parser``: the parser that suggests the
+nearest option for a misspelt one, the run options that choose cases by pattern, last failures
+or file changes, the ``cache`` command's parser, and the help texts built from other modules."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+from .choices import positive_int
+
+
+class SuggestingParser(argparse.ArgumentParser):
+    """argparse, suggesting the nearest option for a misspelt one (``--adpater``)."""
+
+    def error(self, message: str) -> Any:
+        unknown = re.search(r"unrecognized arguments: (.*)", message)
+        if unknown:
+            # The top parser reports a subcommand's leftovers: look in every built subparser too.
+            parsers = [self, *(p for a in self._actions if isinstance(a, argparse._SubParsersAction)
+                               for p in a.choices.values())]
+            known = [o for p in parsers for action in p._actions for o in action.option_strings
+                     if o.startswith("--")]
+            for word in unknown.group(1).split():
+                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.7)
+                if word.startswith("--") and close:
+                    message += f" (did you mean {close[0]}?)"
+                    break
+        super().error(message)
+
+
+def add_selection_arguments(plan: Any) -> None:
+    """``-k``, ``--failed`` and ``--watch`` on ``run``."""
+    plan.add_argument("-k", dest="keyword", metavar="EXPR",
+                      help="run only cases whose name or a tag matches EXPR: words (substrings, or "
+                           "globs with *?[) joined by and, or, not and parentheses, as pytest -k")
+    plan.add_argument("--failed", action="store_true",
+                      help="rerun only the cases that failed or errored in the last run at --output "
+                           "(pytest --lf); a suite that run did not hold runs whole")
+    plan.add_argument("--watch", action="store_true",
+                      help="run, then run again whenever SKILL.md, the suite or a bundled file "
+                           "changes (the baseline from the cache: each run pays only the "
+                           "with-skill arms); Ctrl-C stops (exit 130)")
+    plan.add_argument("--watch-max-runs", type=positive_int, metavar="N",
+                      help="with --watch: stop after N runs, with the last run's exit code")
+
+
+def add_cache_parser(parser: Any, formatter: Any) -> None:
+    """``skillab cache``'s description and its ``list`` / ``clear`` actions (``parser`` may be
+    the stand-in of a command not being run: then nothing is built)."""
+    if not isinstance(parser, argparse.ArgumentParser):
+        return
+    from .cache import add_cache_arguments
+
+    parser.description = "The baselines `skillab run` reuses: see them by skill, or remove them."
+    parser.epilog = ("examples:\n  skillab cache list\n  skillab cache clear --skill my-skill\n"
+                     "  skillab cache clear --expired\n\nexit codes:\n  0  listed or cleared\n"
+                     "  2  a bad flag, or --cache-dir is a file")
+    add_cache_arguments(parser, formatter)
+
+
+def config_help() -> str:
+    from .config_file import help_text
+
+    return help_text()
+
+
+def action_epilog() -> str:
+    """``skillab action --help``: every input with its variable and default, and the exit codes."""
+    from ..github.inputs import INPUTS
+
+    lines = ["inputs (README: GitHub Action > Inputs):"]
+    for spec in INPUTS:
+        default = spec.action_default
+        lines.append(f"  {spec.name:<24} {spec.env_name}" + (f" (default {default})" if default else ""))
+    return "\n".join([*lines, "", "exit codes:", "  0    every suite ran and no gate failed",
+                      "  1    a gate failed (fail-on-verdict, min-delta-pts, trigger gates, max-cost-usd)",
+                      "  2    an input or a suite is invalid, or a key is missing",
+                      "  130  cancelled (the job was stopped): the cases that finished are kept"])
+
+
+def add_init_arguments(parser: Any) -> None:
+    """``skillab init``'s help and options (nothing when the command is not being run)."""
+    if not isinstance(parser, argparse.ArgumentParser):
+        return
+    parser.description = (
+        "Write SKILL.md (if absent), eval.yaml and mock-responses.yaml in DIR; at the repository "
+        "root, .github/workflows/skillab.yml and the eval.yaml JSON Schema (once, shared by every "
+        "skill) and .gitignore entries for what a run leaves. Ready for `skillab validate` and a "
+        "mock run. Existing files are never overwritten.")
+    parser.epilog = ("examples:\n  skillab init skills/my-skill\n  skillab validate skills/my-skill && "
+                     "skillab run skills/my-skill --adapter mock\n\nexit codes:\n  0  written\n"
+                     "  2  DIR is a file, or its eval.yaml, mock-responses.yaml or SKILL.md already exists")
+    parser.add_argument("directory", type=Path, nargs="?", default=Path("."), metavar="DIR",
+                        help="the skill directory (default: the current directory)")
+    parser.add_argument("--name", help="the skill's name (default: DIR's name)")
+    parser.add_argument("--workflow-root", type=Path, metavar="DIR",
+                        help="repository root for .github/workflows (default: the git root above DIR, "
+                             "else the current directory, else DIR's parent)")
+    parser.add_argument("--action-ref", metavar="REF",
+                        help="what the workflow's `uses:` says: OWNER/skillab@TAG_OR_SHA, or "
+                             "./PATH for a vendored copy (default: ./.github/actions/skillab when "
+                             "that copy exists, else OWNER/skillab@v1 to fill in)")
+
+
+def describe_action(parser: Any) -> None:
+    """``skillab action --help``: where inputs come from, every input, the exit codes."""
+    if not isinstance(parser, argparse.ArgumentParser):
+        return
+    parser.description = ("Run as the GitHub Action: each input comes from its INPUT_<NAME> variable "
+                          "(upper case, hyphens kept), as GitHub sets them from the workflow's `with:`. "
+                          "Outputs go to $GITHUB_OUTPUT, the report to the PR comment and "
+                          "$GITHUB_STEP_SUMMARY.")
+    parser.epilog = action_epilog()
+
+
+def apply_run_config(parser: argparse.ArgumentParser) -> None:
+    """The config file's values as ``run``'s defaults (``commands.config_file``)."""
+    from .config_file import apply_config, find_config
+
+    apply_config(parser, find_config())
+
+
+def finish_run_config(args: argparse.Namespace) -> None:
+    if getattr(args, "config_appends", None):
+        from .config_file import finish
+
+        finish(args)

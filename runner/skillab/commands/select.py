@@ -1,0 +1,135 @@
+"""Which cases a run takes, beyond ``--case`` and ``--tag``: ``-k EXPR`` (pytest's keyword
+expression over case names and tags) and ``--failed`` (the cases that failed or errored in the
+last run at ``--output``, as pytest's ``--lf``). The choice is per suite: several suites never
+share one list of names."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UsageError
+
+FAILED_OUTCOMES = ("flip_to_fail", "fail_kept", "error")
+_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+Matcher = Callable[[str, Sequence[str]], bool]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The case names each suite runs (a suite absent from ``names`` runs as it would anyway),
+    and the suites left with nothing to run."""
+
+    names: dict[Path, tuple[str, ...]]
+    skipped: dict[Path, str]
+
+
+def keyword_matcher(expression: str) -> Matcher:
+    """``-k``: words joined by ``and``, ``or``, ``not`` and parentheses. A word matches a case
+    whose name or one of whose tags contains it (case-insensitive), or, with ``*?[``, matches
+    it as a glob."""
+    tokens = _TOKEN.findall(expression)
+    if not tokens:
+        raise UsageError("-k needs an expression: words joined by and, or, not and parentheses")
+    position = 0
+
+    def peek() -> str | None:
+        return tokens[position] if position < len(tokens) else None
+
+    def take() -> str:
+        nonlocal position
+        if position >= len(tokens):
+            raise UsageError(f"-k {expression!r}: the expression ends too early")
+        position += 1
+        return tokens[position - 1]
+
+    def either() -> Matcher:
+        left = both()
+        while peek() == "or":
+            take()
+            left = (lambda a, b: lambda n, t: a(n, t) or b(n, t))(left, both())
+        return left
+
+    def both() -> Matcher:
+        left = negated()
+        while peek() == "and":
+            take()
+            left = (lambda a, b: lambda n, t: a(n, t) and b(n, t))(left, negated())
+        return left
+
+    def negated() -> Matcher:
+        if peek() == "not":
+            take()
+            inner = negated()
+            return lambda n, t: not inner(n, t)
+        return atom()
+
+    def atom() -> Matcher:
+        token = take()
+        if token == "(":
+            inner = either()
+            if take() != ")":
+                raise UsageError(f"-k {expression!r}: a '(' is not closed")
+            return inner
+        if token in (")", "and", "or"):
+            raise UsageError(f"-k {expression!r}: '{token}' where a word was expected")
+        return _word(token)
+
+    matcher = either()
+    if position != len(tokens):
+        raise UsageError(f"-k {expression!r}: unexpected '{tokens[position]}'")
+    return matcher
+
+
+def _word(word: str) -> Matcher:
+    needle = word.lower()
+    if any(c in word for c in "*?["):
+        return lambda name, tags: any(fnmatch.fnmatchcase(s.lower(), needle) for s in (name, *tags))
+    return lambda name, tags: any(needle in s.lower() for s in (name, *tags))
+
+
+def select_cases(targets: Sequence[Path], suite_format: str | None, *, keyword: str | None,
+                 failed_from: Path | None, named: Sequence[str]) -> Selection | None:
+    """The per-suite selection ``-k`` and ``--failed`` make, or None when neither is given.
+    ``named``: ``--case`` names, which narrow it further."""
+    if keyword is None and failed_from is None:
+        return None
+    from ..suite import load_suite
+
+    matcher = keyword_matcher(keyword) if keyword is not None else None
+    failures = _last_failures(failed_from) if failed_from is not None else None
+    names: dict[Path, tuple[str, ...]] = {}
+    skipped: dict[Path, str] = {}
+    for target in targets:
+        suite = load_suite(Path(target), format=suite_format)
+        chosen = [c for c in suite.cases if matcher is None or matcher(c.name, tuple(c.tags))]
+        why = f"no case matches -k {keyword!r}"
+        if failures is not None:
+            last = failures.get(Path(suite.path).resolve())
+            if last is not None:
+                chosen = [c for c in chosen if c.name in last]
+                why = f"no case failed in the last run ({failed_from})" if not last else why
+        if named:
+            chosen = [c for c in chosen if c.name in named]
+        if chosen:
+            names[Path(target)] = tuple(c.name for c in chosen)
+        else:
+            skipped[Path(target)] = why
+    return Selection(names, skipped)
+
+
+def _last_failures(path: Path) -> dict[Path, set[str]]:
+    """Each suite's failed or errored cases in the results document at ``path`` (a suite it
+    does not hold runs whole, as pytest's ``--lf`` runs everything the first time)."""
+    if not Path(path).exists():
+        return {}
+    from .run import load_results
+
+    found: dict[Path, set[str]] = {}
+    for doc in load_results(Path(path)):
+        failed = {c["case_name"] for c in doc.get("cases", []) if c.get("outcome") in FAILED_OUTCOMES}
+        found.setdefault(Path(doc["suite"]["path"]).resolve(), set()).update(failed)
+    return found
