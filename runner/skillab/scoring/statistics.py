@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed, is_comparable
-from .inference import ALPHA, CasePair, LiftInference, infer_lift, integer_scores, sign_flip_lower_p
+from .inference import ALPHA, CasePair, integer_scores, sign_flip_lower_p
+from .interval import LiftInference, infer_lift
 from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
 from .power import PowerStatement, power_statement
 from .rounding import round_half_away
