@@ -97,7 +97,7 @@ def power_statement(
     )
     return PowerStatement(
         target_lift_pts=abs(target_lift_pts),
-        detectable_lift_pts=None if detectable is None else round(detectable * 100, 1),
+        detectable_lift_pts=None if detectable is None else math.ceil(detectable * 1000 - 1e-9) / 10,
         cases_needed=needed,
         planning_sd_pts=round(100 * (psi_upper / runs) ** 0.5, 1),
         baseline_rate=baseline_rate,
