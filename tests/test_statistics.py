@@ -215,9 +215,20 @@ def test_one_flip_down_is_changed_within_noise():
     assert not stats.regression and stats.regressed_cases == []
 
 
-def test_a_suite_that_leans_down_names_every_case_that_went_down():
+def test_a_suite_that_leans_down_says_so_but_names_no_case_without_its_own_evidence():
+    """One run per case: each drop is one coin toss, however many there are."""
     stats = paired_statistics(suite({"down": 8, "pass": 12}), subject="the edit")
-    assert stats.regression and len(stats.regressed_cases) == 8
+    assert stats.summary.endswith("the edit hurts beyond noise.")
+    assert not stats.regression and stats.regressed_cases == []
+
+
+def test_only_the_cases_whose_own_runs_show_the_drop_are_named():
+    """Two cases broken in all five runs; four others one run down, as noise does."""
+    broken = [CasePair(0, 5, 5)] * 2
+    noisy = [CasePair(2, 3, 5)] * 4
+    names = ["b1", "b2", "n1", "n2", "n3", "n4"] + [f"k{i}" for i in range(14)]
+    stats = case_statistics(broken + noisy + [CasePair(5, 5, 5)] * 14, names=names, subject="the edit")
+    assert stats.regressed_cases == ["b1", "b2"] and stats.regression
 
 
 def test_one_case_broken_in_every_run_is_beyond_noise_on_its_own():

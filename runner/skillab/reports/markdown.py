@@ -23,6 +23,7 @@ from .markdown_view import (
     VERDICT_SEVERITY,
     SuiteView,
     broken_by_skill,
+    edit_flips,
     flip_lines,
     fmt_p,
     fmt_pts,
@@ -164,12 +165,9 @@ def _edit_scope(suites: list[SuiteView]) -> str:
     only when the drop passed its noise test, else as changed within noise."""
     broke = changed = 0
     for s in suites:
-        comparison = s.comparison or {}
-        stats = comparison.get("statistics") or {}
-        if stats.get("regression"):
-            broke += len(stats.get("regressed_cases") or ())
-        else:
-            changed += len(comparison.get("broken_by_edit") or ())
+        named, within_noise = edit_flips(s.comparison or {})
+        broke += len(named)
+        changed += len(within_noise)
     text = ""
     if broke:
         text += f" · ❌ the edit broke {broke} case{'s' if broke != 1 else ''} beyond noise"

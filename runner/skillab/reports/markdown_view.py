@@ -206,6 +206,20 @@ def broken_by_edit(suite: SuiteView, name: str) -> bool:
     return _regressed(bool(stats.get("regression")), tuple(named) if isinstance(named, list) else None, name)
 
 
+def edit_flips(comparison: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The cases named broken by the edit, and those that failed now within noise.
+
+    A document without ``changed_within_noise`` listed every flip in ``broken_by_edit``; its
+    statistics' ``regressed_cases`` then say which of them were named.
+    """
+    broken = list(comparison.get("broken_by_edit") or ())
+    if "changed_within_noise" in comparison:
+        return broken, list(comparison.get("changed_within_noise") or ())
+    stats = comparison.get("statistics") or {}
+    named = set(stats.get("regressed_cases") or ()) if stats.get("regression") else set()
+    return [n for n in broken if n in named], [n for n in broken if n not in named]
+
+
 def _regressed(regression: bool, named: tuple[str, ...] | None, name: str) -> bool:
     # A document that names no cases (written by hand, or older) keeps its suite-wide claim.
     return regression and (named is None or name in named)

@@ -85,6 +85,8 @@ def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, A
         # The same statistics, about the edit rather than the skill as a whole.
         stats = paired_statistics(pairs, subject="the edit",
                                   target_lift_pts=settings.target_lift_pts).to_dict()
+    worse = _case_names(pairs, "flip_to_fail")
+    named = set((stats or {}).get("regressed_cases") or ())
     return {
         "original": dict(settings.original),
         "pass_rate": {
@@ -92,7 +94,10 @@ def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, A
             "original": agg.pass_rate.without_skill,
             "delta_pts": agg.pass_rate.delta_pts,
         },
-        "broken_by_edit": _case_names(pairs, "flip_to_fail"),
+        # Named broken only on the case's own evidence (statistics.regressed_cases); every other
+        # case that passed with the original and failed now is changed, within noise.
+        "broken_by_edit": [n for n in worse if n in named],
+        "changed_within_noise": [n for n in worse if n not in named],
         "rescued_by_edit": _case_names(pairs, "flip_to_pass"),
         "outcome_counts": {o: counts.get(o, 0) for o in OUTCOMES},
         "errors": agg.errors,

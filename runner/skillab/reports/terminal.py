@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
+from .markdown_view import edit_flips
 from .partial import interruption
 from .trigger_gates import only_triggers
 from .trigger_report import terminal_lines as trigger_lines
@@ -285,17 +286,18 @@ def _versus_original(doc: dict[str, Any]) -> list[str]:
         "",
         f"  candidate vs original ({comparison['original']['label']})",
     ]
-    broken, rescued = comparison["broken_by_edit"], comparison["rescued_by_edit"]
+    broken, changed = edit_flips(comparison)
+    rescued = comparison["rescued_by_edit"]
     stats = comparison.get("statistics") or {}
-    if broken and stats.get("regression"):
-        # Named a regression only when the drop passed its noise test (statistics.regression).
+    if broken:
+        # Named only on each case's own evidence (statistics.regressed_cases).
         lines.append(f"  REGRESSION   broken by the edit beyond noise (passed with the original, fail now): "
-                     f"{', '.join(stats.get('regressed_cases') or broken)}")
-    elif broken:
-        lines.append(f"  changed      within noise (passed with the original, fail now): {', '.join(broken)}")
+                     f"{', '.join(broken)}")
+    if changed:
+        lines.append(f"  changed      within noise (passed with the original, fail now): {', '.join(changed)}")
     if rescued:
         lines.append(f"  rescued      by the edit (failed with the original, pass now): {', '.join(rescued)}")
-    if not broken and not rescued:
+    if not broken and not changed and not rescued:
         lines.append("  flips        none: every case has the same result with both versions")
     lines.append(
         f"  pass rate    candidate {_pct(rate['candidate'])}   original {_pct(rate['original'])}"

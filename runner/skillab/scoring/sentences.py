@@ -2,7 +2,7 @@
 
 | sentence | printed only when |
 |---|---|
-| "... helps / hurts beyond noise" | sign-flip p < 0.05 and the 95% CI excludes 0 |
+| "... helps / hurts beyond noise" | sign-flip p < 0.05 (the 95% CI then excludes 0, see ``interval``) |
 | "cannot be told from noise" | a lift was measured over 2+ cases and the above does not hold |
 | "no case's result differed between the arms" | every per-case difference is exactly 0, no run flipped |
 | "every case passed as often with the skill as without it" | every per-case difference is 0, some runs flipped |
