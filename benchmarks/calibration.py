@@ -20,7 +20,9 @@ Printed per scenario, each beside its target:
   ("never");
 - advice: from each run as a pilot, the cases it advises for +10 pts; the share of pilots whose
   advice reaches 80% real power at a true +10 pts (>= 0.80), and the median advice against the
-  cases really needed.
+  cases really needed;
+- named broken: for an edit that breaks 10% of the cases, the precision of the cases named
+  "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke.
 
 ``python benchmarks/calibration.py [--reps N] [--seed S] [--quick]``; the Monte Carlo SE of each
 rate is printed in the header.
@@ -38,9 +40,9 @@ from functools import lru_cache
 import numpy as np
 
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
-from skillab.scoring.statistics import case_statistics
+from skillab.scoring.statistics import case_statistics, regression_cases
 
-TARGETS = {"false": 0.05, "cover": 0.94, "power": (0.75, 0.90), "advice": 0.80}
+TARGETS = {"false": 0.05, "cover": 0.94, "power": (0.75, 0.90), "advice": 0.80, "precision": 0.80}
 BASELINES = {"low": -1.5, "mid": 0.0, "high": 1.5}
 HET_SHIFT = 0.30
 ADVICE_TARGET_PTS = 10
@@ -184,6 +186,34 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) ->
     return cell
 
 
+def named_broken(n: int, runs: int, share: float, reps: int, rng: np.random.Generator) -> dict:
+    """An edit that breaks ``share`` of the cases (they pass a tenth as often), the rest unchanged:
+    how many of the cases ``regression_cases`` names broken really are (precision), how many of
+    the broken it finds (recall), and how often it names any case when the edit breaks none."""
+    named = right = found = false_any = 0
+    broken_total = 0
+    for _ in range(reps):
+        for breaks in (True, False):
+            logits = rng.normal(0.0, 1.5, n)
+            original = 1 / (1 + np.exp(-logits))
+            hit = rng.random(n) < share if breaks else np.zeros(n, dtype=bool)
+            candidate = np.where(hit, original * 0.1, original)
+            c = rng.binomial(runs, candidate)
+            o = rng.binomial(runs, original)
+            pairs = [CasePair(int(a), int(b), runs) for a, b in zip(c, o)]
+            names = [str(i) for i in range(n)]
+            chosen = {int(x) for x in regression_cases(pairs, names)}
+            if breaks:
+                named += len(chosen)
+                right += sum(1 for i in chosen if hit[i])
+                found += sum(1 for i in chosen if hit[i])
+                broken_total += int(hit.sum())
+            else:
+                false_any += bool(chosen)
+    return {"precision": right / named if named else None, "recall": found / max(broken_total, 1),
+            "false_any": false_any / reps, "named_per_run": named / reps}
+
+
 def scenarios(quick: bool) -> list[Scenario]:
     if quick:
         return [Scenario(n, 1, lift) for n in (5, 20) for lift in (0, 10)] + [Scenario(20, 1, 0, het_null=True)]
@@ -243,6 +273,18 @@ def main(argv: list[str] | None = None) -> int:
               f"{cell['never']:>5.2f}  "
               f"{_fmt(cell['advice_median'], 'd'):>6} {_fmt(cell['needed'], 'd'):>6} "
               f"{_fmt(cell['advice_share'], '.2f'):>6}{flag}", flush=True)
+    print()
+    print(f"named broken by an edit that breaks 10% of the cases (precision target >= {TARGETS['precision']}; "
+          f"any case named when none broke <= {TARGETS['false']}):")
+    print(f"{'n':>4} {'runs':>4}  {'precision':>9} {'recall':>6} {'named/run':>9} {'false any':>9}")
+    for n, runs in ((20, 3),) if args.quick else ((20, 1), (20, 3), (20, 5), (50, 3), (50, 5), (100, 5)):
+        cell = named_broken(n, runs, 0.10, reps, rng)
+        flag = ""
+        if (cell["precision"] is not None and cell["precision"] < TARGETS["precision"] - 2 * se) or \
+                cell["false_any"] > TARGETS["false"] + 2 * se:
+            flag, off = "  <- off", off + 1
+        print(f"{n:>4} {runs:>4}  {_fmt(cell['precision']):>9} {cell['recall']:>6.3f} "
+              f"{cell['named_per_run']:>9.2f} {cell['false_any']:>9.3f}{flag}", flush=True)
     print(f"worst: false claims {worst['false']:.3f} (target <= {TARGETS['false']}), coverage "
           f"{worst['cover']:.3f} (target >= {TARGETS['cover']}); {off} scenario(s) off target by more "
           f"than 2 Monte Carlo SE")
