@@ -275,6 +275,12 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     plan.add_argument("--max-cost-usd", type=positive_float, metavar="USD",
                       help="stop starting arms once the measured spend reaches USD; the partial "
                            "results are kept and the run exits 1 (default: no cap)")
+    plan.add_argument("--stop-early", choices=("curtail", "group-sequential"), metavar="DESIGN",
+                      help="run cases in a seeded random order and stop once the rest can no longer "
+                           "change the lift sentence (curtail: exact; group-sequential: O'Brien-Fleming "
+                           "looks at 1/4, 1/2, 3/4 and the end)")
+    plan.add_argument("--stop-seed", type=int, metavar="N",
+                      help="the seed of --stop-early's case order (default: drawn, and recorded)")
     plan.add_argument("--shard", metavar="I/N",
                       help="run only shard I of N of the (case, run) units; gates wait for skillab merge")
     plan.add_argument("--resume", type=Path, metavar="RESULTS",

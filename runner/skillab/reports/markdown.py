@@ -29,7 +29,7 @@ from .markdown_view import (
     fmt_pts,
     fmt_rate,
 )
-from .partial import interruption
+from .partial import early_stop, interruption
 from .terminal import consistency_unmeasured
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
@@ -148,6 +148,9 @@ def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> s
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
+    early = [early_stop(doc) for doc in documents if early_stop(doc)]
+    if early:
+        line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)
     return line + (f"\n\n{counts}" if len(suites) > 1 else "")
 
 

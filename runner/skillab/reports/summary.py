@@ -15,6 +15,7 @@ from ..core.usage import Usage
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..scoring import aggregate, compute_verdict, run_verdict
 from ..scoring.pass_at_k import run_summary
+from ..scoring.inference import ALPHA
 from ..scoring.statistics import paired_statistics
 
 def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
@@ -36,7 +37,8 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         verdict_classified=compute_verdict(outcomes),
         outcome_counts={o: counts.get(o, 0) for o in OUTCOMES},
         statistics=None if settings.partial else paired_statistics(
-            records, target_lift_pts=settings.target_lift_pts, withheld=withheld).to_dict(),
+            records, target_lift_pts=settings.target_lift_pts, withheld=withheld,
+            alpha=float((settings.stop_early or {}).get("alpha", ALPHA))).to_dict(),
         usage=_usage(records, settings.judge_usage),
         activation=_activation(records),
         contaminated_arms=sum(r.without_skill.contaminated for r in records),

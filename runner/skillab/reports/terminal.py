@@ -7,7 +7,7 @@ from typing import Any
 
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
 from .markdown_view import edit_flips
-from .partial import interruption
+from .partial import early_stop, interruption
 from .trigger_gates import only_triggers
 from .trigger_report import terminal_lines as trigger_lines
 
@@ -24,6 +24,9 @@ def render_table(doc: dict[str, Any], *, verbose: bool = False) -> str:
     stopped = interruption(doc)
     if stopped:
         lines += [f"  {stopped.upper()}", ""]
+    early = early_stop(doc)
+    if early:
+        lines += [f"  {early}", ""]
     lines += _case_rows(doc)
     lines.append("")
     lines += _summary(doc)

@@ -39,14 +39,16 @@ class LiftInference:
     ci95: tuple[float, float] | None
     p_value: float
     exact: bool
+    # The p-value bound the claim is decided at (5%; a group-sequential look's own bound).
+    alpha: float = ALPHA
 
     @property
     def beyond_noise(self) -> bool:
         """The test decides; the interval is built to agree with it (``interval.lift_interval``)."""
-        return self.ci95 is not None and self.p_value < ALPHA
+        return self.ci95 is not None and self.p_value < self.alpha
 
 
-def infer_lift(cases: Sequence[CasePair], *, level: float = 0.95) -> LiftInference | None:
+def infer_lift(cases: Sequence[CasePair], *, level: float = 0.95, alpha: float = ALPHA) -> LiftInference | None:
     """The lift over ``cases``; None without a case. The interval needs two cases or more."""
     cases = [c for c in cases if c.runs > 0]
     if not cases:
@@ -55,11 +57,12 @@ def infer_lift(cases: Sequence[CasePair], *, level: float = 0.95) -> LiftInferen
     n = len(diffs)
     mean = sum(diffs) / n
     p, exact = sign_flip_p(integer_scores(cases))
-    ci = lift_interval(cases, p, level=level) if n > 1 else None
-    return LiftInference(n, 100 * mean, ci, p, exact)
+    ci = lift_interval(cases, p, level=level, alpha=alpha) if n > 1 else None
+    return LiftInference(n, 100 * mean, ci, p, exact, alpha)
 
 
-def lift_interval(cases: Sequence[CasePair], p_value: float, *, level: float = 0.95) -> tuple[float, float]:
+def lift_interval(cases: Sequence[CasePair], p_value: float, *, level: float = 0.95,
+                  alpha: float = ALPHA) -> tuple[float, float]:
     """The interval (points) for the case-level lift; ``p_value`` is the sign-flip test's."""
     diffs = [c.diff for c in cases]
     lo, hi = adjusted_t_interval(diffs, level=level)
@@ -74,10 +77,10 @@ def lift_interval(cases: Sequence[CasePair], p_value: float, *, level: float = 0
     lo = min(lo, 100 * (clopper_pearson_lower(math.floor(up + 1e-9), n, tail / 2)
                         - clopper_pearson_upper(downs, n, tail / 2)))
     lift = 100 * sum(diffs) / n
-    if p_value < ALPHA and lo <= 0 <= hi:
-        bound = inverted_bound(cases, toward_zero=True)
+    if p_value < alpha and lo <= 0 <= hi:
+        bound = inverted_bound(cases, alpha=alpha)
         lo, hi = (max(lo, bound), hi) if lift > 0 else (lo, min(hi, bound))
-    elif p_value >= ALPHA:
+    elif p_value >= alpha:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
     return max(-100.0, lo), min(100.0, hi)
 
@@ -102,7 +105,7 @@ def _binom_cdf(k: int, n: int, p: float) -> float:
     return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
 
 
-def inverted_bound(cases: Sequence[CasePair], *, toward_zero: bool = True) -> float:
+def inverted_bound(cases: Sequence[CasePair], *, alpha: float = ALPHA) -> float:
     """The bound (points) on 0's side of the lift from inverting the sign-flip test.
 
     The test of "the lift is s" flips the signs of ``d_i - s``; the bound is the shift nearest
@@ -117,7 +120,7 @@ def inverted_bound(cases: Sequence[CasePair], *, toward_zero: bool = True) -> fl
     # A shift of j grid steps; the scores are then d_i - j / _INVERSION_STEPS on the integer scale.
     def rejects(j: int) -> bool:
         shifted = [sign * b - j * scale for b in base]
-        return 2 * sign_flip_upper_tail(shifted, sum(shifted))[0] < ALPHA
+        return 2 * sign_flip_upper_tail(shifted, sum(shifted))[0] < alpha
     lo, hi = 0, abs(total) // (len(cases) * scale)  # rejected at 0, kept at the observed lift
     while hi - lo > 1:
         mid = (lo + hi) // 2

@@ -141,7 +141,7 @@ def case_pairs(records: Sequence[Any]) -> tuple[list[str], list[CasePair], int, 
 
 def paired_statistics(
     records: Sequence[Any], *, subject: str = "the skill",
-    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None,
+    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None, alpha: float = ALPHA,
 ) -> PairedStats:
     """Case-level statistics of the records, their sentence, and the power statement.
 
@@ -153,14 +153,14 @@ def paired_statistics(
         withheld = f"more than {ERROR_DOMINATED_FLOOR:.0%} of records errored: no statistic is reported"
     return case_statistics(
         pairs, names=names, flips=(b, c), subject=subject, target_lift_pts=target_lift_pts,
-        withheld=withheld,
+        withheld=withheld, alpha=alpha,
     )
 
 
 def case_statistics(
     pairs: Sequence[CasePair], *, names: Sequence[str] | None = None,
     flips: tuple[int, int] | None = None, subject: str = "the skill",
-    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None,
+    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None, alpha: float = ALPHA,
 ) -> PairedStats:
     """The statistics of per-case pass counts (what ``paired_statistics`` builds from records)."""
     names = list(names) if names is not None else [f"case {i + 1}" for i in range(len(pairs))]
@@ -173,7 +173,7 @@ def case_statistics(
     if withheld:
         return PairedStats(len(pairs), n_records, b, c, None, None, None, None, None, method, False,
                            None, up, down, withheld=withheld)
-    inference = infer_lift(pairs)
+    inference = infer_lift(pairs, alpha=alpha)
     if inference is None:
         stats = PairedStats(0, 0, 0, 0, None, None, None, None, None, method, False, None)
         stats.summary = lift_sentence(stats, subject)
