@@ -22,7 +22,9 @@ Printed per scenario, each beside its target:
   advice reaches 80% real power at a true +10 pts (>= 0.80), and the median advice against the
   cases really needed;
 - named broken: for an edit that breaks 10% of the cases, the precision of the cases named
-  "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke.
+  "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke;
+- --stop-early: both designs replayed on the same simulated runs (``scoring.stopping.replay``),
+  the share of cases (model calls) saved, and false claims and power beside the fixed design's.
 
 ``python benchmarks/calibration.py [--reps N] [--seed S] [--quick]``; the Monte Carlo SE of each
 rate is printed in the header.
@@ -41,6 +43,7 @@ import numpy as np
 
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
 from skillab.scoring.statistics import case_statistics, regression_cases
+from skillab.scoring.stopping import claim, replay
 
 TARGETS = {"false": 0.05, "cover": 0.94, "power": (0.75, 0.90), "advice": 0.80, "precision": 0.80}
 BASELINES = {"low": -1.5, "mid": 0.0, "high": 1.5}
@@ -214,6 +217,26 @@ def named_broken(n: int, runs: int, share: float, reps: int, rng: np.random.Gene
             "false_any": false_any / reps, "named_per_run": named / reps}
 
 
+def stop_early(s: Scenario, reps: int, rng: np.random.Generator) -> dict:
+    """``--stop-early`` replayed (``scoring.stopping.replay``) on simulated runs of ``s``: the share
+    of cases (so of model calls) each design saves, and its claims beside the fixed design's."""
+    out: dict = {"fixed": 0, "curtail": [0, 0.0, 0], "group-sequential": [0, 0.0, 0]}
+    truth = s.truth()
+    for _ in range(reps):
+        pairs = draw(s, rng, s.n)
+        full = claim(pairs)
+        out["fixed"] += (full != "noise") if truth == 0 else (full == "helps")
+        for design in ("curtail", "group-sequential"):
+            result = replay(pairs, design, s.runs)
+            said = result.claim_stopped
+            cell = out[design]
+            cell[0] += (said != "noise") if truth == 0 else (said == "helps")
+            cell[1] += result.cases_saved / s.n
+            cell[2] += said != full
+    return {"fixed": out["fixed"] / reps,
+            **{d: (v[0] / reps, v[1] / reps, v[2] / reps) for d, v in out.items() if d != "fixed"}}
+
+
 def scenarios(quick: bool) -> list[Scenario]:
     if quick:
         return [Scenario(n, 1, lift) for n in (5, 20) for lift in (0, 10)] + [Scenario(20, 1, 0, het_null=True)]
@@ -285,6 +308,21 @@ def main(argv: list[str] | None = None) -> int:
             flag, off = "  <- off", off + 1
         print(f"{n:>4} {runs:>4}  {_fmt(cell['precision']):>9} {cell['recall']:>6.3f} "
               f"{cell['named_per_run']:>9.2f} {cell['false_any']:>9.3f}{flag}", flush=True)
+    print()
+    print("--stop-early replayed on the same simulated runs, one case at a time: 'claims' is the false-claim "
+          "rate at lift 0 and the power otherwise; 'saved' the share of cases (and model calls) not run; "
+          "'differs' how often the stopped run's claim is not the full run's")
+    print(f"{'scenario':<16} {'n':>4} {'runs':>4}  {'fixed claims':>12}  {'curtail claims/saved/differs':>28}  "
+          f"{'group-seq claims/saved/differs':>30}")
+    stop_cells = [Scenario(20, 1, 10)] if args.quick else [
+        Scenario(n, runs, lift) for n in (20, 40, 100) for runs in (1, 3) for lift in (0, 10, 30)]
+    for s in stop_cells:
+        cell = stop_early(s, reps, rng)
+        c, g = cell["curtail"], cell["group-sequential"]
+        flag = "  <- off: false" if s.truth() == 0 and max(c[0], g[0]) > TARGETS["false"] + 2 * se else ""
+        off += bool(flag)
+        print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f}  "
+              f"{c[0]:>10.3f} / {c[1]:.3f} / {c[2]:.3f}  {g[0]:>12.3f} / {g[1]:.3f} / {g[2]:.3f}{flag}", flush=True)
     print(f"worst: false claims {worst['false']:.3f} (target <= {TARGETS['false']}), coverage "
           f"{worst['cover']:.3f} (target >= {TARGETS['cover']}); {off} scenario(s) off target by more "
           f"than 2 Monte Carlo SE")

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
+from .power_model import critical_count
 
 Design = Literal["curtail", "group-sequential"]
 DESIGNS: tuple[str, ...] = ("curtail", "group-sequential")
-_MAX_COMPLETIONS = 20_000
+_MAX_COMPLETIONS = 5_000
 # O'Brien-Fleming bounds for four equally spaced looks, two-sided 5% overall: the nominal
 # p-value each look needs (z = 4.048, 2.862, 2.337, 2.024).
 OBF_LOOKS = (0.25, 0.5, 0.75, 1.0)
@@ -64,18 +65,47 @@ def curtail(pairs: Sequence[CasePair], remaining: int, runs: int, *, min_delta_p
     """Whether no outcome of ``remaining`` more cases (``runs`` each) can change the claim or gate."""
     if remaining <= 0:
         return StopDecision(False)
-    outcomes = _completions(remaining, runs)
-    if outcomes is None:
+    if runs == 1 and all(p.runs == 1 for p in pairs):
+        settled = _one_run_settled(pairs, remaining)
+    else:
+        settled = _settled(pairs, remaining, runs)
+    if not settled:
         return StopDecision(False)
-    claims = set()
-    for extra in outcomes:
-        claims.add(claim([*pairs, *extra]))
-        if len(claims) > 1:
-            return StopDecision(False)
     if min_delta_pts is not None and not _gate_settled(pairs, remaining, runs, min_delta_pts, gate_on):
         return StopDecision(False)
     what = "the lift sentence" + (" and the lift gate" if min_delta_pts is not None else "")
     return StopDecision(True, f"{what} could no longer change")
+
+
+def _one_run_settled(pairs: Sequence[CasePair], remaining: int) -> bool:
+    """One run per case: the claim is exact McNemar's on the counts of cases up and down."""
+    up = sum(1 for p in pairs if p.diff > 0)
+    down = sum(1 for p in pairs if p.diff < 0)
+    claims = set()
+    for a in range(remaining + 1):
+        for b in range(remaining - a + 1):
+            u, d = up + a, down + b
+            claims.add("helps" if u >= critical_count(u + d) and u > d
+                       else "hurts" if d >= critical_count(u + d) and d > u else "noise")
+            if len(claims) > 1:
+                return False
+    return True
+
+
+def _settled(pairs: Sequence[CasePair], remaining: int, runs: int) -> bool:
+    # The two extreme endings first: when the run is not settled they usually show it at once.
+    best = claim([*pairs, *[CasePair(runs, 0, runs)] * remaining])
+    if best != claim([*pairs, *[CasePair(0, runs, runs)] * remaining]):
+        return False
+    outcomes = _completions(remaining, runs)
+    if outcomes is None:
+        return False
+    claims = {best}
+    for extra in outcomes:
+        claims.add(claim([*pairs, *extra]))
+        if len(claims) > 1:
+            return False
+    return True
 
 
 def _completions(remaining: int, runs: int) -> list[list[CasePair]] | None:
@@ -123,3 +153,36 @@ def calls_saved(planned_cases: int, ran_cases: int, runs: int, arms: int, calls_
 def stop_sentence(ran: int, planned: int, reason: str, saved_usd: float | None, saved_calls: int) -> str:
     money = f"~${saved_usd:.2f}" if saved_usd is not None else "an unknown cost"
     return f"stopped at {ran} of {planned} cases: {reason}; saved {money} ({saved_calls} model calls)"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What ``--stop-early`` would have done on a run whose per-case results are known."""
+
+    stopped_at: int | None  # cases run before the stop; None when every case ran
+    reason: str
+    claim_full: str  # the full run's claim ("helps", "hurts", "noise")
+    claim_stopped: str  # the stopped run's claim, at its own bound
+    cases: int
+
+    @property
+    def cases_saved(self) -> int:
+        return 0 if self.stopped_at is None else self.cases - self.stopped_at
+
+
+def replay(pairs: Sequence[CasePair], design: str, runs: int, *, min_delta_pts: float | None = None,
+           gate_on: str = "point") -> Replay:
+    """Run the stopping rule over ``pairs`` in the order given (shuffle them first, as the engine
+    does with its seed), one case at a time as with ``--concurrency 1``."""
+    planned = len(pairs)
+    alpha = OBF_BOUNDS[-1] if design == "group-sequential" else ALPHA
+    full = claim(pairs, alpha)
+    for k in range(2, planned):
+        done = list(pairs[:k])
+        if design == "curtail":
+            decision = curtail(done, planned - k, runs, min_delta_pts=min_delta_pts, gate_on=gate_on)
+        else:
+            decision = group_sequential(done, planned)
+        if decision.stop:
+            return Replay(k, decision.reason, full, claim(done, decision.alpha), planned)
+    return Replay(None, "", full, full, planned)
