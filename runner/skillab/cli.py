@@ -223,7 +223,8 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="let a model of the agent's family judge (by default the judge is of "
                             "another family); the report discloses it")
     agent.add_argument("--judge-consistency", type=share, default=0.10, metavar="SHARE",
-                       help="share of judge verdicts asked again (at least 5); the lift is withheld "
+                       help="judge verdicts are asked again until the agreement's interval decides "
+                            "(10 to 60 re-asks, or SHARE of the verdicts if more); the lift is withheld "
                             "when the judge agrees with itself below 80%% (0 turns it off; "
                             "default %(default)s)")
     agent.add_argument("--provider", type=provider_name, metavar="NAME",

@@ -30,7 +30,7 @@ from .markdown_view import (
     fmt_rate,
 )
 from .partial import early_stop, interruption
-from .terminal import consistency_unmeasured
+from .terminal import agreement_interval, consistency_unmeasured
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
 from .trigger_gates import only_triggers
@@ -289,7 +289,8 @@ def _disclosures(suites: list[SuiteView]) -> str:
             flags.append(f"**{consistency_unmeasured(check)}**")
         elif check.get("agreement") is not None:
             counts.append(f"judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
-                          "re-asked verdicts")
+                          f"re-asked verdicts{agreement_interval(check).replace(', 95% CI', ' (95% CI', 1)}"
+                          f"{')' if check.get('ci95') else ''}")
         if s.interrupted:
             flags.append("**interrupted: partial results**")
         if s.adapter == "mock":

@@ -248,10 +248,19 @@ def _judge_consistency(doc: dict[str, Any]) -> list[str]:
         return []
     compared = check["sampled"] - check["errored"]
     line = (f"  judge        agreed with itself on {check['agreed']}/{compared} re-asked verdicts "
-            f"({check['agreement'] * 100:.0f}%)")
+            f"({check['agreement'] * 100:.0f}%{agreement_interval(check)})")
     if check.get("lift_withheld"):
         line += f": below {check['floor'] * 100:.0f}%, so the lift is withheld"
     return [line]
+
+
+def agreement_interval(check: dict[str, Any]) -> str:
+    """``, 95% CI 88–100%`` when the check measured its agreement's interval."""
+    ci = check.get("ci95")
+    if not ci:
+        return ""
+    text = f", 95% CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
+    return text + (", undecided when the re-asks ran out" if check.get("decided") == "cap" else "")
 
 
 def consistency_unmeasured(check: dict[str, Any]) -> str:

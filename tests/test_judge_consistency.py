@@ -1,0 +1,82 @@
+"""The judge consistency gate asks again until the agreement's interval decides, capped."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from skillab.core.checks import ConsistencyCheck
+from skillab.engine.consistency import MAXIMUM_REASKS, check_consistency
+
+
+@dataclass
+class Verdict:
+    expectation: str
+    passed: bool
+    errored: bool = False
+
+
+@dataclass
+class Arm:
+    expectation_results: list
+    transcript: list = field(default_factory=list)
+    final_output: str = ""
+
+
+@dataclass
+class Record:
+    case_name: str
+    with_skill: Arm
+    without_skill: Arm
+    original: None = None
+
+
+class FlippingJudge:
+    """A judge (the ``grade`` seam) that gives the same verdict again with probability ``agree``."""
+
+    def __init__(self, agree: float, seed: int):
+        self.agree, self.rng, self.calls = agree, random.Random(seed), 0
+
+    def grade(self, expectation, *, prompt, transcript, final_output, salt):
+        self.calls += 1
+        first = expectation.endswith("pass")
+        return Verdict(expectation, first if self.rng.random() < self.agree else not first)
+
+
+def records(cases: int) -> list[Record]:
+    return [Record(f"c{i}", Arm([Verdict(f"e{i} pass", True)]), Arm([Verdict(f"e{i} fail", False)]))
+            for i in range(cases)]
+
+
+def check(agree: float, seed: int, cases: int = 100) -> tuple[ConsistencyCheck, int]:
+    judge = FlippingJudge(agree, seed)
+    result = check_consistency(records(cases), judge, prompts={}, skills=())
+    return result, judge.calls
+
+
+def test_a_consistent_judge_is_kept_after_the_interval_clears_the_floor():
+    result, calls = check(1.0, 1)
+    # 14 of 14: the one-sided 95% lower bound 0.807 clears 0.8.
+    assert (result.agreed, result.sampled, calls) == (14, 14, 14)
+    assert not result.lift_withheld and result.decided == "interval" and result.ci95[0] < 0.8 < result.ci95[1]
+
+
+def test_a_judge_that_flips_a_fifth_of_the_time_or_more_is_caught_most_of_the_time():
+    """The old fixed sample of 5-8 re-asks kept a 70%-consistent judge's lift 26-53% of the time."""
+    caught = sum(check(0.7, seed)[0].lift_withheld for seed in range(200))
+    assert caught >= 0.9 * 200
+    kept = sum(not check(0.95, seed)[0].lift_withheld for seed in range(200))
+    assert kept >= 0.9 * 200
+
+
+def test_the_re_asks_are_capped():
+    result, calls = check(0.8, 3, cases=200)
+    assert calls <= MAXIMUM_REASKS and result.sampled == calls
+    if calls == MAXIMUM_REASKS:
+        assert result.decided in ("cap", "interval")
+
+
+def test_a_small_suite_re_asks_every_verdict_and_says_it_is_undecided():
+    result, calls = check(1.0, 2, cases=3)
+    assert calls == 6 and result.decided == "cap" and not result.lift_withheld
+    assert result.to_dict()["ci95"][0] < 0.8
