@@ -91,6 +91,7 @@ class SuiteView:
     comparison: dict[str, Any] | None = field(default=None, repr=False)
     trend: dict[str, Any] | None = field(default=None, repr=False)
     # Attempts per arm (--pass-k).
+    # Attempts per arm the rates are over (pass@n: --pass-n when above --pass-k).
     pass_k: int = 1
     # Whether the flips toward failing passed their noise test (``statistics.regression``), and
     # the cases that did (``statistics.regressed_cases``; None when the document names none).
@@ -158,7 +159,8 @@ class SuiteView:
             cases=cases,
             comparison=doc.get("comparison") or None,
             trend=doc.get("trend") or None,
-            pass_k=int(doc.get("pass_k", 1) or 1),
+            # The rates are over every attempt: pass@n when --pass-n asked for more than k.
+            pass_k=int(doc.get("pass_n") or doc.get("pass_k", 1) or 1),
             regression=bool(stats.get("regression")),
             lift_withheld=bool(stats.get("withheld")) or bool(doc.get("error_dominated", False)),
             regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)

@@ -79,8 +79,9 @@ def _header(doc: dict[str, Any]) -> str:
         same = " (the agent's family)" if models.get("judge_same_family") else ""
         parts.append(f"judge {models['judge']}{same}")
     parts.append(f"runs {doc['runs']}")
-    if doc.get("pass_k", 1) > 1:
-        parts.append(f"pass@{doc['pass_k']}")
+    if doc.get("pass_k", 1) > 1 or attempts(doc) > 1:
+        n = attempts(doc)
+        parts.append(f"pass@{doc['pass_k']}" + (f" from {n} attempts" if n != doc.get("pass_k", 1) else ""))
     if doc.get("shard"):
         # Its numbers cover its share only: the merged document has the run's.
         parts.append(f"shard {doc['shard']['index']}/{doc['shard']['count']} (join with skillab merge)")
@@ -269,10 +270,18 @@ def consistency_unmeasured(check: dict[str, Any]) -> str:
             "judge's agreement with itself is unknown")
 
 
+def attempts(doc: dict[str, Any]) -> int:
+    """Attempts per arm: ``--pass-n`` when it asked for more than ``--pass-k``."""
+    return int(doc.get("pass_n") or doc.get("pass_k", 1) or 1)
+
+
 def rate_label(doc: dict[str, Any]) -> str:
-    """``pass@K rate`` when each arm had K attempts (any passing one counts), else ``pass rate``."""
-    k = doc.get("pass_k", 1) or 1
-    return f"pass@{k} rate" if k > 1 else "pass rate"
+    """``pass@N rate`` when each arm had N attempts (any passing one counts), else ``pass rate``.
+
+    The rate is over every attempt an arm made, so with ``--pass-n`` above ``--pass-k`` it is
+    pass@n, not pass@k (the unbiased pass@k estimate is its own line)."""
+    n = attempts(doc)
+    return f"pass@{n} rate" if n > 1 else "pass rate"
 
 
 def _runs_label(doc: dict[str, Any]) -> str:
