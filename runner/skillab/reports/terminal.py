@@ -331,9 +331,17 @@ def _versus_original(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-ARM_LABELS = {"with_skill": "with skill", "without_skill": "without skill", "original": "original"}
-# "improved" / "regressed" only when the per-case change passed its test (scoring/history.py).
-_TREND_WORDS = {"within_noise": "changed within noise"}
+ARM_LABELS = {"lift": "lift", "with_skill": "with skill", "without_skill": "without skill", "original": "original"}
+# "improved" / "regressed": the lift, only when its per-case change passed its test (scoring/trend.py);
+# the arms' rates are numbers that moved, never tested one by one.
+_TREND_WORDS = {"within_noise": "changed within noise", "changed": "moved"}
+
+
+def _trend_value(arm: dict[str, Any], key: str) -> str:
+    """The lift in points, an arm's rate in percent."""
+    if arm["arm"] == "lift":
+        return f"{arm[key] * 100:+.1f} pts"
+    return _pct(arm[key])
 
 
 def _trend(doc: dict[str, Any]) -> list[str]:
@@ -347,9 +355,10 @@ def _trend(doc: dict[str, Any]) -> list[str]:
                     f"and judge ({trend['history']})"]
     parts = [
         f"{ARM_LABELS.get(a['arm'], a['arm'])} {_TREND_WORDS.get(a['direction'], a['direction'])}"
-        + (f" {_pct(a['previous'])} → {_pct(a['current'])}" if a["direction"] != "unchanged"
-           else f" at {_pct(a['current'])}")
-        + (f" (p={a['p_value']:.2g})" if a.get("p_value") is not None and a["direction"] != "unchanged" else "")
+        + (f" {_trend_value(a, 'previous')} → {_trend_value(a, 'current')}" if a["direction"] != "unchanged"
+           else f" at {_trend_value(a, 'current')}")
+        + (f" (p={a['p_value']:.2g})" if a.get("p_value") is not None and a["arm"] == "lift"
+           and a["direction"] != "unchanged" else "")
         for a in trend.get("arms", [])
     ]
     since = f"vs the run of {_when(previous['recorded_at'])}"
