@@ -118,3 +118,18 @@ def test_beyond_noise_is_the_test_alone():
     assert not stats.distinguishable
     stats = case_statistics(cases(10, 1, 9))  # p = 0.012
     assert stats.p_value < ALPHA and stats.distinguishable and stats.ci95[0] > 0
+
+
+def test_trigger_intervals_cover_at_ten_to_twenty_queries():
+    """Exact coverage of the recall interval with one run per query, over a grid of true rates."""
+    from skillab.scoring.trigger import clustered_rate
+
+    worst = 1.0
+    for queries in (10, 13, 16, 20):
+        bounds = [clustered_rate([(1, 1)] * k + [(0, 1)] * (queries - k)) for k in range(queries + 1)]
+        for step in range(1, 100):
+            p = step / 100
+            covered = sum(math.comb(queries, k) * p**k * (1 - p) ** (queries - k)
+                          for k, b in enumerate(bounds) if b.low <= p <= b.high)
+            worst = min(worst, covered)
+    assert worst >= 0.95
