@@ -24,7 +24,9 @@ Printed per scenario, each beside its target:
 - named broken: for an edit that breaks 10% of the cases, the precision of the cases named
   "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke;
 - --stop-early: both designs replayed on the same simulated runs (``scoring.stopping.replay``),
-  the share of cases (model calls) saved, and false claims and power beside the fixed design's.
+  the share of cases (model calls) saved, and false claims and power beside the fixed design's;
+- the judge gate: ``check_consistency`` against judges that agree with themselves 70-95% of the
+  time (a 70% judge caught >= 0.9, a 95% one kept >= 0.9), and the re-asks it spent.
 
 ``python benchmarks/calibration.py [--reps N] [--seed S] [--quick]``; the Monte Carlo SE of each
 rate is printed in the header.
@@ -41,6 +43,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from skillab.engine.consistency import check_consistency
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
 from skillab.scoring.statistics import case_statistics, regression_cases
 from skillab.scoring.stopping import claim, replay
@@ -237,6 +240,49 @@ def stop_early(s: Scenario, reps: int, rng: np.random.Generator) -> dict:
             **{d: (v[0] / reps, v[1] / reps, v[2] / reps) for d, v in out.items() if d != "fixed"}}
 
 
+class _Verdict:
+    def __init__(self, expectation: str, passed: bool):
+        self.expectation, self.passed, self.errored = expectation, passed, False
+
+
+class _Arm:
+    def __init__(self, verdict: _Verdict):
+        self.expectation_results, self.transcript, self.final_output = [verdict], [], ""
+
+
+class _Record:
+    def __init__(self, i: int):
+        self.case_name = f"c{i}"
+        self.with_skill = _Arm(_Verdict(f"e{i} pass", True))
+        self.without_skill = _Arm(_Verdict(f"e{i} fail", False))
+        self.original = None
+
+
+class _FlippingJudge:
+    """The judge seam ``check_consistency`` calls: the same verdict again with probability ``agree``."""
+
+    def __init__(self, agree: float, rng: np.random.Generator):
+        self.agree, self.rng, self.calls = agree, rng, 0
+
+    def grade(self, expectation, *, prompt, transcript, final_output, salt):
+        self.calls += 1
+        first = expectation.endswith("pass")
+        return _Verdict(expectation, first if self.rng.random() < self.agree else not first)
+
+
+def judge_gate(agree: float, verdicts: int, reps: int, rng: np.random.Generator) -> tuple[float, float]:
+    """``engine.consistency.check_consistency`` against a judge that agrees with itself ``agree``
+    of the time: how often it withholds the lift, and the re-asks it spent."""
+    records = [_Record(i) for i in range(verdicts // 2)]
+    withheld = calls = 0
+    for _ in range(reps):
+        judge = _FlippingJudge(agree, rng)
+        check = check_consistency(records, judge, prompts={}, skills=(), seed=int(rng.integers(1 << 30)))
+        withheld += check.lift_withheld
+        calls += judge.calls
+    return withheld / reps, calls / reps
+
+
 def scenarios(quick: bool) -> list[Scenario]:
     if quick:
         return [Scenario(n, 1, lift) for n in (5, 20) for lift in (0, 10)] + [Scenario(20, 1, 0, het_null=True)]
@@ -323,6 +369,17 @@ def main(argv: list[str] | None = None) -> int:
         off += bool(flag)
         print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f}  "
               f"{c[0]:>10.3f} / {c[1]:.3f} / {c[2]:.3f}  {g[0]:>12.3f} / {g[1]:.3f} / {g[2]:.3f}{flag}", flush=True)
+    print()
+    print("judge consistency gate (engine.consistency.check_consistency): share of runs whose lift it "
+          "withholds, and re-asks spent (targets: a 70%-consistent judge caught >= 0.9, a 95% one kept >= 0.9)")
+    print(f"{'agreement':>9} {'verdicts':>8}  {'withheld':>8} {'re-asks':>7}")
+    for agree in (0.7, 0.8, 0.9, 0.95):
+        for verdicts in ((40,) if args.quick else (20, 100)):
+            withheld, calls = judge_gate(agree, verdicts, reps, rng)
+            bad = (agree == 0.7 and withheld < 0.9 - 2 * se) or (agree == 0.95 and 1 - withheld < 0.9 - 2 * se)
+            off += bad
+            print(f"{agree:>9.2f} {verdicts:>8}  {withheld:>8.3f} {calls:>7.1f}{'  <- off' if bad else ''}",
+                  flush=True)
     print(f"worst: false claims {worst['false']:.3f} (target <= {TARGETS['false']}), coverage "
           f"{worst['cover']:.3f} (target >= {TARGETS['cover']}); {off} scenario(s) off target by more "
           f"than 2 Monte Carlo SE")

@@ -5,8 +5,9 @@ order, each under a fresh fence tag with the same blinded session. Agreement is 
 re-asked verdicts that came back the same; an errored re-ask is left out. From
 ``MINIMUM_COMPARED`` compared re-asks on, the check stops as soon as the agreement's exact
 one-sided 95% bounds (Clopper-Pearson) put it clearly above ``AGREEMENT_FLOOR`` (keep the lift)
-or clearly below it (withhold the lift); at ``MAXIMUM_REASKS`` re-asks, or when every verdict has
-been re-asked, the point estimate decides (``decided: "cap"``). Measured by
+or clearly below it (withhold the lift); at ``MAXIMUM_REASKS`` re-asks the point estimate
+decides (``decided: "cap"``). A suite with fewer verdicts than that asks them again in a fresh
+order, each re-ask under its own fence tag. Measured by
 ``benchmarks/calibration.py``: a judge that agrees with itself 70% of the time is caught about
 95% of the time, one at 95% is kept about every time, after about 36 and 23 re-asks.
 
@@ -56,16 +57,21 @@ def check_consistency(
     ]
     if not verdicts or share <= 0:
         return None
-    cap = min(len(verdicts), max(maximum, math.ceil(share * len(verdicts))))
-    order = random.Random(seed).sample(verdicts, len(verdicts))
+    cap = max(maximum, math.ceil(share * len(verdicts)))
+    rng = random.Random(seed)
     tally = _Tally()
-    for record, arm, result in order[:cap]:
+    for index in range(cap):
+        # A suite with fewer verdicts than the check needs asks them again, each time afresh.
+        rounds, position = divmod(index, len(verdicts))
+        if position == 0:
+            order = rng.sample(verdicts, len(verdicts))
+        record, arm, result = order[position]
         again = judge.grade(
             result.expectation,
             prompt=prompts.get(record.case_name, ""),
             transcript=blind_transcript(arm.transcript, skills),
             final_output=arm.final_output,
-            salt="consistency",
+            salt="consistency" if rounds == 0 else f"consistency-{rounds + 1}",
         )
         tally.add(again, result)
         if tally.decision() is not None or (tally.errored >= minimum and tally.compared == 0):
