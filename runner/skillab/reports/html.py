@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .findings import ARM_TITLES, FAILED_OUTCOMES
-from .partial import interruption
+from .partial import early_stop, interruption
 from .trigger_gates import only_triggers
 
 CSS = """
@@ -71,6 +71,9 @@ def _suite(doc: dict[str, Any]) -> list[str]:
                   if k in ("agent", "judge") and v)
         + f" · runs {doc.get('runs', 1)}</p>",
     ]
+    early = early_stop(doc)
+    if early:
+        out.append(f"<p class=\"note\">{_e(early)}</p>")
     if routing_only:
         out.append("<p class=\"note\">Trigger queries only: no case is graded with and without the skill, "
                    "so there is no lift; the trigger gates are this suite's check.</p>")
