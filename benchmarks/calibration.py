@@ -1,24 +1,35 @@
-"""Calibration of skillab's lift statistics against simulated suites with a known true lift.
+"""Calibration of the sentences skillab prints, against simulated suites with a known truth.
 
-Each scenario draws cases of varied difficulty (baseline logit ~ N(0, 1.5^2)), runs both arms
-``runs`` times per case, and hands the per-case pass counts to skillab's own
-``case_statistics`` (the function ``paired_statistics`` calls on a run's records). It prints,
-per scenario:
+Every statement is produced by skillab's own functions (``case_statistics`` for the lift
+sentence, its interval and its power statement; ``regression_cases`` for the cases named broken
+by an edit; ``sign_flip_p`` for the test the sentence is decided by). Only the suites are
+simulated: cases of varied difficulty (baseline logit ~ N(mu, sd^2): low, mid or high baselines,
+sd 1.5, or 4 for a near-deterministic agent), both arms run ``runs`` times per case, the skill a
+logit shift that gives the stated population lift (or, for "het-null", half the cases +30 pts
+and half -30 pts: a true lift of exactly 0 while many cases change). "errors e" makes a run's
+record error with probability ``e`` when either arm failed it (failure-linked errors).
 
-- coverage: share of 95% intervals that contain the true population lift (target >= 0.94);
-- fp noise: share of runs whose report says "beyond noise" in the wrong direction, or at all
-  when the true lift is 0 (target <= 0.05);
-- fp broke: share of runs whose "the edit broke N cases" claim fires when no case got worse
-  (the arms read as candidate vs original; target <= 0.05);
-- power@advice (lift +10 rows): from each simulated run as a pilot, the cases it advises for
-  ``--target-lift-pts 10``; the true power at that size (normal approximation with the
-  scenario's true spread of per-case differences), as a mean and as the share of pilots whose
-  advice reaches 80%.
+Printed per scenario, each beside its target:
 
-Scenarios: n = 10, 20, 50, 200 cases x runs = 1, 3, 5, 10 x true lift 0, +10, +30 pts (a
-logit shift for every case) and "help-hurt" (half the cases +30 pts, half -30 pts: a true lift
-of exactly 0 while many cases change). The Monte Carlo standard error is printed beside each
-rate. Usage: ``python benchmarks/calibration.py [--reps N] [--seed S] [--quick]``.
+- false: share of runs whose report says "beyond noise" when the true lift is 0, or in the
+  wrong direction (<= 0.05);
+- cover: share of 95% intervals that contain the true lift (>= 0.94);
+- "detects X": the median X printed, and the real power of the test at a true lift of X in this
+  scenario (0.75-0.90; checked where at least 10% of runs print a number), the share of runs
+  that print one ("shown"), and how often "cannot show a lift at any size of effect" is printed
+  ("never");
+- advice: from each run as a pilot, the cases it advises for +10 pts; the share of pilots whose
+  advice reaches 80% real power at a true +10 pts (>= 0.80), and the median advice against the
+  cases really needed;
+- named broken: for an edit that breaks 10% of the cases, the precision of the cases named
+  "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke;
+- --stop-early: both designs replayed on the same simulated runs (``scoring.stopping.replay``),
+  the share of cases (model calls) saved, and false claims and power beside the fixed design's;
+- the judge gate: ``check_consistency`` against judges that agree with themselves 70-95% of the
+  time (a 70% judge caught >= 0.9, a 95% one kept >= 0.9), and the re-asks it spent.
+
+``python benchmarks/calibration.py [--reps N] [--seed S] [--quick]``; the Monte Carlo SE of each
+rate is printed in the header.
 """
 
 from __future__ import annotations
@@ -27,141 +38,351 @@ import argparse
 import math
 import sys
 import time
-from statistics import NormalDist
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from skillab.scoring.inference import CasePair
-from skillab.scoring.statistics import case_statistics
+from skillab.engine.consistency import check_consistency
+from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
+from skillab.scoring.statistics import case_statistics, regression_cases
+from skillab.scoring.stopping import claim, replay
 
-SIZES = (10, 20, 50, 200)
-RUNS = (1, 3, 5, 10)
-BASELINE_SD = 1.5
-HELP_HURT = 0.30
-TARGETS = {"coverage": 0.94, "fp": 0.05}
+TARGETS = {"false": 0.05, "cover": 0.94, "power": (0.75, 0.90), "advice": 0.80, "precision": 0.80}
+BASELINES = {"low": -1.5, "mid": 0.0, "high": 1.5}
+HET_SHIFT = 0.30
+ADVICE_TARGET_PTS = 10
+# "detects X" printed by fewer runs than this is shown, not checked (its median is a few pilots').
+PRINTED_FLOOR = 0.10
 
 
-def expit(x: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-x))
+@dataclass(frozen=True)
+class Scenario:
+    n: int
+    runs: int
+    lift: float  # points; ignored for het-null
+    baseline: str = "mid"
+    spread: float = 1.5
+    errors: float = 0.0
+    het_null: bool = False
+
+    @property
+    def label(self) -> str:
+        kind = "het-null" if self.het_null else f"lift {self.lift:+.0f}"
+        extra = " near-det" if self.spread > 2 else ""
+        extra += f" errors {self.errors:.0%}" if self.errors else ""
+        return f"{kind:<9} {self.baseline:<4}{extra}"
+
+    def truth(self) -> float:
+        return 0.0 if self.het_null else self.lift
 
 
-def logit_shift_for(lift: float) -> float:
-    """The logit shift that gives a population mean lift of ``lift`` (bisection on a big sample)."""
-    if lift == 0:
+@lru_cache(maxsize=None)
+def logit_shift(lift: float, baseline: str, spread: float) -> float:
+    """The logit shift giving a population mean lift of ``lift`` (0..1), by bisection."""
+    if lift <= 0:
         return 0.0
-    a = np.random.default_rng(12345).normal(0, BASELINE_SD, 400_000)
-    p0 = expit(a)
-    lo, hi = 0.0, 6.0
-    for _ in range(60):
+    a = np.random.default_rng(12345).normal(BASELINES[baseline], spread, 200_000)
+    p0 = 1 / (1 + np.exp(-a))
+    lo, hi = 0.0, 12.0
+    for _ in range(50):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if (expit(a + mid) - p0).mean() < lift else (lo, mid)
+        lift_mid = (1 / (1 + np.exp(-(a + mid))) - p0).mean()
+        lo, hi = (mid, hi) if lift_mid < lift else (lo, mid)
     return (lo + hi) / 2
 
 
-class Scenario:
-    def __init__(self, name: str, lift_pts: float, help_hurt: bool = False):
-        self.name, self.lift_pts, self.help_hurt = name, lift_pts, help_hurt
-        self.shift = 0.0 if help_hurt else logit_shift_for(lift_pts / 100)
-
-    def rates(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        p0 = expit(rng.normal(0, BASELINE_SD, n))
-        if self.help_hurt:
-            # p0 is symmetric about 0.5, so the clipped +-30 moves cancel exactly on average.
-            sign = rng.choice((-1.0, 1.0), n)
-            return np.clip(p0 + HELP_HURT * sign, 0, 1), p0
-        return expit(np.log(p0 / (1 - p0)) + self.shift), p0
-
-    @property
-    def some_case_worse(self) -> bool:
-        return self.help_hurt
-
-    def true_sd(self, runs: int) -> float:
-        """SD of one case's difference of run means, by simulation (for power at the advice)."""
-        rng = np.random.default_rng(7)
-        p1, p0 = self.rates(rng, 200_000)
-        d = (rng.binomial(runs, p1) - rng.binomial(runs, p0)) / runs
-        return float(d.std())
+def max_lift(baseline: str, spread: float) -> float:
+    a = np.random.default_rng(12345).normal(BASELINES[baseline], spread, 200_000)
+    return float((1 - 1 / (1 + np.exp(-a))).mean())
 
 
-def run_cell(scenario: Scenario, n: int, runs: int, reps: int, rng: np.random.Generator) -> dict:
-    covered = fp_noise = fp_broke = 0
-    powers: list[float] = []
-    truth = scenario.lift_pts
-    sd = scenario.true_sd(runs) if truth == 10 else None
-    z = NormalDist()
+def draw(s: Scenario, rng: np.random.Generator, n: int, lift: float | None = None) -> list[CasePair]:
+    """One simulated suite: per case the comparable runs' pass counts of each arm."""
+    logits = rng.normal(BASELINES[s.baseline], s.spread, n)
+    p0 = 1 / (1 + np.exp(-logits))
+    if s.het_null and lift is None:
+        p1 = np.clip(p0 + HET_SHIFT * rng.choice((-1.0, 1.0), n), 0, 1)
+    else:
+        shift = logit_shift((s.lift if lift is None else lift) / 100, s.baseline, s.spread)
+        p1 = 1 / (1 + np.exp(-(logits + shift)))
+    w = rng.random((n, s.runs)) < p1[:, None]
+    o = rng.random((n, s.runs)) < p0[:, None]
+    keep = np.ones_like(w)
+    if s.errors:
+        keep = ~((~w | ~o) & (rng.random((n, s.runs)) < s.errors))
+    pairs = []
+    for i in range(n):
+        k = int(keep[i].sum())
+        if k:
+            pairs.append(CasePair(int((w[i] & keep[i]).sum()), int((o[i] & keep[i]).sum()), k))
+    return pairs
+
+
+def error_dominated(s: Scenario, pairs: list[CasePair]) -> bool:
+    return sum(p.runs for p in pairs) < 0.75 * s.n * s.runs
+
+
+def real_power(s: Scenario, n: int, lift: float, reps: int, seed: int) -> float:
+    """How often the test itself says "beyond noise", upward, at a true ``lift`` with ``n`` cases."""
+    rng = np.random.default_rng(seed)
+    hits = 0
     for _ in range(reps):
-        p1, p0 = scenario.rates(rng, n)
-        with_passes = rng.binomial(runs, p1)
-        without_passes = rng.binomial(runs, p0)
-        pairs = [CasePair(int(w), int(o), runs) for w, o in zip(with_passes, without_passes)]
-        stats = case_statistics(pairs, subject="the edit", target_lift_pts=10)
+        pairs = draw(s, rng, n, lift=lift)
+        if len(pairs) < 2 or error_dominated(s, pairs) and s.errors:
+            continue
+        scores = integer_scores(pairs)
+        hits += sum(scores) > 0 and sign_flip_p(scores)[0] < ALPHA
+    return hits / reps
+
+
+@lru_cache(maxsize=None)
+def cases_really_needed(s: Scenario, reps: int, seed: int) -> int | None:
+    """Smallest n (doubling, then bisection) whose real power at +10 pts reaches 0.8."""
+    if ADVICE_TARGET_PTS / 100 > max_lift(s.baseline, s.spread):
+        return None
+    n = 8
+    while real_power(s, n, ADVICE_TARGET_PTS, reps, seed) < 0.8:
+        n *= 2
+        if n > 4096:
+            return None
+    lo = n // 2
+    while n - lo > max(1, lo // 20):
+        mid = (lo + n) // 2
+        lo, n = (mid, n) if real_power(s, mid, ADVICE_TARGET_PTS, reps, seed) < 0.8 else (lo, mid)
+    return n
+
+
+def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) -> dict:
+    truth = s.truth()
+    false = covered = judged = never = 0
+    printed: list[float] = []
+    advice: list[int] = []
+    for _ in range(reps):
+        pairs = draw(s, rng, s.n)
+        if len(pairs) < 2 or (s.errors and error_dominated(s, pairs)):
+            continue  # no statistic is reported
+        stats = case_statistics(pairs, target_lift_pts=ADVICE_TARGET_PTS)
+        judged += 1
         lo, hi = stats.ci95
         covered += lo <= truth <= hi
         if stats.distinguishable and (truth == 0 or (stats.lift_pts < 0) != (truth < 0)):
-            fp_noise += 1
-        if stats.regression and not scenario.some_case_worse:
-            fp_broke += 1
-        if sd is not None and stats.power is not None and stats.power.cases_needed:
-            needed = stats.power.cases_needed
-            powers.append(z.cdf(math.sqrt(needed) * 0.10 / sd - z.inv_cdf(0.975)))
-    return {
-        "coverage": covered / reps,
-        "fp_noise": fp_noise / reps,
-        "fp_broke": None if scenario.some_case_worse else fp_broke / reps,
-        "power_mean": sum(powers) / len(powers) if powers else None,
-        "power_share": sum(p >= 0.8 for p in powers) / len(powers) if powers else None,
-    }
+            false += 1
+        power = stats.power
+        if power is not None:
+            never += power.never_significant
+            if power.detectable_lift_pts is not None:
+                printed.append(power.detectable_lift_pts)
+            if power.cases_needed is not None:
+                advice.append(power.cases_needed)
+    cell = {"judged": judged, "false": false / max(judged, 1), "cover": covered / max(judged, 1),
+            "never": never / max(judged, 1), "printed": len(printed) / max(judged, 1), "x": None, "power_at_x": None, "advice_share": None,
+            "advice_median": None, "needed": None}
+    if printed and not s.het_null:
+        x = float(np.median(printed))
+        cell["x"] = x
+        cell["power_at_x"] = real_power(s, s.n, x, max(reps, 200), seed + 1)
+    if advice and not s.het_null:
+        needed = cases_really_needed(Scenario(s.n, s.runs, 0, s.baseline, s.spread, s.errors),
+                                     max(reps, 200), seed + 2)
+        cell["needed"] = needed
+        cell["advice_median"] = int(np.median(advice))
+        if needed is not None:
+            cell["advice_share"] = sum(a >= needed for a in advice) / len(advice)
+    return cell
 
 
-def mc_se(rate: float, reps: int) -> float:
-    return math.sqrt(max(rate * (1 - rate), 1e-12) / reps)
+def named_broken(n: int, runs: int, share: float, reps: int, rng: np.random.Generator) -> dict:
+    """An edit that breaks ``share`` of the cases (they pass a tenth as often), the rest unchanged:
+    how many of the cases ``regression_cases`` names broken really are (precision), how many of
+    the broken it finds (recall), and how often it names any case when the edit breaks none."""
+    named = right = found = false_any = 0
+    broken_total = 0
+    for _ in range(reps):
+        for breaks in (True, False):
+            logits = rng.normal(0.0, 1.5, n)
+            original = 1 / (1 + np.exp(-logits))
+            hit = rng.random(n) < share if breaks else np.zeros(n, dtype=bool)
+            candidate = np.where(hit, original * 0.1, original)
+            c = rng.binomial(runs, candidate)
+            o = rng.binomial(runs, original)
+            pairs = [CasePair(int(a), int(b), runs) for a, b in zip(c, o)]
+            names = [str(i) for i in range(n)]
+            chosen = {int(x) for x in regression_cases(pairs, names)}
+            if breaks:
+                named += len(chosen)
+                right += sum(1 for i in chosen if hit[i])
+                found += sum(1 for i in chosen if hit[i])
+                broken_total += int(hit.sum())
+            else:
+                false_any += bool(chosen)
+    return {"precision": right / named if named else None, "recall": found / max(broken_total, 1),
+            "false_any": false_any / reps, "named_per_run": named / reps}
 
 
-def _flag(cell: dict, reps: int) -> str:
-    """Off target, or off only by less than two Monte Carlo standard errors (so not shown to be)."""
-    misses = [cell["coverage"] - TARGETS["coverage"], TARGETS["fp"] - cell["fp_noise"],
-              TARGETS["fp"] - (cell["fp_broke"] or 0)]
-    worst = min(misses)
-    if worst >= 0:
-        return ""
-    return "  <- off target" if worst < -2 * mc_se(0.05, reps) else "  <- over by less than 2 MC SE"
+def stop_early(s: Scenario, reps: int, rng: np.random.Generator) -> dict:
+    """``--stop-early`` replayed (``scoring.stopping.replay``) on simulated runs of ``s``: the share
+    of cases (so of model calls) each design saves, and its claims beside the fixed design's."""
+    out: dict = {"fixed": 0, "curtail": [0, 0.0, 0], "group-sequential": [0, 0.0, 0]}
+    truth = s.truth()
+    for _ in range(reps):
+        pairs = draw(s, rng, s.n)
+        full = claim(pairs)
+        out["fixed"] += (full != "noise") if truth == 0 else (full == "helps")
+        for design in ("curtail", "group-sequential"):
+            result = replay(pairs, design, s.runs)
+            said = result.claim_stopped
+            cell = out[design]
+            cell[0] += (said != "noise") if truth == 0 else (said == "helps")
+            cell[1] += result.cases_saved / s.n
+            cell[2] += said != full
+    return {"fixed": out["fixed"] / reps,
+            **{d: (v[0] / reps, v[1] / reps, v[2] / reps) for d, v in out.items() if d != "fixed"}}
+
+
+class _Verdict:
+    def __init__(self, expectation: str, passed: bool):
+        self.expectation, self.passed, self.errored = expectation, passed, False
+
+
+class _Arm:
+    def __init__(self, verdict: _Verdict):
+        self.expectation_results, self.transcript, self.final_output = [verdict], [], ""
+
+
+class _Record:
+    def __init__(self, i: int):
+        self.case_name = f"c{i}"
+        self.with_skill = _Arm(_Verdict(f"e{i} pass", True))
+        self.without_skill = _Arm(_Verdict(f"e{i} fail", False))
+        self.original = None
+
+
+class _FlippingJudge:
+    """The judge seam ``check_consistency`` calls: the same verdict again with probability ``agree``."""
+
+    def __init__(self, agree: float, rng: np.random.Generator):
+        self.agree, self.rng, self.calls = agree, rng, 0
+
+    def grade(self, expectation, *, prompt, transcript, final_output, salt):
+        self.calls += 1
+        first = expectation.endswith("pass")
+        return _Verdict(expectation, first if self.rng.random() < self.agree else not first)
+
+
+def judge_gate(agree: float, verdicts: int, reps: int, rng: np.random.Generator) -> tuple[float, float]:
+    """``engine.consistency.check_consistency`` against a judge that agrees with itself ``agree``
+    of the time: how often it withholds the lift, and the re-asks it spent."""
+    records = [_Record(i) for i in range(verdicts // 2)]
+    withheld = calls = 0
+    for _ in range(reps):
+        judge = _FlippingJudge(agree, rng)
+        check = check_consistency(records, judge, prompts={}, skills=(), seed=int(rng.integers(1 << 30)))
+        withheld += check.lift_withheld
+        calls += judge.calls
+    return withheld / reps, calls / reps
+
+
+def scenarios(quick: bool) -> list[Scenario]:
+    if quick:
+        return [Scenario(n, 1, lift) for n in (5, 20) for lift in (0, 10)] + [Scenario(20, 1, 0, het_null=True)]
+    out = [Scenario(n, runs, lift) for n in (5, 10, 20, 50, 100) for runs in (1, 3) for lift in (0, 10, 30)]
+    out += [Scenario(n, runs, 0, het_null=True) for n in (10, 20, 50) for runs in (1, 3)]
+    out += [Scenario(20, 5, lift) for lift in (0, 10, 30)]
+    out += [Scenario(20, runs, lift, baseline=b) for b in ("low", "high") for runs in (1, 3) for lift in (0, 10)]
+    out += [Scenario(n, runs, lift, spread=4.0) for n in (20, 50) for runs in (1, 3) for lift in (0, 10)]
+    out += [Scenario(20, 3, lift, errors=e) for e in (0.1, 0.3) for lift in (0, 10)]
+    return out
+
+
+def _fmt(value: float | None, spec: str = ".3f") -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def _misses(cell: dict, slack: float) -> list[str]:
+    misses = []
+    if cell["false"] > TARGETS["false"] + slack:
+        misses.append("false")
+    if cell["cover"] < TARGETS["cover"] - slack:
+        misses.append("cover")
+    low, high = TARGETS["power"]
+    if (cell["power_at_x"] is not None and cell["printed"] >= PRINTED_FLOOR
+            and not low - slack <= cell["power_at_x"] <= high + slack):
+        misses.append("power")
+    if cell["advice_share"] is not None and cell["advice_share"] < TARGETS["advice"] - slack:
+        misses.append("advice")
+    return misses
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=2000, help="repetitions per scenario")
-    parser.add_argument("--seed", type=int, default=20261122)
-    parser.add_argument("--quick", action="store_true", help="n = 10, 20 and runs = 1, 3 only")
+    parser.add_argument("--reps", type=int, default=200, help="simulated runs per scenario")
+    parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--quick", action="store_true", help="five small scenarios (a smoke test)")
     args = parser.parse_args(argv)
-    sizes, runs_list = ((10, 20), (1, 3)) if args.quick else (SIZES, RUNS)
-    scenarios = [Scenario("lift 0", 0), Scenario("lift +10", 10), Scenario("lift +30", 30),
-                 Scenario("help-hurt", 0, help_hurt=True)]
+    reps = 60 if args.quick and args.reps == 200 else args.reps
     rng = np.random.default_rng(args.seed)
+    se = math.sqrt(0.05 * 0.95 / reps)
     started = time.monotonic()
-    reps = args.reps
-    print(f"skillab lift calibration: {reps} repetitions per scenario, seed {args.seed}")
-    print(f"Monte Carlo SE at 0.95: ±{mc_se(0.95, reps):.4f}; at 0.05: ±{mc_se(0.05, reps):.4f}")
-    print(f"{'scenario':<10} {'n':>4} {'runs':>4}  {'coverage':>8}  {'fp noise':>8}  {'fp broke':>8}  "
-          f"{'power@advice (mean / share>=0.8)':>32}")
-    worst = {"coverage": 1.0, "fp_noise": 0.0, "fp_broke": 0.0}
-    for scenario in scenarios:
-        for n in sizes:
-            for runs in runs_list:
-                cell = run_cell(scenario, n, runs, reps, rng)
-                worst["coverage"] = min(worst["coverage"], cell["coverage"])
-                worst["fp_noise"] = max(worst["fp_noise"], cell["fp_noise"])
-                if cell["fp_broke"] is not None:
-                    worst["fp_broke"] = max(worst["fp_broke"], cell["fp_broke"])
-                broke = "—" if cell["fp_broke"] is None else f"{cell['fp_broke']:.3f}"
-                power = "—"
-                if cell["power_mean"] is not None:
-                    power = f"{cell['power_mean']:.3f} / {cell['power_share']:.3f}"
-                flag = _flag(cell, reps)
-                print(f"{scenario.name:<10} {n:>4} {runs:>4}  {cell['coverage']:>8.3f}  "
-                      f"{cell['fp_noise']:>8.3f}  {broke:>8}  {power:>32}{flag}", flush=True)
-    print(f"worst: coverage {worst['coverage']:.3f} (target >= {TARGETS['coverage']}), "
-          f"fp noise {worst['fp_noise']:.3f}, fp broke {worst['fp_broke']:.3f} (targets <= {TARGETS['fp']}); "
-          f"Monte Carlo SE ±{mc_se(0.95, reps):.4f} / ±{mc_se(0.05, reps):.4f}")
+    print(f"skillab calibration: {reps} simulated runs per scenario, seed {args.seed}; "
+          f"Monte Carlo SE ±{se:.3f} at 0.05 and 0.95")
+    print(f"{'scenario':<30} {'n':>4} {'runs':>4}  {'false':>6} {'cover':>6}  {'detects X':>9} "
+          f"{'power@X':>7} {'shown':>5} {'never':>5}  {'advice':>6} {'needed':>6} {'share':>6}")
+    worst = {"false": 0.0, "cover": 1.0}
+    off = 0
+    for s in scenarios(args.quick):
+        cell = run_scenario(s, reps, rng, args.seed)
+        worst["false"] = max(worst["false"], cell["false"])
+        worst["cover"] = min(worst["cover"], cell["cover"])
+        misses = _misses(cell, 2 * se)
+        off += bool(misses)
+        flag = f"  <- off: {', '.join(misses)}" if misses else ""
+        print(f"{s.label:<30} {s.n:>4} {s.runs:>4}  {cell['false']:>6.3f} {cell['cover']:>6.3f}  "
+              f"{_fmt(cell['x'], '.0f'):>9} {_fmt(cell['power_at_x'], '.2f'):>7} {cell['printed']:>5.2f} "
+              f"{cell['never']:>5.2f}  "
+              f"{_fmt(cell['advice_median'], 'd'):>6} {_fmt(cell['needed'], 'd'):>6} "
+              f"{_fmt(cell['advice_share'], '.2f'):>6}{flag}", flush=True)
+    print()
+    print(f"named broken by an edit that breaks 10% of the cases (precision target >= {TARGETS['precision']}; "
+          f"any case named when none broke <= {TARGETS['false']}):")
+    print(f"{'n':>4} {'runs':>4}  {'precision':>9} {'recall':>6} {'named/run':>9} {'false any':>9}")
+    for n, runs in ((20, 3),) if args.quick else ((20, 1), (20, 3), (20, 5), (50, 3), (50, 5), (100, 5)):
+        cell = named_broken(n, runs, 0.10, reps, rng)
+        flag = ""
+        if (cell["precision"] is not None and cell["precision"] < TARGETS["precision"] - 2 * se) or \
+                cell["false_any"] > TARGETS["false"] + 2 * se:
+            flag, off = "  <- off", off + 1
+        print(f"{n:>4} {runs:>4}  {_fmt(cell['precision']):>9} {cell['recall']:>6.3f} "
+              f"{cell['named_per_run']:>9.2f} {cell['false_any']:>9.3f}{flag}", flush=True)
+    print()
+    print("--stop-early replayed on the same simulated runs, one case at a time: 'claims' is the false-claim "
+          "rate at lift 0 and the power otherwise; 'saved' the share of cases (and model calls) not run; "
+          "'differs' how often the stopped run's claim is not the full run's")
+    print(f"{'scenario':<16} {'n':>4} {'runs':>4}  {'fixed claims':>12}  {'curtail claims/saved/differs':>28}  "
+          f"{'group-seq claims/saved/differs':>30}")
+    stop_cells = [Scenario(20, 1, 10)] if args.quick else [
+        Scenario(n, runs, lift) for n in (20, 40, 100) for runs in (1, 3) for lift in (0, 10, 30)]
+    for s in stop_cells:
+        cell = stop_early(s, reps, rng)
+        c, g = cell["curtail"], cell["group-sequential"]
+        flag = "  <- off: false" if s.truth() == 0 and max(c[0], g[0]) > TARGETS["false"] + 2 * se else ""
+        off += bool(flag)
+        print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f}  "
+              f"{c[0]:>10.3f} / {c[1]:.3f} / {c[2]:.3f}  {g[0]:>12.3f} / {g[1]:.3f} / {g[2]:.3f}{flag}", flush=True)
+    print()
+    print("judge consistency gate (engine.consistency.check_consistency): share of runs whose lift it "
+          "withholds, and re-asks spent (targets: a 70%-consistent judge caught >= 0.9, a 95% one kept >= 0.9)")
+    print(f"{'agreement':>9} {'verdicts':>8}  {'withheld':>8} {'re-asks':>7}")
+    for agree in (0.7, 0.8, 0.9, 0.95):
+        for verdicts in ((40,) if args.quick else (20, 100)):
+            withheld, calls = judge_gate(agree, verdicts, reps, rng)
+            bad = (agree == 0.7 and withheld < 0.9 - 2 * se) or (agree == 0.95 and 1 - withheld < 0.9 - 2 * se)
+            off += bad
+            print(f"{agree:>9.2f} {verdicts:>8}  {withheld:>8.3f} {calls:>7.1f}{'  <- off' if bad else ''}",
+                  flush=True)
+    print(f"worst: false claims {worst['false']:.3f} (target <= {TARGETS['false']}), coverage "
+          f"{worst['cover']:.3f} (target >= {TARGETS['cover']}); {off} scenario(s) off target by more "
+          f"than 2 Monte Carlo SE")
     print(f"elapsed {time.monotonic() - started:.0f} s")
     return 0
 

@@ -53,10 +53,11 @@ def test_no_judge_request_tells_the_arms_apart(tmp_path, capsys, monkeypatch):
                      "--model", "claude-haiku-4-5", "--judge-model", "gpt-4o", "--no-cache",
                      "--no-history", "--quiet", "--output", str(tmp_path / "r.json")])
     assert code == 0, capsys.readouterr().err
-    # One expectation, two arms; then both verdicts asked again for the consistency check.
-    assert len(judged) == 4
+    # One expectation, two arms; then both verdicts asked again, round after round, until 14
+    # agreeing re-asks put the agreement's lower bound above 80%.
+    assert len(judged) == 2 + 14
     doc = json.loads((tmp_path / "r.json").read_text())
-    assert doc["judge_consistency"]["sampled"] == 2 and doc["judge_consistency"]["agreement"] == 1.0
+    assert doc["judge_consistency"]["sampled"] == 14 and doc["judge_consistency"]["agreement"] == 1.0
     assert any("withheld from the judge" in raw for raw in judged)  # the with-skill arm read it
     for raw in judged:
         for needle in ("status-writer", "SKILL.md", "always close with a line reading"):
@@ -89,7 +90,9 @@ def test_a_judge_that_disagrees_with_itself_withholds_the_lift(tmp_path, capsys,
     out = capsys.readouterr().out
     doc = json.loads((tmp_path / "r.json").read_text())
     check = doc["judge_consistency"]
-    assert check["sampled"] == 5 and check["agreement"] == 0.0 and check["lift_withheld"] is True
+    # Asked again until the interval decides: 10 compared re-asks (the least it decides on), none agreed.
+    assert check["sampled"] == 10 and check["agreement"] == 0.0 and check["lift_withheld"] is True
+    assert check["decided"] == "interval" and check["ci95"][1] < 0.8
     stats = doc["statistics"]
     assert stats["summary"] is None and stats["ci95"] is None and "judge agreed" in stats["withheld"]
     assert "below 80%, so the lift is withheld" in out and "evidence" not in out
@@ -156,6 +159,7 @@ def test_a_judge_reply_of_the_wrong_shape_in_the_consistency_check_does_not_end_
                             cache_enabled=False, max_attempts=2, retry_base_delay_s=0.001)
         report = run_suite(skill, config, emit=Broadcast([]))
     check = report.log.settings.judge_consistency
-    assert check["sampled"] == 4 and check["errored"] == 4 and check["agreement"] is None
-    assert len(judged) == 4 + 4 * 2  # each re-ask tried twice (max_attempts), then errored
+    # Five errored re-asks with none compared: the judge is down, the check stops.
+    assert check["sampled"] == 5 and check["errored"] == 5 and check["agreement"] is None
+    assert len(judged) == 4 + 5 * 2  # each re-ask tried twice (max_attempts), then errored
     assert [r.outcome for r in report.log.records] == ["pass_kept", "pass_kept"]

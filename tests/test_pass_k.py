@@ -214,3 +214,18 @@ def test_pass_n_below_pass_k_is_a_usage_error(capsys):
 def test_pass_k_must_be_a_positive_integer(capsys):
     assert main(["run", "x", "--adapter", "mock", "--pass-k", "0"]) == 2
     assert "must be a positive integer" in capsys.readouterr().err
+
+
+def test_the_rate_over_n_attempts_is_labelled_pass_at_n(tmp_path):
+    """With --pass-n 4 above --pass-k 2 an arm passes when any of its 4 attempts does: pass@4."""
+    from skillab.reports.markdown_view import SuiteView
+    from skillab.reports.terminal import rate_label, render_table
+
+    skill = make_skill(tmp_path, [grep_case("one")], responses={"one": answers("SKILLED", "plain")})
+    out = tmp_path / "r.json"
+    assert main(["run", str(skill), "--adapter", "mock", "--no-cache", "--no-history", "--quiet",
+                 "--pass-k", "2", "--pass-n", "4", "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert rate_label(doc) == "pass@4 rate"
+    assert "pass@2 from 4 attempts" in render_table(doc)
+    assert SuiteView.from_document(0, doc).pass_k == 4

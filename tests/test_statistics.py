@@ -145,10 +145,14 @@ def test_noise_sentence_carries_power_not_a_claim_of_no_lift():
     stats = paired_statistics(suite({"up": 2, "down": 1, "pass": 4, "fail": 3}), target_lift_pts=10)
     assert not stats.distinguishable and "cannot be told from noise" in stats.summary
     power = stats.power
-    assert power.cases_needed > 10 and power.detectable_lift_pts > 10
+    assert power.cases_needed > 10 and power.detectable_lift_pts is None
     assert f"about {power.cases_needed} cases would detect +10.0 pts" in stats.summary
-    assert f"this suite detects lifts of about {power.detectable_lift_pts:.0f} pts or more" in stats.summary
-    assert "no lift" not in stats.summary
+    # 10 cases half passing without the skill: even +50 pts (every failure rescued) reaches
+    # only 38% power (6+ discordant cases, all up, are needed for p < 0.05).
+    assert "no lift the baseline leaves room for is detected at this size" in stats.summary
+    bigger = paired_statistics(suite({"up": 4, "down": 2, "pass": 8, "fail": 6}), target_lift_pts=10)
+    assert 10 < bigger.power.detectable_lift_pts < 50
+    assert f"this suite detects lifts of about {bigger.power.detectable_lift_pts:.0f} pts or more" in bigger.summary
 
 
 def test_no_case_changed_says_so_without_claiming_no_lift():
@@ -211,9 +215,20 @@ def test_one_flip_down_is_changed_within_noise():
     assert not stats.regression and stats.regressed_cases == []
 
 
-def test_a_suite_that_leans_down_names_every_case_that_went_down():
+def test_a_suite_that_leans_down_says_so_but_names_no_case_without_its_own_evidence():
+    """One run per case: each drop is one coin toss, however many there are."""
     stats = paired_statistics(suite({"down": 8, "pass": 12}), subject="the edit")
-    assert stats.regression and len(stats.regressed_cases) == 8
+    assert stats.summary.endswith("the edit hurts beyond noise.")
+    assert not stats.regression and stats.regressed_cases == []
+
+
+def test_only_the_cases_whose_own_runs_show_the_drop_are_named():
+    """Two cases broken in all five runs; four others one run down, as noise does."""
+    broken = [CasePair(0, 5, 5)] * 2
+    noisy = [CasePair(2, 3, 5)] * 4
+    names = ["b1", "b2", "n1", "n2", "n3", "n4"] + [f"k{i}" for i in range(14)]
+    stats = case_statistics(broken + noisy + [CasePair(5, 5, 5)] * 14, names=names, subject="the edit")
+    assert stats.regressed_cases == ["b1", "b2"] and stats.regression
 
 
 def test_one_case_broken_in_every_run_is_beyond_noise_on_its_own():
@@ -323,3 +338,19 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     for gate_on in ("point", "lower-bound"):
         reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(doc)
         assert len(reasons) == 1 and "withheld" in reasons[0], reasons
+
+
+def test_boschloo_is_the_exact_unconditional_test_and_never_weaker_than_fisher():
+    import math as m
+
+    from skillab.scoring.statistics import boschloo_lower_p
+
+    for w, o, r in [(0, 5, 5), (1, 5, 5), (2, 8, 10), (0, 3, 3), (1, 4, 5), (3, 3, 5)]:
+        observed = fisher_lower_p(w, o, r)
+        extreme = [(x, y) for x in range(r + 1) for y in range(r + 1) if fisher_lower_p(x, y, r) <= observed * (1 + 1e-9)]
+        brute = max(sum(m.comb(r, x) * m.comb(r, y) * q ** (x + y) * (1 - q) ** (2 * r - x - y) for x, y in extreme)
+                    for q in (i / 4000 for i in range(1, 4000)))
+        assert boschloo_lower_p(w, o, r) == pytest.approx(brute, rel=1e-6)
+        assert boschloo_lower_p(w, o, r) <= observed + 1e-12
+    # Broken in all five runs: 1/1024, where Fisher's 1/252 could not pass a 20-case BH step.
+    assert boschloo_lower_p(0, 5, 5) == pytest.approx(1 / 1024)

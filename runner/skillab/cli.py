@@ -145,13 +145,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_run_arguments(p_ablate)
     p_ablate.add_argument("--heading-level", type=positive_int, default=2, metavar="N",
                           help="the markdown heading level that cuts SKILL.md into sections (default %(default)s: ##)")
-    p_ablate.add_argument("--stop-early", choices=("curtail", "none"), default="curtail",
-                          help="curtail (default): each variant runs its cases in a seeded random order in four "
-                               "looks and stops once no remaining result could change its part's role; none: "
-                               "every variant runs every case")
-    p_ablate.add_argument("--order-seed", dest="order_seed", type=non_negative_int, metavar="N",
-                          help="the case order's seed (default: drawn, and recorded in ablation.json)")
-    p_ablate.set_defaults(output=Path("ablation.json"))
+    # Each variant stops by curtailment unless told otherwise (--stop-early none; commands.ablate).
+    p_ablate.set_defaults(output=Path("ablation.json"), stop_early="curtail")
     if command == "ablate":
         apply_run_config(p_ablate)
 
@@ -251,7 +246,8 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                        help="let a model of the agent's family judge (by default the judge is of "
                             "another family); the report discloses it")
     agent.add_argument("--judge-consistency", type=share, default=0.10, metavar="SHARE",
-                       help="share of judge verdicts asked again (at least 5); the lift is withheld "
+                       help="judge verdicts are asked again until the agreement's interval decides "
+                            "(10 to 60 re-asks, or SHARE of the verdicts if more); the lift is withheld "
                             "when the judge agrees with itself below 80%% (0 turns it off; "
                             "default %(default)s)")
     agent.add_argument("--provider", type=provider_name, metavar="NAME",
@@ -307,6 +303,13 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     plan.add_argument("--max-cost-usd", type=positive_float, metavar="USD",
                       help="stop starting arms once the measured spend reaches USD; the partial "
                            "results are kept and the run exits 1 (default: no cap)")
+    plan.add_argument("--stop-early", choices=("curtail", "group-sequential", "none"), metavar="DESIGN",
+                      help="run cases in a seeded random order and stop once the rest can no longer "
+                           "change the lift sentence (curtail: exact; group-sequential: O'Brien-Fleming "
+                           "looks at 1/4, 1/2, 3/4 and the end; none: every case, run's default; ablate "
+                           "curtails each variant unless none)")
+    plan.add_argument("--stop-seed", type=int, metavar="N",
+                      help="the seed of --stop-early's case order (default: drawn, and recorded)")
     plan.add_argument("--shard", metavar="I/N",
                       help="run only shard I of N of the (case, run) units; gates wait for skillab merge")
     plan.add_argument("--resume", type=Path, metavar="RESULTS",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import EXIT_OK, UsageError
@@ -26,7 +27,11 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     configs = configs_from_args(args)
     if len(configs) > 1:
         raise UsageError("ablate takes one adapter; run it per agent")
-    config = configs[0]
+    if args.stop_early == "group-sequential":
+        raise UsageError("ablate stops each variant by curtailment (--stop-early curtail, the default) or "
+                         "not at all (--stop-early none); group-sequential looks are for run")
+    # The stop is the ablation's, per variant: the runs it makes each run their cases whole.
+    config = replace(configs[0], engine=replace(configs[0].engine, stop_early=None))
     targets = suite_targets(args.paths, args.suite_format)
     if len(targets) != 1:
         raise UsageError(f"ablate takes one skill with its suite; {len(targets)} suites were found in "
@@ -45,7 +50,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         result, _full = run_ablation(plan, config, reporters=reporters,
                                      say=(lambda _m: None) if args.quiet else say,
                                      stop_early=None if args.stop_early == "none" else args.stop_early,
-                                     seed=args.order_seed)
+                                     seed=args.stop_seed)
     document = result.to_dict()
     Path(args.output).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     write_ablation_reports(document, markdown=args.markdown, html=args.html)

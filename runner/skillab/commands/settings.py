@@ -74,6 +74,10 @@ def config_from_args(
         reward_threshold=args.reward_threshold,
         sandbox=args.sandbox,
         target_lift_pts=args.target_lift_pts,
+        stop_early=None if getattr(args, "stop_early", None) == "none" else getattr(args, "stop_early", None),
+        stop_seed=getattr(args, "stop_seed", None),
+        min_delta_pts=getattr(args, "min_delta_pts", None),
+        gate_on=getattr(args, "gate_on", "point") or "point",
     )
     agent = AgentSettings(
         adapter=adapter,

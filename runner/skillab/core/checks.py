@@ -147,6 +147,11 @@ class ConsistencyCheck:
     agreed: int
     errored: int
     floor: float = AGREEMENT_FLOOR
+    # The agreement's 95% interval, and how the check decided: "interval" (it cleared or fell
+    # below the floor), "cap" (re-asks ran out first: the point estimate decides); None: pooled.
+    ci95: tuple[float, float] | None = None
+    decided: str | None = None
+    withheld: bool | None = None
 
     @property
     def compared(self) -> int:
@@ -158,6 +163,8 @@ class ConsistencyCheck:
 
     @property
     def lift_withheld(self) -> bool:
+        if self.withheld is not None:
+            return self.withheld
         return self.agreement is not None and self.agreement < self.floor
 
     def to_dict(self) -> dict[str, Any]:
@@ -169,4 +176,6 @@ class ConsistencyCheck:
             "agreement": None if self.agreement is None else round(self.agreement, 4),
             "floor": self.floor,
             "lift_withheld": self.lift_withheld,
+            "ci95": None if self.ci95 is None else [round(self.ci95[0], 4), round(self.ci95[1], 4)],
+            "decided": self.decided,
         }

@@ -62,6 +62,9 @@ class RunSettings:
     triggers: dict[str, Any] | None = None
     # What the skill costs in context for this run's agent (``agents.context_budget``).
     context_budget: dict[str, Any] | None = None
+    # ``--stop-early``: the design, the seed and order of the cases, and where and why it
+    # stopped (``engine.stop_early``); None for a run of every case.
+    stop_early: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> "RunSettings":
@@ -96,6 +99,7 @@ class RunSettings:
             stopped=doc.get("stopped"),
             triggers=doc.get("triggers"),
             context_budget=doc.get("context_budget"),
+            stop_early=doc.get("stop_early"),
         )
 
 
@@ -125,7 +129,7 @@ class RunSummary:
 _HEAD = ("format", "tool", "suite", "adapter", "models", "isolation", "runs", "pass_k", "pass_n", "shard")
 _TAIL = ("cases_skipped_trigger_only", "verdict", "verdict_classified", "outcome_counts", "statistics",
          "judge_consistency", "cache", "usage", "timings", "interrupted", "planned_cases", "stopped",
-         "activation", "contaminated_arms", "warnings", "trigger_only_cases", "triggers", "criteria",
+         "stop_early", "activation", "contaminated_arms", "warnings", "trigger_only_cases", "triggers", "criteria",
          "pass_at_k", "comparison", "trend", "cases", "reward", "context_budget")
 
 
@@ -183,6 +187,8 @@ class RunLog:
         doc["interrupted"] = s.interrupted
         doc["planned_cases"] = s.planned_cases if s.planned_cases is not None else len(self.records)
         doc["stopped"] = s.stopped
+        if s.stop_early is not None:
+            doc["stop_early"] = s.stop_early
         doc["activation"] = d.activation
         doc["contaminated_arms"] = d.contaminated_arms
         doc["warnings"] = list(s.warnings)

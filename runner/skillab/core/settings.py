@@ -158,6 +158,13 @@ class EngineSettings:
             if path == key:
                 return replace(self, case_names=names)
         return self
+    # ``--stop-early {curtail,group-sequential}``: cases in a seeded random order, stopping once
+    # the rest can no longer change the lift sentence (``scoring.stopping``); None runs them all.
+    stop_early: str | None = None
+    stop_seed: int | None = None
+    # The lift gate curtailment must also leave settled (``--min-delta-pts``, ``--gate-on``).
+    min_delta_pts: float | None = None
+    gate_on: str = "point"
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from ..scoring.history import record_into
 from .prepare import prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
+from .stop_early import EarlyStop
 from .trigger import run_triggers
 
 # How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
@@ -144,6 +145,12 @@ class Execution:
         self.spent_usd = 0.0
         self.arm_spend_usd = 0.0
         self.stopped: str | None = None
+        engine = config.engine
+        self.early: EarlyStop | None = None
+        if engine.stop_early and engine.shard is None:
+            self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
+                                        3 if original is not None else 2, min_delta_pts=engine.min_delta_pts,
+                                        gate_on=engine.gate_on)
         self.kept_workspaces: Path | None = None
         self.consistency: dict | None = None
         self.started = datetime.now(timezone.utc)
@@ -157,14 +164,17 @@ class Execution:
         skill = self.prepared.skill
         mine = set(self.plan.units) if self.plan is not None else None
         jobs = []
-        for run_index in range(self.config.engine.runs):
-            for case_index, case in enumerate(self.prepared.graded):
-                if mine is not None and (case.name, run_index) not in mine:
-                    continue
-                jobs.append((case_index, ArmJob(case, "with_skill", run_index, skill)))
-                jobs.append((case_index, ArmJob(case, "without_skill", run_index, None)))
-                if self.original is not None:
-                    jobs.append((case_index, ArmJob(case, "original", run_index, self.original.skill)))
+        runs, cases = range(self.config.engine.runs), list(enumerate(self.prepared.graded))
+        # --stop-early: every run of a case before the next case, in the seeded order.
+        units = ([(r, cases[i]) for i in self.early.order for r in runs] if self.early is not None
+                 else [(r, c) for r in runs for c in cases])
+        for run_index, (case_index, case) in units:
+            if mine is not None and (case.name, run_index) not in mine:
+                continue
+            jobs.append((case_index, ArmJob(case, "with_skill", run_index, skill)))
+            jobs.append((case_index, ArmJob(case, "without_skill", run_index, None)))
+            if self.original is not None:
+                jobs.append((case_index, ArmJob(case, "original", run_index, self.original.skill)))
         # Arms kept from a resumed document do not run again.
         return [(i, job) for i, job in jobs if (i, job.run_index, job.arm) not in self.arms]
 
@@ -247,7 +257,7 @@ class Execution:
         lookups = True
         slots = arms_in_flight(self.config.engine.concurrency)
         while queue or pending or waiting:
-            while queue and len(pending) < slots and self.stopped is None:
+            while queue and len(pending) < slots and not self._halted():
                 case_index, job, slot = queue.popleft()
                 if slot and not settled:
                     waiting.append((case_index, job, slot))
@@ -261,7 +271,7 @@ class Execution:
                 pending[future] = (case_index, job, slot)
                 future.add_done_callback(finished.put)
             if not pending:
-                if not waiting or self.stopped is not None:
+                if not waiting or self._halted():
                     break
                 # No fresh arm reported its model: the cache cannot be checked, so run.
                 settled, lookups = True, False
@@ -287,6 +297,9 @@ class Execution:
                 settled, lookups = True, bool(served)
                 queue.extendleft(reversed(waiting))
                 waiting = []
+
+    def _halted(self) -> bool:
+        return self.stopped is not None or (self.early is not None and self.early.stopped_at is not None)
 
     def _spend(self, record: ArmRecord) -> None:
         if not record.cached and record.usage.cost_usd is not None:
@@ -323,6 +336,9 @@ class Execution:
         if pair is not None:
             self._publish(CaseFinished(skill, done, self.planned, pair,
                                        getattr(getattr(self.judge, "transport", None), "usage", None)))
+            if self.early is not None and self.early.stopped_at is None and self.early.check(
+                    self.records(), [c.name for c in self.prepared.graded]):
+                self._publish(Notice(f"stopping early: {self.early.reason}; arms already running finish"))
 
     def _publish(self, event: Event) -> None:
         try:
@@ -394,6 +410,8 @@ class Execution:
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
+            stop_early=(self.early.to_dict(records, [c.name for c in self.prepared.graded])
+                        if self.early is not None else None),
             judge_consistency=self.consistency,
             context_budget=context_block(self.prepared.skill, self.adapter.name,
                                          self.original.skill if self.original is not None else None),

@@ -19,7 +19,7 @@ from .findings import ARM_TITLES, FAILED_OUTCOMES
 from .html_cases import CaseRow, case_table, tags_of
 from .html_panels import suite_panels
 from .html_trend import trend_chart
-from .partial import interruption
+from .partial import early_stop, interruption
 from .trigger_gates import only_triggers
 
 CSS = """
@@ -78,6 +78,9 @@ def _suite(doc: dict[str, Any], key: str = "s0") -> list[str]:
                   if k in ("agent", "judge") and v)
         + f" · runs {_e(doc.get('runs', 1))}</p>",
     ]
+    early = early_stop(doc)
+    if early:
+        out.append(f"<p class=\"note\">{_e(early)}</p>")
     if routing_only:
         out.append("<p class=\"note\">Trigger queries only: no case is graded with and without the skill, "
                    "so there is no lift; the trigger gates are this suite's check.</p>")

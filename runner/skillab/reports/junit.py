@@ -12,7 +12,7 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from .partial import interruption
+from .partial import early_stop, interruption
 
 FAILING = {"flip_to_fail": "this run passed without the skill and failed with it",
            "fail_kept": "the agent fails this case with and without the skill"}
@@ -49,8 +49,11 @@ def render_junit(documents: list[dict[str, Any]]) -> str:
             partial = TestCase(name="run complete", classname=f"skillab.{doc['suite']['skill']}")
             partial.add_error_info(message=stopped)
             cases.append(partial)
-        suites.append(TestSuite(f"skillab: {doc['suite']['skill']}", cases,
-                                file=doc["suite"]["path"]))
+        suite = TestSuite(f"skillab: {doc['suite']['skill']}", cases, file=doc["suite"]["path"])
+        early = early_stop(doc)
+        if early:
+            suite.properties = {"stop_early": early}
+        suites.append(suite)
     return to_xml_report_string(suites)
 
 

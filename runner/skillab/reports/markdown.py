@@ -25,13 +25,14 @@ from .markdown_view import (
     VERDICT_SEVERITY,
     SuiteView,
     broken_by_skill,
+    edit_flips,
     flip_lines,
     fmt_p,
     fmt_pts,
     fmt_rate,
 )
-from .partial import interruption
-from .terminal import consistency_unmeasured
+from .partial import early_stop, interruption
+from .terminal import agreement_interval, consistency_unmeasured
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
 from .trigger_gates import only_triggers
@@ -153,6 +154,9 @@ def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> s
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
+    early = [early_stop(doc) for doc in documents if early_stop(doc)]
+    if early:
+        line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)
     return line + (f"\n\n{counts}" if len(suites) > 1 else "")
 
 
@@ -170,12 +174,9 @@ def _edit_scope(suites: list[SuiteView]) -> str:
     only when the drop passed its noise test, else as changed within noise."""
     broke = changed = 0
     for s in suites:
-        comparison = s.comparison or {}
-        stats = comparison.get("statistics") or {}
-        if stats.get("regression"):
-            broke += len(stats.get("regressed_cases") or ())
-        else:
-            changed += len(comparison.get("broken_by_edit") or ())
+        named, within_noise = edit_flips(s.comparison or {})
+        broke += len(named)
+        changed += len(within_noise)
     text = ""
     if broke:
         text += f" · ❌ the edit broke {broke} case{'s' if broke != 1 else ''} beyond noise"
@@ -296,7 +297,8 @@ def _disclosures(suites: list[SuiteView]) -> str:
             flags.append(f"**{consistency_unmeasured(check)}**")
         elif check.get("agreement") is not None:
             counts.append(f"judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
-                          "re-asked verdicts")
+                          f"re-asked verdicts{agreement_interval(check).replace(', 95% CI', ' (95% CI', 1)}"
+                          f"{')' if check.get('ci95') else ''}")
         if s.interrupted:
             flags.append("**interrupted: partial results**")
         if s.adapter == "mock":

@@ -56,10 +56,14 @@ def versus_original(suites: list[SuiteView]) -> str:
     return "\n\n".join(parts)
 
 
-TREND_ICON = {"improved": "↑", "regressed": "↓", "unchanged": "=", "within_noise": "≈"}
+TREND_ICON = {"improved": "↑", "regressed": "↓", "unchanged": "=", "within_noise": "≈", "changed": "·"}
 # "improved" and "regressed" are printed only when the per-case change passed its test.
-TREND_WORDS = {"within_noise": "changed within noise"}
-ARM_NAMES = {"with_skill": "with skill", "without_skill": "without skill", "original": "original"}
+TREND_WORDS = {"within_noise": "changed within noise", "changed": "moved"}
+ARM_NAMES = {"lift": "lift", "with_skill": "with skill", "without_skill": "without skill", "original": "original"}
+
+
+def _lift_pts(value: float | None) -> str:
+    return "?" if value is None else f"{fmt_pts(value * 100)} pts"
 
 
 def trend_section(suites: list[SuiteView]) -> str:
@@ -79,11 +83,12 @@ def trend_section(suites: list[SuiteView]) -> str:
             direction = TREND_WORDS.get(a.get("direction"), a.get("direction"))
             label = f"{TREND_ICON.get(a.get('direction'), '')} {ARM_NAMES.get(a.get('arm'), a.get('arm'))} " \
                     f"{escape.inline(direction, 30)}"
+            show = _lift_pts if a.get("arm") == "lift" else fmt_rate
             if a.get("direction") == "unchanged":
-                label += f" ({fmt_rate(a.get('current'))})"
+                label += f" ({show(a.get('current'))})"
             else:
-                p = f", p {fmt_p(a['p_value'])}" if a.get("p_value") is not None else ""
-                label += f" ({fmt_rate(a.get('previous'))} → {fmt_rate(a.get('current'))}{p})"
+                p = f", p {fmt_p(a['p_value'])}" if a.get("p_value") is not None and a.get("arm") == "lift" else ""
+                label += f" ({show(a.get('previous'))} → {show(a.get('current'))}{p})"
             arms.append(label)
         changed = " (the skill changed since)" if trend.get("skill_changed") else ""
         if trend.get("original_changed"):

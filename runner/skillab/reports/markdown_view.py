@@ -91,6 +91,7 @@ class SuiteView:
     comparison: dict[str, Any] | None = field(default=None, repr=False)
     trend: dict[str, Any] | None = field(default=None, repr=False)
     # Attempts per arm (--pass-k).
+    # Attempts per arm the rates are over (pass@n: --pass-n when above --pass-k).
     pass_k: int = 1
     # Whether the flips toward failing passed their noise test (``statistics.regression``), and
     # the cases that did (``statistics.regressed_cases``; None when the document names none).
@@ -158,7 +159,8 @@ class SuiteView:
             cases=cases,
             comparison=doc.get("comparison") or None,
             trend=doc.get("trend") or None,
-            pass_k=int(doc.get("pass_k", 1) or 1),
+            # The rates are over every attempt: pass@n when --pass-n asked for more than k.
+            pass_k=int(doc.get("pass_n") or doc.get("pass_k", 1) or 1),
             regression=bool(stats.get("regression")),
             lift_withheld=bool(stats.get("withheld")) or bool(doc.get("error_dominated", False)),
             regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)
@@ -204,6 +206,20 @@ def broken_by_edit(suite: SuiteView, name: str) -> bool:
     stats = (suite.comparison or {}).get("statistics") or {}
     named = stats.get("regressed_cases")
     return _regressed(bool(stats.get("regression")), tuple(named) if isinstance(named, list) else None, name)
+
+
+def edit_flips(comparison: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The cases named broken by the edit, and those that failed now within noise.
+
+    A document without ``changed_within_noise`` listed every flip in ``broken_by_edit``; its
+    statistics' ``regressed_cases`` then say which of them were named.
+    """
+    broken = list(comparison.get("broken_by_edit") or ())
+    if "changed_within_noise" in comparison:
+        return broken, list(comparison.get("changed_within_noise") or ())
+    stats = comparison.get("statistics") or {}
+    named = set(stats.get("regressed_cases") or ()) if stats.get("regression") else set()
+    return [n for n in broken if n in named], [n for n in broken if n not in named]
 
 
 def _regressed(regression: bool, named: tuple[str, ...] | None, name: str) -> bool:

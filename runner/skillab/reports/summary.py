@@ -15,6 +15,7 @@ from ..core.usage import Usage
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..scoring import aggregate, compute_verdict, run_verdict
 from ..scoring.pass_at_k import run_summary
+from ..scoring.inference import ALPHA
 from ..scoring.statistics import paired_statistics
 
 def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
@@ -37,7 +38,8 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         verdict_classified=compute_verdict(outcomes),
         outcome_counts={o: counts.get(o, 0) for o in OUTCOMES},
         statistics=None if settings.partial else paired_statistics(
-            records, target_lift_pts=settings.target_lift_pts, withheld=withheld).to_dict(),
+            records, target_lift_pts=settings.target_lift_pts, withheld=withheld,
+            alpha=float((settings.stop_early or {}).get("alpha", ALPHA))).to_dict(),
         usage=_usage(records, settings.judge_usage),
         activation=_activation(records),
         contaminated_arms=sum(r.without_skill.contaminated for r in records),
@@ -86,6 +88,8 @@ def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, A
         # The same statistics, about the edit rather than the skill as a whole.
         stats = paired_statistics(pairs, subject="the edit",
                                   target_lift_pts=settings.target_lift_pts).to_dict()
+    worse = _case_names(pairs, "flip_to_fail")
+    named = set((stats or {}).get("regressed_cases") or ())
     return {
         "original": dict(settings.original),
         "pass_rate": {
@@ -93,7 +97,10 @@ def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, A
             "original": agg.pass_rate.without_skill,
             "delta_pts": agg.pass_rate.delta_pts,
         },
-        "broken_by_edit": _case_names(pairs, "flip_to_fail"),
+        # Named broken only on the case's own evidence (statistics.regressed_cases); every other
+        # case that passed with the original and failed now is changed, within noise.
+        "broken_by_edit": [n for n in worse if n in named],
+        "changed_within_noise": [n for n in worse if n not in named],
         "rescued_by_edit": _case_names(pairs, "flip_to_pass"),
         "outcome_counts": {o: counts.get(o, 0) for o in OUTCOMES},
         "errors": agg.errors,

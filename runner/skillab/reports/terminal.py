@@ -7,7 +7,8 @@ from typing import Any
 
 from .context_view import context_text
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
-from .partial import interruption
+from .markdown_view import edit_flips
+from .partial import early_stop, interruption
 from .trigger_gates import only_triggers
 from .trigger_report import terminal_lines as trigger_lines
 
@@ -24,6 +25,9 @@ def render_table(doc: dict[str, Any], *, verbose: bool = False) -> str:
     stopped = interruption(doc)
     if stopped:
         lines += [f"  {stopped.upper()}", ""]
+    early = early_stop(doc)
+    if early:
+        lines += [f"  {early}", ""]
     lines += _case_rows(doc)
     lines.append("")
     lines += _summary(doc)
@@ -82,8 +86,9 @@ def _header(doc: dict[str, Any]) -> str:
         same = " (the agent's family)" if models.get("judge_same_family") else ""
         parts.append(f"judge {models['judge']}{same}")
     parts.append(f"runs {doc['runs']}")
-    if doc.get("pass_k", 1) > 1:
-        parts.append(f"pass@{doc['pass_k']}")
+    if doc.get("pass_k", 1) > 1 or attempts(doc) > 1:
+        n = attempts(doc)
+        parts.append(f"pass@{doc['pass_k']}" + (f" from {n} attempts" if n != doc.get("pass_k", 1) else ""))
     if doc.get("shard"):
         # Its numbers cover its share only: the merged document has the run's.
         parts.append(f"shard {doc['shard']['index']}/{doc['shard']['count']} (join with skillab merge)")
@@ -254,10 +259,19 @@ def _judge_consistency(doc: dict[str, Any]) -> list[str]:
         return []
     compared = check["sampled"] - check["errored"]
     line = (f"  judge        agreed with itself on {check['agreed']}/{compared} re-asked verdicts "
-            f"({check['agreement'] * 100:.0f}%)")
+            f"({check['agreement'] * 100:.0f}%{agreement_interval(check)})")
     if check.get("lift_withheld"):
         line += f": below {check['floor'] * 100:.0f}%, so the lift is withheld"
     return [line]
+
+
+def agreement_interval(check: dict[str, Any]) -> str:
+    """``, 95% CI 88–100%`` when the check measured its agreement's interval."""
+    ci = check.get("ci95")
+    if not ci:
+        return ""
+    text = f", 95% CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
+    return text + (", undecided when the re-asks ran out" if check.get("decided") == "cap" else "")
 
 
 def consistency_unmeasured(check: dict[str, Any]) -> str:
@@ -266,10 +280,18 @@ def consistency_unmeasured(check: dict[str, Any]) -> str:
             "judge's agreement with itself is unknown")
 
 
+def attempts(doc: dict[str, Any]) -> int:
+    """Attempts per arm: ``--pass-n`` when it asked for more than ``--pass-k``."""
+    return int(doc.get("pass_n") or doc.get("pass_k", 1) or 1)
+
+
 def rate_label(doc: dict[str, Any]) -> str:
-    """``pass@K rate`` when each arm had K attempts (any passing one counts), else ``pass rate``."""
-    k = doc.get("pass_k", 1) or 1
-    return f"pass@{k} rate" if k > 1 else "pass rate"
+    """``pass@N rate`` when each arm had N attempts (any passing one counts), else ``pass rate``.
+
+    The rate is over every attempt an arm made, so with ``--pass-n`` above ``--pass-k`` it is
+    pass@n, not pass@k (the unbiased pass@k estimate is its own line)."""
+    n = attempts(doc)
+    return f"pass@{n} rate" if n > 1 else "pass rate"
 
 
 def _runs_label(doc: dict[str, Any]) -> str:
@@ -295,17 +317,18 @@ def _versus_original(doc: dict[str, Any]) -> list[str]:
         "",
         f"  candidate vs original ({comparison['original']['label']})",
     ]
-    broken, rescued = comparison["broken_by_edit"], comparison["rescued_by_edit"]
+    broken, changed = edit_flips(comparison)
+    rescued = comparison["rescued_by_edit"]
     stats = comparison.get("statistics") or {}
-    if broken and stats.get("regression"):
-        # Named a regression only when the drop passed its noise test (statistics.regression).
+    if broken:
+        # Named only on each case's own evidence (statistics.regressed_cases).
         lines.append(f"  REGRESSION   broken by the edit beyond noise (passed with the original, fail now): "
-                     f"{', '.join(stats.get('regressed_cases') or broken)}")
-    elif broken:
-        lines.append(f"  changed      within noise (passed with the original, fail now): {', '.join(broken)}")
+                     f"{', '.join(broken)}")
+    if changed:
+        lines.append(f"  changed      within noise (passed with the original, fail now): {', '.join(changed)}")
     if rescued:
         lines.append(f"  rescued      by the edit (failed with the original, pass now): {', '.join(rescued)}")
-    if not broken and not rescued:
+    if not broken and not changed and not rescued:
         lines.append("  flips        none: every case has the same result with both versions")
     lines.append(
         f"  pass rate    candidate {_pct(rate['candidate'])}   original {_pct(rate['original'])}"
@@ -318,9 +341,17 @@ def _versus_original(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-ARM_LABELS = {"with_skill": "with skill", "without_skill": "without skill", "original": "original"}
-# "improved" / "regressed" only when the per-case change passed its test (scoring/history.py).
-_TREND_WORDS = {"within_noise": "changed within noise"}
+ARM_LABELS = {"lift": "lift", "with_skill": "with skill", "without_skill": "without skill", "original": "original"}
+# "improved" / "regressed": the lift, only when its per-case change passed its test (scoring/trend.py);
+# the arms' rates are numbers that moved, never tested one by one.
+_TREND_WORDS = {"within_noise": "changed within noise", "changed": "moved"}
+
+
+def _trend_value(arm: dict[str, Any], key: str) -> str:
+    """The lift in points, an arm's rate in percent."""
+    if arm["arm"] == "lift":
+        return f"{arm[key] * 100:+.1f} pts"
+    return _pct(arm[key])
 
 
 def _trend(doc: dict[str, Any]) -> list[str]:
@@ -334,9 +365,10 @@ def _trend(doc: dict[str, Any]) -> list[str]:
                     f"and judge ({trend['history']})"]
     parts = [
         f"{ARM_LABELS.get(a['arm'], a['arm'])} {_TREND_WORDS.get(a['direction'], a['direction'])}"
-        + (f" {_pct(a['previous'])} → {_pct(a['current'])}" if a["direction"] != "unchanged"
-           else f" at {_pct(a['current'])}")
-        + (f" (p={a['p_value']:.2g})" if a.get("p_value") is not None and a["direction"] != "unchanged" else "")
+        + (f" {_trend_value(a, 'previous')} → {_trend_value(a, 'current')}" if a["direction"] != "unchanged"
+           else f" at {_trend_value(a, 'current')}")
+        + (f" (p={a['p_value']:.2g})" if a.get("p_value") is not None and a["arm"] == "lift"
+           and a["direction"] != "unchanged" else "")
         for a in trend.get("arms", [])
     ]
     since = f"vs the run of {_when(previous['recorded_at'])}"

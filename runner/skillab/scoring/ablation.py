@@ -150,6 +150,22 @@ def can_still_claim(found: Contrast, remaining: int, runs: int) -> bool:
     return False
 
 
+def _dead_weight_note(found: Contrast, power: Any) -> str:
+    """What "no detectable contribution" means at this suite's power: the smallest contribution,
+    of either sign, this suite detects with 80% power (the variant's pass rate does not bound a
+    contribution the way a baseline bounds a lift: a part may hurt as well as help)."""
+    from .power import power_statement
+
+    if power is not None and getattr(power, "never_significant", False):
+        return "no contribution detectable: this suite is too small to show one at any size"
+    runs = max(1, round(sum(p.runs for p in found.pairs) / len(found.pairs)))
+    either = power_statement([p.diff for p in found.pairs], baseline_rate=None, runs=runs)
+    if either is not None and either.detectable_lift_pts is not None:
+        return f"no contribution detectable: this suite detects about {either.detectable_lift_pts:.0f} pts or more"
+    return ("no contribution detectable: at this size, even the largest contribution would be found "
+            "less than 80% of the time")
+
+
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values (None stays None and counts as no test)."""
     tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
@@ -189,11 +205,7 @@ def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 1
         role: Role = "dead weight"
         if p_adj is not None and p_adj < ALPHA:
             role = "load-bearing" if s.lift_pts > 0 else "harmful" if s.lift_pts < 0 else "dead weight"
-        note = ""
-        if role == "dead weight":
-            note = (f"no contribution detectable: this suite detects about {detectable:.0f} pts or more"
-                    if detectable is not None else
-                    "no contribution detectable: this suite is too small to show one at any size")
+        note = _dead_weight_note(found, s.power) if role == "dead weight" else ""
         results.append({"role": role, "contribution_pts": s.lift_pts, "ci95": s.ci95, "p_value": s.p_value,
                         "p_adjusted": p_adj, "detectable_pts": detectable, "n_cases": s.n_cases,
                         "errored_records": found.errored, "note": note})

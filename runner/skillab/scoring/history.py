@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.runlog import RunLog
-from .trend import TRACKED_ARMS, Trend, compute_trend, previous_comparable
+from .trend import TRACKED_ARMS, Trend, compute_trend, previous_comparable, same_skill_comparisons
 
 HISTORY_FORMAT = "skillab.history/2"
 # Entries written before the comparability fields existed: read, never comparable to a new run.
@@ -291,7 +291,8 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = _read_all(fd)
         entries, warnings = parse_history(data, str(path))
-        trend = compute_trend(entry, previous_comparable(entries, entry), str(path))
+        trend = compute_trend(entry, previous_comparable(entries, entry), str(path),
+                              same_skill=same_skill_comparisons(entries, entry))
         line = entry.to_line()
         # A line cut short by a crash must not swallow this one.
         if data and not data.endswith(b"\n"):

@@ -8,10 +8,10 @@ contributes the mean of its runs per arm, and the lift is the mean of the per-ca
   nothing" each case's two arms are exchangeable, so every sign pattern of the differences is
   equally likely. Its exact distribution comes from the generating function
   ``prod_i (1 + z^(2 x_i))`` multiplied out as one big integer (see ``sign_flip_p``).
-- The interval is a t interval on the ``d_i`` with one pseudo-pair of evidence in each
+- The interval starts from a t interval on the ``d_i`` with one pseudo-pair of evidence in each
   direction (half a case at +1, half at -1) and one at 0, the paired-proportions adjustment of
-  Agresti & Min (2005) applied per case. Without it a small suite with no discordant case gets a
-  zero-width interval; ``benchmarks/calibration.py`` measures its coverage.
+  Agresti & Min (2005) applied per case, and is then widened to exact bounds and reconciled
+  with the test (``interval``), so the test and the interval never disagree about 0.
 
 Standard library only.
 """
@@ -43,37 +43,6 @@ class CasePair:
     @property
     def diff(self) -> float:
         return (self.with_passes - self.without_passes) / self.runs
-
-
-@dataclass(frozen=True)
-class LiftInference:
-    """The case-level lift (points), its 95% interval and the sign-flip p-value."""
-
-    n_cases: int
-    lift_pts: float
-    ci95: tuple[float, float] | None
-    p_value: float
-    exact: bool
-
-    @property
-    def beyond_noise(self) -> bool:
-        """Both the test and the interval must say the lift is not zero."""
-        if self.ci95 is None or self.p_value >= ALPHA:
-            return False
-        return self.ci95[0] > 0 or self.ci95[1] < 0
-
-
-def infer_lift(cases: Sequence[CasePair], *, level: float = 0.95) -> LiftInference | None:
-    """The lift over ``cases``; None without a case. The interval needs two cases or more."""
-    cases = [c for c in cases if c.runs > 0]
-    if not cases:
-        return None
-    diffs = [c.diff for c in cases]
-    n = len(diffs)
-    mean = sum(diffs) / n
-    p, exact = sign_flip_p(integer_scores(cases))
-    ci = adjusted_t_interval(diffs, level=level) if n > 1 else None
-    return LiftInference(n, 100 * mean, ci, p, exact)
 
 
 def adjusted_moments(diffs: Sequence[float]) -> tuple[float, float, float]:

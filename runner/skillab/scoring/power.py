@@ -1,11 +1,17 @@
-"""What this suite can detect, and how many cases a target lift needs.
+"""What this suite can detect, and how many cases a target lift needs, for skillab's own test.
 
-Both come from the spread of the per-case differences (the observed discordance between the
-arms), not from the observed lift, which at pilot sizes is mostly noise. Assumptions, stated in
-``PowerStatement.assumptions``: a two-sided test at 5% with 80% power; cases like the ones run
-(same spread of differences, same runs per case); the spread taken at its one-sided 80% upper
-confidence bound so that a lucky pilot does not advise too few cases; and never below what the
-target itself implies (a lift of T needs at least a share T of cases to change).
+Both come from ``power_model``: the power of the exact sign-flip test the reports decide with,
+at this suite's runs per case, under a model whose only parameter besides the lift is the
+discordance (how often the two arms of a run differ). The discordance is read from the spread
+of the per-case differences, not from the observed lift, which at pilot sizes is mostly noise:
+
+- "this suite detects lifts of about X pts": the discordance at its estimate, at this size, for
+  lifts the baseline leaves room for at its 80% upper bound (cases passing without the skill);
+- "about N cases would detect T pts": the discordance at its one-sided 80% upper confidence
+  bound, so the advice from a small pilot reaches 80% power in most pilots, with the range from
+  the estimate to the bound beside it;
+- "this suite cannot show a lift at p < 0.05 at any size of effect" when even every case moving
+  one way gives p >= 0.05 (five cases or fewer).
 """
 
 from __future__ import annotations
@@ -17,12 +23,14 @@ from statistics import NormalDist
 from typing import Any
 
 from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
-from .inference import ALPHA, adjusted_moments, t_quantile
+from . import power_model
+from .inference import ALPHA, adjusted_moments
+from .interval import clopper_pearson_upper
 
 POWER = 0.80
-# One-sided confidence that the planning spread is not below the true one.
+# One-sided confidence that the planning discordance is not below the true one.
 _PLANNING_CONFIDENCE = 0.80
-_MAX_CASES = 100_000
+_MAX_CASES = 5_000
 
 
 @dataclass(frozen=True)
@@ -37,9 +45,17 @@ class PowerStatement:
     runs: int
     note: str
     assumptions: str
+    # The cases the target needs at the estimated discordance and at its 80% bound.
+    cases_needed_range: tuple[int, int] | None = None
+    # Not even every case moving one way would give p < 0.05 at this size.
+    never_significant: bool = False
+    discordance: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.cases_needed_range is not None:
+            data["cases_needed_range"] = list(self.cases_needed_range)
+        return data
 
 
 def power_statement(
@@ -50,67 +66,69 @@ def power_statement(
     n = len(diffs)
     if n < 2:
         return None
+    runs = max(runs, 1)
     target = abs(target_lift_pts) / 100
-    sd = planning_sd(diffs, target=target, runs=runs)
+    psi, psi_upper = discordance(diffs, runs=runs)
+    room = 1.0 if baseline_rate is None else max(0.0, 1 - baseline_rate)
     note = ""
     needed: int | None = None
+    span: tuple[int, int] | None = None
     if target <= 0:
         note = "a target lift of 0 cannot be detected"
     elif baseline_rate is not None and target > 1 - baseline_rate + 1e-9:
         note = (f"the baseline already passes {baseline_rate * 100:.0f}%, so a lift of "
                 f"{target * 100:.0f} pts is not possible")
     else:
-        needed = cases_for(target, sd)
-    detectable = _detectable(n, sd)
+        needed = power_model.cases_needed(runs, psi_upper, target, room, POWER, _MAX_CASES)
+        low = power_model.cases_needed(runs, psi, target, room, POWER, _MAX_CASES)
+        if needed is not None and low is not None:
+            span = (min(low, needed), needed)
+        if needed is None:
+            note = f"more than {_MAX_CASES} cases would be needed for {target * 100:.0f} pts"
+    never = power_model.smallest_p(n) >= ALPHA
+    # The room a small suite's baseline leaves is uncertain: size "detects X" within its bound.
+    sure_room = room if baseline_rate is None else 1 - clopper_pearson_upper(
+        math.ceil(baseline_rate * n - 1e-9), n, 1 - _PLANNING_CONFIDENCE)
+    detectable = None if never else power_model.detectable_lift(n, runs, psi, sure_room, POWER)
     assumptions = (
-        f"two-sided 5% test, 80% power, {runs} run{'s' if runs != 1 else ''} per case, cases like "
-        f"these (spread of per-case differences {sd * 100:.0f} pts, its 80% upper bound)"
+        f"the exact sign-flip test at 5% (two-sided), 80% power, {runs} run{'s' if runs != 1 else ''}"
+        f" per case, cases like these (the arms of a run differ {psi * 100:.0f}% of the time; "
+        f"{psi_upper * 100:.0f}% at its 80% upper bound for the advice)"
     )
     return PowerStatement(
         target_lift_pts=abs(target_lift_pts),
-        detectable_lift_pts=None if detectable is None else round(detectable * 100, 1),
+        detectable_lift_pts=None if detectable is None else math.ceil(detectable * 1000 - 1e-9) / 10,
         cases_needed=needed,
-        planning_sd_pts=round(sd * 100, 1),
+        planning_sd_pts=round(100 * (psi_upper / runs) ** 0.5, 1),
         baseline_rate=baseline_rate,
         runs=runs,
         note=note,
         assumptions=assumptions,
+        cases_needed_range=span,
+        never_significant=never,
+        discordance=round(psi, 4),
     )
 
 
-def planning_sd(diffs: Sequence[float], *, target: float, runs: int) -> float:
-    """Upper confidence bound of the SD of per-case differences, floored by the target's own."""
+def discordance(diffs: Sequence[float], *, runs: int) -> tuple[float, float]:
+    """How often the arms of one run differ: the estimate and its one-sided 80% upper bound.
+
+    By moments of the per-case differences ``d`` (each a mean over ``runs``): under the model
+    ``Var(d) = (psi - lift^2) / runs``, so ``psi = runs * Var(d) + lift^2`` (at the observed lift,
+    which reads the discordance with the skill; the model then takes it as the chance one). The variance is the
+    Agresti-Min-adjusted one (a suite with no discordant case still gets some), and its bound
+    is the chi-square bound on a variance.
+    """
     n = len(diffs)
-    _, variance, _ = adjusted_moments(diffs)
+    centre, variance, _ = adjusted_moments(diffs)
     upper = variance * (n - 1) / chi2_quantile(1 - _PLANNING_CONFIDENCE, n - 1)
-    # A lift of T with only rescues: a share T of cases changes, variance T(1 - T), averaged
-    # over the runs of a case at most.
-    floor = target * (1 - target) / max(runs, 1)
-    return math.sqrt(max(upper, floor))
-
-
-def cases_for(target: float, sd: float) -> int | None:
-    """Smallest n with (t(1 - alpha/2, n - 1) + z(power)) * sd / sqrt(n) <= target."""
-    z_power = NormalDist().inv_cdf(POWER)
-    n = 2
-    while n <= _MAX_CASES:
-        if (t_quantile(1 - ALPHA / 2, n - 1) + z_power) * sd / math.sqrt(n) <= target:
-            return n
-        # Jump close to the normal-theory answer, then walk.
-        guess = math.ceil(((NormalDist().inv_cdf(1 - ALPHA / 2) + z_power) * sd / target) ** 2)
-        n = max(n + 1, guess) if guess > n + 1 else n + 1
-    return None
-
-
-def _detectable(n: int, sd: float) -> float | None:
-    z_power = NormalDist().inv_cdf(POWER)
-    lift = (t_quantile(1 - ALPHA / 2, n - 1) + z_power) * sd / math.sqrt(n)
-    return min(lift, 1.0)
+    lift2 = centre * centre
+    return min(1.0, runs * variance + lift2), min(1.0, runs * upper + lift2)
 
 
 def chi2_quantile(q: float, df: int) -> float:
     """Chi-square quantile by the Wilson-Hilferty cube approximation (good to ~1% at df >= 2)."""
     z = NormalDist().inv_cdf(q)
     k = max(df, 1)
-    value = k * (1 - 2 / (9 * k) + z * math.sqrt(2 / (9 * k))) ** 3
+    value = k * (1 - 2 / (9 * k) + z * (2 / (9 * k)) ** 0.5) ** 3
     return max(value, 1e-9)

@@ -2,7 +2,7 @@
 
 | sentence | printed only when |
 |---|---|
-| "... helps / hurts beyond noise" | sign-flip p < 0.05 and the 95% CI excludes 0 |
+| "... helps / hurts beyond noise" | sign-flip p < 0.05 (the 95% CI then excludes 0, see ``interval``) |
 | "cannot be told from noise" | a lift was measured over 2+ cases and the above does not hold |
 | "no case's result differed between the arms" | every per-case difference is exactly 0, no run flipped |
 | "every case passed as often with the skill as without it" | every per-case difference is 0, some runs flipped |
@@ -46,8 +46,12 @@ def power_clause(s: Any) -> str:
     if power is None:
         return ""
     parts = []
-    if power.detectable_lift_pts is not None:
+    if getattr(power, "never_significant", False):
+        parts.append("this suite cannot show a lift at p < 0.05 at any size of effect")
+    elif power.detectable_lift_pts is not None:
         parts.append(f"this suite detects lifts of about {power.detectable_lift_pts:.0f} pts or more")
+    else:
+        parts.append("no lift the baseline leaves room for is detected at this size")
     if power.cases_needed is not None:
         parts.append(f"about {power.cases_needed} cases would detect {pts(power.target_lift_pts)} pts")
     elif power.note:

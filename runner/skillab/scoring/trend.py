@@ -1,8 +1,15 @@
 """The trend: how a run moved since the previous comparable run in the history.
 
-Each arm is improved or regressed only when the per-case change passes the sign-flip test over
-the cases both runs graded; otherwise it moved within noise. The original arm (``--against``)
-trends only against a run that compared with the same original.
+One test per run, on the lift: the per-case change of the lift (with minus without, this run
+against the previous) over the cases both runs graded in both arms, by the sign-flip test. The
+lift is improved or regressed only when that test passes; otherwise it moved within noise. The
+arms' own rates are shown as numbers that moved or did not ("changed"), never tested one by
+one: two arms tested at every run would call an unchanged skill "regressed" far more often
+than 5% over a history. For the same reason the lift's test spends its 5% over a history of
+one skill: the k-th comparison of runs of an unchanged skill is tested at ``5% * 6 / (pi^2 k^2)``
+(these sum to 5%), and a run whose skill changed since the previous one is a new question,
+tested at 5%. The original arm (``--against``) is shown only against a run that
+compared with the same original.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ TRACKED_ARMS = ("with_skill", "without_skill", "original")
 # Pass rates carry four decimals; anything closer than this is the same rate.
 _SAME_RATE = 1e-9
 
-Direction = Literal["improved", "regressed", "unchanged", "within_noise"]
+Direction = Literal["improved", "regressed", "unchanged", "within_noise", "changed"]
+LIFT = "lift"
 
 
 @dataclass(frozen=True)
@@ -78,21 +86,59 @@ class Trend:
         }
 
 
-def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history: str) -> Trend:
-    """Per arm: improved, regressed or unchanged; arms either run lacks are left out, and so is
-    the original arm when the runs' originals differ (another skill was measured)."""
+def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history: str,
+                  *, same_skill: int = 0) -> Trend:
+    """The lift (tested) and each arm (moved or not); arms either run lacks are left out, and so
+    is the original arm when the runs' originals differ (another skill was measured).
+    ``same_skill`` counts the earlier comparable runs of this run's skill (``same_skill_comparisons``)."""
     if previous is None:
         return Trend(history, None)
+    alpha = ALPHA if current.skill_hash != previous.skill_hash else history_alpha(max(same_skill, 1))
     original_changed = (current.original_hash != previous.original_hash
                         and None not in (current.pass_rate.get("original"), previous.pass_rate.get("original")))
     arms = []
+    lift = _lift_trend(current, previous, alpha)
+    if lift is not None:
+        arms.append(lift)
     for arm in TRACKED_ARMS:
         now, before = current.pass_rate.get(arm), previous.pass_rate.get(arm)
         if now is None or before is None or (arm == "original" and original_changed):
             continue
         p, paired = _change_test(current.case_passes.get(arm, {}), previous.case_passes.get(arm, {}))
-        arms.append(ArmTrend(arm, before, now, _direction(before, now, p), p, paired))
+        arms.append(ArmTrend(arm, before, now, "unchanged" if abs(now - before) < _SAME_RATE else "changed",
+                             p, paired))
     return Trend(history, previous, tuple(arms), current.skill_hash != previous.skill_hash, original_changed)
+
+
+def history_alpha(k: int) -> float:
+    """The level of the k-th test in one skill's history: 5% spent as 6 / (pi^2 k^2) shares."""
+    return ALPHA * 6 / (math.pi**2 * k * k)
+
+
+def same_skill_comparisons(entries: list[HistoryEntry], current: HistoryEntry) -> int:
+    """How many earlier comparable runs had this run's skill: this is comparison number that many."""
+    return sum(1 for e in entries if e.key == current.key and e.skill_hash == current.skill_hash)
+
+
+def _lift_trend(current: HistoryEntry, previous: HistoryEntry, alpha: float = ALPHA) -> ArmTrend | None:
+    """The lift's change, tested once: per case, (with - without) now minus (with - without) then."""
+    rates = [e.pass_rate.get(a) for e in (current, previous) for a in ("with_skill", "without_skill")]
+    if None in rates:
+        return None
+    now, before = rates[0] - rates[1], rates[2] - rates[3]
+    p, paired = _change_test(_case_lift(current), _case_lift(previous))
+    return ArmTrend(LIFT, round(before, 4), round(now, 4), _direction(before, now, p, alpha), p, paired)
+
+
+def _case_lift(entry: HistoryEntry) -> dict[str, list[int]]:
+    """Per case graded in both arms: [with-passes * g_o - without-passes * g_w, g_w * g_o]."""
+    with_arm, without = entry.case_passes.get("with_skill", {}), entry.case_passes.get("without_skill", {})
+    out = {}
+    for name, (w, gw) in with_arm.items():
+        if name in without and gw and without[name][1]:
+            o, go = without[name]
+            out[name] = [w * go - o * gw, gw * go]
+    return out
 
 
 def _change_test(now: dict[str, list[int]], before: dict[str, list[int]]) -> tuple[float | None, int]:
@@ -107,10 +153,10 @@ def _change_test(now: dict[str, list[int]], before: dict[str, list[int]]) -> tup
     return sign_flip_p(scores)[0], len(shared)
 
 
-def _direction(before: float, now: float, p: float | None) -> Direction:
+def _direction(before: float, now: float, p: float | None, alpha: float = ALPHA) -> Direction:
     if abs(now - before) < _SAME_RATE:
         return "unchanged"
-    if p is None or p >= ALPHA:
+    if p is None or p >= alpha:
         return "within_noise"
     return "improved" if now > before else "regressed"
 

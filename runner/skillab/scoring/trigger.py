@@ -3,7 +3,9 @@
 A trial is one query posed once; it triggered when the agent loaded the skill. With ``--runs N``
 a query's N trials are not independent evidence about the set (a query the model always takes
 says little more after ten runs than after one), so every interval is a Wilson score interval
-over an effective sample size: the trials divided by the design effect ``1 + (m - 1) * rho``,
+over an effective sample size — exact (Clopper-Pearson, its counts rounded outward), since a
+Wilson interval covers only about 0.90 at 10-20 queries — the trials divided by the design
+effect ``1 + (m - 1) * rho``,
 ``m`` the mean trials per query and ``rho`` the intra-query correlation (one-way ANOVA
 estimator, clipped to [0, 1]). A deterministic model has ``rho = 1``: the effective size is the
 number of queries. F1's interval combines 97.5 % intervals of precision and recall (F1 rises
@@ -17,10 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import NormalDist
 from dataclasses import dataclass
 from typing import Any
 
 from .inference import sign_flip_p as case_sign_flip_p
+from .interval import clopper_pearson_lower, clopper_pearson_upper
 
 Z95 = 1.959963984540054
 Z975 = 2.241402727604947
@@ -64,8 +68,20 @@ def clustered_rate(clusters: Sequence[tuple[int, int]], z: float = Z95) -> Inter
     hits = sum(h for h, _ in clusters)
     p = hits / trials
     n_eff = trials / design_effect(clusters)
-    low, high = wilson(p * n_eff, n_eff, z)
+    low, high = exact_interval(p * n_eff, n_eff, z)
     return Interval(p, low, high, n_eff, trials)
+
+
+def exact_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Clopper-Pearson bounds at the two-sided level ``z`` stands for; fractional counts are
+    rounded outward (fewer successes and more trials for the lower bound, the reverse above)."""
+    if n <= 0:
+        return 0.0, 1.0
+    tail = 1 - NormalDist().cdf(z)
+    trials_up, trials_down = math.ceil(n - 1e-9), max(1, math.floor(n + 1e-9))
+    low = clopper_pearson_lower(math.floor(successes + 1e-9), trials_up, tail) if successes > 1e-9 else 0.0
+    high = clopper_pearson_upper(min(math.ceil(successes - 1e-9), trials_down), trials_down, tail)
+    return max(0.0, low), min(1.0, high)
 
 
 def design_effect(clusters: Sequence[tuple[int, int]]) -> float:

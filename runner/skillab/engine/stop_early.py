@@ -1,0 +1,102 @@
+"""``--stop-early``: the seeded case order, and the check after each finished case.
+
+The rule itself is ``scoring.stopping``; this module feeds it the cases that finished every
+run, in the order they were drawn, and writes what happened into ``results.json``'s
+``stop_early`` block: the design, the seed and order, the cases that ran, why it stopped and
+what that saved.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.records import CaseRecord
+from ..scoring.inference import ALPHA, CasePair
+from ..scoring.stopping import StopDecision, calls_saved, curtail, group_sequential, stop_sentence
+
+
+@dataclass
+class EarlyStop:
+    design: str
+    seed: int
+    order: list[int]
+    runs: int
+    arms: int
+    min_delta_pts: float | None = None
+    gate_on: str = "point"
+    stopped_at: int | None = None
+    reason: str = ""
+    alpha: float = ALPHA
+    checked: set[int] = field(default_factory=set)
+
+    @classmethod
+    def plan(cls, design: str, seed: int | None, cases: int, runs: int, arms: int, **gate: Any) -> "EarlyStop":
+        seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        order = list(range(cases))
+        random.Random(seed).shuffle(order)
+        return cls(design, seed, order, runs, arms, **gate)
+
+    def check(self, records: list[CaseRecord], case_names: list[str]) -> bool:
+        """After a case finished: whether the run may stop now (records are every finished pair)."""
+        if self.stopped_at is not None:
+            return True
+        done = _finished_cases(records, self.runs)
+        if len(done) in self.checked:
+            return False
+        self.checked.add(len(done))
+        pairs = [done[name] for name in (case_names[i] for i in self.order) if name in done]
+        remaining = len(self.order) - len(pairs)
+        decision = self._decide(pairs, remaining)
+        if decision.stop:
+            self.stopped_at, self.reason, self.alpha = len(pairs), decision.reason, decision.alpha
+        elif self.design == "group-sequential":
+            self.alpha = decision.alpha
+        return decision.stop
+
+    def _decide(self, pairs: list[CasePair], remaining: int) -> StopDecision:
+        if self.design == "curtail":
+            return curtail(pairs, remaining, self.runs, min_delta_pts=self.min_delta_pts, gate_on=self.gate_on)
+        direction = -1 if self.min_delta_pts is not None and self.min_delta_pts < 0 else 1
+        return group_sequential(pairs, len(self.order), direction=direction)
+
+    def to_dict(self, records: list[CaseRecord], case_names: list[str]) -> dict[str, Any]:
+        ran = len({r.case_name for r in records})
+        block: dict[str, Any] = {
+            "design": self.design,
+            "seed": self.seed,
+            "order": [case_names[i] for i in self.order],
+            "planned_cases": len(self.order),
+            "cases_ran": ran,
+            # Arms in flight when the rule fired may finish every case: then nothing was saved.
+            "stopped": self.stopped_at is not None and ran < len(self.order),
+            "reason": self.reason or None,
+            "alpha": self.alpha,
+        }
+        if block["stopped"]:
+            arms = [arm for r in records for arm in (r.with_skill, r.without_skill, r.original) if arm is not None]
+            per_arm = sum(max(a.turns, 1) for a in arms) / max(len(arms), 1)
+            priced = [a.usage.cost_usd for a in arms if a.usage.cost_usd is not None and not a.cached]
+            saved_arms = max(len(self.order) - ran, 0) * self.runs * self.arms
+            saved_usd = sum(priced) / len(priced) * saved_arms if priced else None
+            block["saved_model_calls"] = calls_saved(len(self.order), ran, self.runs, self.arms, per_arm)
+            block["saved_usd"] = None if saved_usd is None else round(saved_usd, 4)
+            block["sentence"] = stop_sentence(ran, len(self.order), self.reason, saved_usd,
+                                              block["saved_model_calls"])
+        return block
+
+
+def _finished_cases(records: list[CaseRecord], runs: int) -> dict[str, CasePair]:
+    """Cases with every run finished, as their comparable pass counts (errored runs left out)."""
+    seen: dict[str, list[CaseRecord]] = {}
+    for record in records:
+        seen.setdefault(record.case_name, []).append(record)
+    done = {}
+    for name, rows in seen.items():
+        if len(rows) < runs:
+            continue
+        kept = [r for r in rows if r.outcome != "error"]
+        done[name] = CasePair(sum(r.with_skill.passed for r in kept), sum(r.without_skill.passed for r in kept),
+                              len(kept))
+    return done

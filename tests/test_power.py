@@ -1,0 +1,135 @@
+"""Power and advice come from the test the reports decide with; the interval agrees with it."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import pytest
+
+from skillab.scoring import power_model
+from skillab.scoring.inference import ALPHA, CasePair, sign_flip_p
+from skillab.scoring.interval import clopper_pearson_upper
+from skillab.scoring.statistics import case_statistics, mcnemar_exact_p
+
+
+def cases(up: int, down: int, tie: int, runs: int = 1) -> list[CasePair]:
+    return [CasePair(runs, 0, runs)] * up + [CasePair(0, runs, runs)] * down + [CasePair(0, 0, runs)] * tie
+
+
+def brute_power(n: int, runs: int, psi: float, delta: float) -> float:
+    """Every histogram of case scores with its multinomial probability, decided by sign_flip_p."""
+    pmf = power_model.score_pmf(runs, psi, delta)
+    total = 0.0
+    for split in itertools.combinations(range(n + len(pmf) - 1), len(pmf) - 1):
+        counts = [b - a - 1 for a, b in zip((-1, *split), (*split, n + len(pmf) - 1))]
+        scores = [v - runs for v, c in enumerate(counts) for _ in range(c)]
+        if sum(scores) <= 0 or sign_flip_p(scores)[0] >= ALPHA:
+            continue
+        ways = math.factorial(n) / math.prod(math.factorial(c) for c in counts)
+        total += ways * math.prod(p**c for p, c in zip(pmf, counts))
+    return total
+
+
+@pytest.mark.parametrize("n,psi,delta", [(8, 0.4, 0.2), (12, 0.3, 0.3), (15, 0.6, 0.1)])
+def test_one_run_power_is_exact_mcnemar_by_enumeration(n, psi, delta):
+    assert power_model.power(n, 1, psi, delta, room=1.0) == pytest.approx(
+        brute_power(n, 1, power_model.quantize_up(power_model.discordance_at(psi, delta, 1.0)), delta), abs=1e-9)
+
+
+def test_critical_counts_are_mcnemars():
+    for d in range(0, 40):
+        k = power_model.critical_count(d)
+        assert all((mcnemar_exact_p(j, d - j) < ALPHA) == (j >= k) for j in range(d // 2 + 1, d + 1))
+
+
+def test_simulated_power_with_runs_matches_enumeration_of_the_test():
+    psi = power_model.quantize_up(power_model.discordance_at(0.5, 0.25, 1.0))
+    exact = brute_power(9, 2, psi, 0.25)
+    simulated = power_model.power(9, 2, 0.5, 0.25, room=1.0)
+    se = math.sqrt(exact * (1 - exact) / power_model.SIMULATION_REPS)
+    assert abs(simulated - exact) < 3.5 * se
+
+
+def test_five_cases_cannot_show_a_lift_at_any_size():
+    """With 5 cases the smallest p is 2/32: no effect, however large, gets p < 0.05."""
+    stats = case_statistics(cases(2, 1, 2))
+    assert stats.power.never_significant and stats.power.detectable_lift_pts is None
+    assert "this suite cannot show a lift at p < 0.05 at any size of effect" in stats.summary
+    assert "detects lifts" not in stats.summary
+    assert not case_statistics(cases(2, 1, 3)).power.never_significant
+
+
+def test_detectable_lift_is_where_the_tests_power_reaches_80_percent():
+    stats = case_statistics(cases(3, 2, 35), target_lift_pts=10)
+    power = stats.power
+    x = power.detectable_lift_pts / 100
+    # Sized within the room the baseline's 80% upper bound leaves (2 of 40 pass without it).
+    room = 1 - clopper_pearson_upper(2, 40, 0.2)
+    assert power.baseline_rate == 2 / 40 and x < room
+    # The discordance is gridded (1/200), so power is a fine sawtooth in the lift: within 0.01.
+    assert power_model.power(40, 1, power.discordance, x, room) >= 0.79
+    assert power_model.power(40, 1, power.discordance, x - 0.03, room) < 0.8
+
+
+def test_advice_comes_with_its_range_and_reaches_80_percent_at_the_bound():
+    power = case_statistics(cases(3, 2, 15), target_lift_pts=30).power
+    low, high = power.cases_needed_range
+    assert low <= high == power.cases_needed
+    room = 1 - power.baseline_rate
+    psi_upper = (power.planning_sd_pts / 100) ** 2 * power.runs
+    assert power_model.power(high, 1, psi_upper, 0.30, room) >= 0.8
+    assert power.to_dict()["cases_needed_range"] == [low, high]
+
+
+def test_the_interval_and_the_test_never_disagree_about_zero():
+    rng = random.Random(11)
+    seen = set()
+    for _ in range(400):
+        runs = rng.choice((1, 1, 2, 3))
+        n = rng.randint(3, 25)
+        pairs = [CasePair(rng.randint(0, runs), rng.randint(0, runs), runs) for _ in range(n)]
+        if rng.random() < 0.5:
+            pairs = [CasePair(runs, 0, runs) if rng.random() < 0.4 else p for p in pairs]
+        stats = case_statistics(pairs)
+        lo, hi = stats.ci95
+        assert (stats.p_value < ALPHA) == (lo > 0 or hi < 0), (pairs, stats.ci95, stats.p_value)
+        assert lo <= stats.lift_pts <= hi
+        seen.add(stats.p_value < ALPHA)
+    assert seen == {True, False}
+
+
+def test_five_of_six_up_is_not_beyond_noise_and_its_interval_holds_zero():
+    """p = 0.0625 used to print beside an interval of +4.3 to +100."""
+    stats = case_statistics(cases(5, 0, 1))
+    assert stats.p_value == 0.0625 and not stats.distinguishable
+    assert stats.ci95[0] <= 0 < stats.ci95[1]
+
+
+def test_nothing_differs_gets_the_width_the_data_allow():
+    """20 cases and none differs: an exact bound allows lifts near +-20 pts, not the t's 9.7."""
+    lo, hi = case_statistics(cases(0, 0, 20)).ci95
+    assert hi >= 16.8 and lo <= -16.8
+
+
+def test_beyond_noise_is_the_test_alone():
+    stats = case_statistics(cases(9, 2, 9))  # p = 0.065
+    assert not stats.distinguishable
+    stats = case_statistics(cases(10, 1, 9))  # p = 0.012
+    assert stats.p_value < ALPHA and stats.distinguishable and stats.ci95[0] > 0
+
+
+def test_trigger_intervals_cover_at_ten_to_twenty_queries():
+    """Exact coverage of the recall interval with one run per query, over a grid of true rates."""
+    from skillab.scoring.trigger import clustered_rate
+
+    worst = 1.0
+    for queries in (10, 13, 16, 20):
+        bounds = [clustered_rate([(1, 1)] * k + [(0, 1)] * (queries - k)) for k in range(queries + 1)]
+        for step in range(1, 100):
+            p = step / 100
+            covered = sum(math.comb(queries, k) * p**k * (1 - p) ** (queries - k)
+                          for k, b in enumerate(bounds) if b.low <= p <= b.high)
+            worst = min(worst, covered)
+    assert worst >= 0.95
