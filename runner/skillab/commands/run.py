@@ -193,14 +193,7 @@ def run_once(args: argparse.Namespace) -> int:
         check_agents(configs, prepared)
     earlier = resume_documents(args, prepared)
     if args.dry_run:
-        from ..engine.plan import models_and_keys, plan_suite, render_plan
-
-        previous = earlier if args.resume else _previous_documents(args.output, prepared)
-        plans = [plan_suite(p, suite_config(config, t), prev, resume)
-                 for p, t, prev, resume in zip(prepared, targets, previous, earlier)]
-        needs_judge = any(c.needs_judge for ready in prepared for c in ready.graded)
-        print(render_plan(plans, config, models_and_keys(config, needs_judge)))
-        return EXIT_OK
+        return _dry_run(args, config, prepared, targets, earlier)
     documents: list[dict] = []
 
     def results(docs: list[dict]) -> dict:
@@ -240,10 +233,30 @@ def run_once(args: argparse.Namespace) -> int:
     if session.interrupted and not documents:
         raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
     checkpoint.close(complete=not (session.interrupted or session.stopped))
-    interrupted = session.interrupted
     write_reports(args, documents, results_path=args.output)
+    return _report(args, session, documents, results(documents), configs, prepared)
+
+
+def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, targets: list[Path],
+             earlier: list) -> int:
+    """The plan of what the run would do and cost; nothing is run."""
+    from ..engine.plan import models_and_keys, plan_suite, render_plan
+
+    previous = earlier if args.resume else _previous_documents(args.output, prepared)
+    plans = [plan_suite(p, suite_config(config, t), prev, resume)
+             for p, t, prev, resume in zip(prepared, targets, previous, earlier)]
+    needs_judge = any(c.needs_judge for ready in prepared for c in ready.graded)
+    print(render_plan(plans, config, models_and_keys(config, needs_judge)))
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace, session, documents: list[dict], written: dict,
+            configs: list[RunConfig], prepared: list) -> int:
+    """The table (or the document), what was written and kept, and the exit code."""
+    config = configs[0]
+    interrupted = session.interrupted
     if args.json:
-        print(json.dumps(results(documents), indent=2, ensure_ascii=False))
+        print(json.dumps(written, indent=2, ensure_ascii=False))
     else:
         print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
         if len(configs) > 1:

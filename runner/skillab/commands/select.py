@@ -34,54 +34,63 @@ def keyword_matcher(expression: str) -> Matcher:
     tokens = _TOKEN.findall(expression)
     if not tokens:
         raise UsageError("-k needs an expression: words joined by and, or, not and parentheses")
-    position = 0
+    return _KeywordParser(expression, tokens).parse()
 
-    def peek() -> str | None:
-        return tokens[position] if position < len(tokens) else None
 
-    def take() -> str:
-        nonlocal position
-        if position >= len(tokens):
-            raise UsageError(f"-k {expression!r}: the expression ends too early")
-        position += 1
-        return tokens[position - 1]
+class _KeywordParser:
+    """Recursive descent over the tokens: ``or`` binds loosest, then ``and``, then ``not``."""
 
-    def either() -> Matcher:
-        left = both()
-        while peek() == "or":
-            take()
-            left = (lambda a, b: lambda n, t: a(n, t) or b(n, t))(left, both())
+    def __init__(self, expression: str, tokens: list[str]):
+        self.expression = expression
+        self.tokens = tokens
+        self.position = 0
+
+    def parse(self) -> Matcher:
+        matcher = self.either()
+        if self.position != len(self.tokens):
+            raise UsageError(f"-k {self.expression!r}: unexpected '{self.tokens[self.position]}'")
+        return matcher
+
+    def peek(self) -> str | None:
+        return self.tokens[self.position] if self.position < len(self.tokens) else None
+
+    def take(self) -> str:
+        if self.position >= len(self.tokens):
+            raise UsageError(f"-k {self.expression!r}: the expression ends too early")
+        self.position += 1
+        return self.tokens[self.position - 1]
+
+    def either(self) -> Matcher:
+        left = self.both()
+        while self.peek() == "or":
+            self.take()
+            left = (lambda a, b: lambda n, t: a(n, t) or b(n, t))(left, self.both())
         return left
 
-    def both() -> Matcher:
-        left = negated()
-        while peek() == "and":
-            take()
-            left = (lambda a, b: lambda n, t: a(n, t) and b(n, t))(left, negated())
+    def both(self) -> Matcher:
+        left = self.negated()
+        while self.peek() == "and":
+            self.take()
+            left = (lambda a, b: lambda n, t: a(n, t) and b(n, t))(left, self.negated())
         return left
 
-    def negated() -> Matcher:
-        if peek() == "not":
-            take()
-            inner = negated()
+    def negated(self) -> Matcher:
+        if self.peek() == "not":
+            self.take()
+            inner = self.negated()
             return lambda n, t: not inner(n, t)
-        return atom()
+        return self.atom()
 
-    def atom() -> Matcher:
-        token = take()
+    def atom(self) -> Matcher:
+        token = self.take()
         if token == "(":
-            inner = either()
-            if take() != ")":
-                raise UsageError(f"-k {expression!r}: a '(' is not closed")
+            inner = self.either()
+            if self.take() != ")":
+                raise UsageError(f"-k {self.expression!r}: a '(' is not closed")
             return inner
         if token in (")", "and", "or"):
-            raise UsageError(f"-k {expression!r}: '{token}' where a word was expected")
+            raise UsageError(f"-k {self.expression!r}: '{token}' where a word was expected")
         return _word(token)
-
-    matcher = either()
-    if position != len(tokens):
-        raise UsageError(f"-k {expression!r}: unexpected '{tokens[position]}'")
-    return matcher
 
 
 def _word(word: str) -> Matcher:

@@ -79,6 +79,19 @@ def check_consistency(
     return tally.check(len(verdicts))
 
 
+def reask_range(verdicts: int, share: float = DEFAULT_SHARE, maximum: int = MAXIMUM_REASKS) -> tuple[int, int]:
+    """The re-asks ``check_consistency`` makes over ``verdicts``: the fewest (a judge that agrees
+    with itself every time decides once its interval's lower bound clears the floor) and the
+    cap; (0, 0) when there is nothing to sample."""
+    if verdicts <= 0 or share <= 0:
+        return 0, 0
+    cap = max(maximum, math.ceil(share * verdicts))
+    fewest = MINIMUM_COMPARED
+    while fewest < cap and clopper_pearson_lower(fewest, fewest, _BOUND_TAIL) < AGREEMENT_FLOOR:
+        fewest += 1
+    return fewest, cap
+
+
 class _Tally:
     def __init__(self) -> None:
         self.sampled = self.agreed = self.errored = 0

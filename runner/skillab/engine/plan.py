@@ -48,8 +48,10 @@ class SuitePlan:
     kept: int = 0
     # Agent calls beyond the A/B arms: each trigger trial is one agent session.
     trigger_trials: int = 0
-    # The judge's consistency check: a share of its verdicts asked again after the arms.
+    # The judge's consistency check: verdicts asked again after the arms until the agreement
+    # decides; counted at the fewest (a judge that always agrees), up to ``judge_reasks_cap``.
     judge_reasks: int = 0
+    judge_reasks_cap: int = 0
 
     @property
     def records(self) -> int:
@@ -75,7 +77,7 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
     agent_calls = (0, 0) if offline else (arms, arms * attempts * turns)
     judged = sum(_judge_calls(c) for c in prepared.graded) * config.engine.runs
     judge_calls = 0 if offline and not config.judge.model.name else judged * arms_per_record * attempts
-    reasks = _judge_reasks(prepared, config, arms_per_record * attempts) if judge_calls else 0
+    reasks, reasks_cap = _judge_reasks(prepared, config, arms_per_record * attempts) if judge_calls else (0, 0)
     trials = 0 if offline else _trigger_trials(prepared, config)
     measured = _measured(previous, prepared, config)
     if offline:
@@ -95,7 +97,7 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
     if cost is None and not offline:
         basis += f"; no price listed for {config.agent.model.name}: tokens only"
     return SuitePlan(str(prepared.suite.path), len(prepared.graded), config.engine.runs, arms_per_record,
-                     arms, hits, agent_calls, judge_calls, tokens, cost, basis, kept, trials, reasks)
+                     arms, hits, agent_calls, judge_calls, tokens, cost, basis, kept, trials, reasks, reasks_cap)
 
 
 def _trigger_trials(prepared: Prepared, config: RunConfig) -> int:
@@ -109,15 +111,12 @@ def _trigger_trials(prepared: Prepared, config: RunConfig) -> int:
                            runs=config.engine.runs).trials())
 
 
-def _judge_reasks(prepared: Prepared, config: RunConfig, arms_per_case_run: int) -> int:
-    """The consistency check's re-asks, sized as ``engine.consistency`` sizes them."""
-    from .consistency import MINIMUM_SAMPLE
+def _judge_reasks(prepared: Prepared, config: RunConfig, arms_per_case_run: int) -> tuple[int, int]:
+    """The consistency check's re-asks, fewest and most, sized as ``engine.consistency`` sizes them."""
+    from .consistency import reask_range
 
-    share = config.judge.consistency
     verdicts = sum(len(c.expectations) for c in prepared.graded) * config.engine.runs * arms_per_case_run
-    if not verdicts or share <= 0:
-        return 0
-    return min(verdicts, max(MINIMUM_SAMPLE, math.ceil(share * verdicts)))
+    return reask_range(verdicts, config.judge.consistency)
 
 
 def _judge_calls(case: Any) -> int:
@@ -258,7 +257,8 @@ def render_plan(plans: list[SuitePlan], config: RunConfig, roles: list[str] | No
         cost = "n/a" if p.cost_usd is None else f"${p.cost_usd:.4f}"
         if p.trigger_trials:
             calls += f" + {counted(p.trigger_trials, 'trigger trial')}"
-        judge = f"{p.judge_calls:,}" + (f" + {counted(p.judge_reasks, 'consistency re-ask')}"
+        judge = f"{p.judge_calls:,}" + (f" + {counted(p.judge_reasks, 'consistency re-ask')} (up to "
+                                         f"{p.judge_reasks_cap:,} while the agreement does not decide)"
                                          if p.judge_reasks else "")
         lines += [
             "",

@@ -251,128 +251,144 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         print(f"skillab: the credential proxy dropped a request ({detail})", file=sys.stderr)
 
 
-def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        timeout = CLIENT_TIMEOUT_S
+class _ProxyHandler(BaseHTTPRequestHandler):
+    """One sandbox request: checked (path, credential, framing, model, budget), then forwarded
+    to the run's model endpoint with the key added, and its answer relayed and metered."""
 
-        def log_message(self, format: str, *args: Any) -> None:  # nothing about requests on stderr
-            pass
+    proxy: CredentialProxy
+    protocol_version = "HTTP/1.1"
 
-        def address_string(self) -> str:  # a Unix socket has no client address
-            return "sandbox"
+    def log_message(self, format: str, *args: Any) -> None:  # nothing about requests on stderr
+        pass
 
-        def do_CONNECT(self) -> None:
-            self._refuse("this proxy reaches only the run's model endpoint")
+    def address_string(self) -> str:  # a Unix socket has no client address
+        return "sandbox"
 
-        def _forward(self) -> None:
-            if proxy.target(self.path) is None:
-                self._refuse(f"only {proxy.upstream} is reachable from the sandbox")
-                return
+    def do_CONNECT(self) -> None:
+        self._refuse("this proxy reaches only the run's model endpoint")
+
+    def _forward(self) -> None:
+        admitted = self._admitted()
+        if admitted is not None:
+            self._send(*admitted)
+
+    def _admitted(self) -> tuple[str, bytes] | None:
+        """The request's upstream path and body when every check passes; else it is answered."""
+        if self.proxy.target(self.path) is None:
+            self._refuse(f"only {self.proxy.upstream} is reachable from the sandbox")
+            return None
+        try:
+            normal = normal_target(self.path)
+        except BadFraming as exc:
+            self._fail(400, f"skillab: {exc}")
+            return None
+        path = self.proxy.target(normal)
+        assert path is not None
+        if not self.proxy.allows(normal):
+            self._refuse("skillab: this agent's key reaches only the model API it uses")
+            return None
+        if not self.proxy.authenticated(self.headers):
+            self._refuse("skillab: only the agent CLI's own requests are forwarded")
+            return None
+        try:
+            body = read_body(self.headers, self.rfile, MAX_BODY_BYTES)
+        except TooLarge:
+            self._fail(413, f"skillab: a request body over {MAX_BODY_BYTES >> 20} MiB is refused")
+            return None
+        except BadFraming as exc:
+            self._fail(400, f"skillab: {exc}")
+            return None
+        refused = self.proxy.refusal(self.command, path, body)
+        if refused is not None:
+            self._fail(*refused)
+            return None
+        return path, body
+
+    def _send(self, path: str, body: bytes) -> None:
+        """Forward an admitted request within the turn cap, relay the answer and meter it."""
+        budget = self.proxy.budget if self.proxy.budget and self.proxy.budget.counts(self.command, path) else None
+        if budget is not None and not budget.admit():
+            self._fail(OVER_BUDGET_STATUS, f"skillab: the turn cap ({budget.limit} model "
+                                           "requests) is reached; no further request is sent")
+            return
+        upstream = self.proxy.connection()
+        try:
+            upstream.request(self.command, path, body=body, headers=self.proxy.headers(self.headers))
+            response = upstream.getresponse()
+            if budget is not None:
+                budget.settle(response.status)
+            answered = self.command == "POST" and 200 <= response.status < 300
+            reader = UsageReader(response.getheader("Content-Type") or "",
+                                 response.getheader("Content-Encoding") or "") if answered else None
             try:
-                normal = normal_target(self.path)
-            except BadFraming as exc:
-                self._fail(400, f"skillab: {exc}")
-                return
-            path = proxy.target(normal)
-            assert path is not None
-            if not proxy.allows(normal):
-                self._refuse("skillab: this agent's key reaches only the model API it uses")
-                return
-            if not proxy.authenticated(self.headers):
-                self._refuse("skillab: only the agent CLI's own requests are forwarded")
-                return
-            try:
-                body = read_body(self.headers, self.rfile, MAX_BODY_BYTES)
-            except TooLarge:
-                self._fail(413, f"skillab: a request body over {MAX_BODY_BYTES >> 20} MiB is refused")
-                return
-            except BadFraming as exc:
-                self._fail(400, f"skillab: {exc}")
-                return
-            refused = proxy.refusal(self.command, path, body)
-            if refused is not None:
-                self._fail(*refused)
-                return
-            budget = proxy.budget if proxy.budget and proxy.budget.counts(self.command, path) else None
-            if budget is not None and not budget.admit():
-                self._fail(OVER_BUDGET_STATUS, f"skillab: the turn cap ({budget.limit} model "
-                                               "requests) is reached; no further request is sent")
-                return
-            upstream = proxy.connection()
-            try:
-                upstream.request(self.command, path, body=body, headers=proxy.headers(self.headers))
-                response = upstream.getresponse()
-                if budget is not None:
-                    budget.settle(response.status)
-                answered = self.command == "POST" and 200 <= response.status < 300
-                reader = UsageReader(response.getheader("Content-Type") or "",
-                                     response.getheader("Content-Encoding") or "") if answered else None
-                try:
-                    tail = self._relay(response, reader, keep=budget is not None)
-                finally:
-                    if reader is not None:  # what was relayed is counted, even if the client left
-                        proxy.meter.spend(proxy.tally.add(reader, proxy.price))
-                if budget is not None and 200 <= response.status < 300:
-                    budget.keep(tail)
-            except (OSError, http.client.HTTPException) as exc:
-                self._fail(502, f"the model endpoint could not be reached: {type(exc).__name__}")
+                tail = self._relay(response, reader, keep=budget is not None)
             finally:
-                upstream.close()
+                if reader is not None:  # what was relayed is counted, even if the client left
+                    self.proxy.meter.spend(self.proxy.tally.add(reader, self.proxy.price))
+            if budget is not None and 200 <= response.status < 300:
+                budget.keep(tail)
+        except (OSError, http.client.HTTPException) as exc:
+            self._fail(502, f"the model endpoint could not be reached: {type(exc).__name__}")
+        finally:
+            upstream.close()
 
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 
-        def _relay(self, response: http.client.HTTPResponse, reader: UsageReader | None,
-                   keep: bool = False) -> bytes:
-            """Stream the response back, feeding ``reader``; with ``keep``, returns the last
-            bytes of its body. A client that leaves does not end the reading: the answer is
-            billed whole, so its usage is read to the end."""
-            tail = bytearray()
-            gone = False
-            try:
-                self.send_response_only(response.status, response.reason)
-                for name, value in response.getheaders():
-                    if name.lower() not in _HOP_BY_HOP:
-                        self.send_header(name, value)
-                self.send_header("Connection", "close")
-                self.end_headers()
-            except OSError:
-                gone = True
-            self.close_connection = True
-            while True:
-                chunk = response.read1(_CHUNK) if self.command != "HEAD" else b""
-                if not chunk:
-                    break
-                if reader is not None:
-                    reader.feed(chunk)
-                elif gone:
-                    break
-                if not gone:
-                    try:
-                        self.wfile.write(chunk)
-                        self.wfile.flush()
-                    except OSError:
-                        gone = True
-                if keep:
-                    tail += chunk
-                    if len(tail) > 2 * _TAIL:
-                        del tail[:-_TAIL]
-            return bytes(tail[-_TAIL:])
+    def _relay(self, response: http.client.HTTPResponse, reader: UsageReader | None,
+               keep: bool = False) -> bytes:
+        """Stream the response back, feeding ``reader``; with ``keep``, returns the last
+        bytes of its body. A client that leaves does not end the reading: the answer is
+        billed whole, so its usage is read to the end."""
+        tail = bytearray()
+        gone = False
+        try:
+            self.send_response_only(response.status, response.reason)
+            for name, value in response.getheaders():
+                if name.lower() not in _HOP_BY_HOP:
+                    self.send_header(name, value)
+            self.send_header("Connection", "close")
+            self.end_headers()
+        except OSError:
+            gone = True
+        self.close_connection = True
+        while True:
+            chunk = response.read1(_CHUNK) if self.command != "HEAD" else b""
+            if not chunk:
+                break
+            if reader is not None:
+                reader.feed(chunk)
+            elif gone:
+                break
+            if not gone:
+                try:
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+                except OSError:
+                    gone = True
+            if keep:
+                tail += chunk
+                if len(tail) > 2 * _TAIL:
+                    del tail[:-_TAIL]
+        return bytes(tail[-_TAIL:])
 
-        def _refuse(self, message: str) -> None:
-            self._fail(403, message)
+    def _refuse(self, message: str) -> None:
+        self._fail(403, message)
 
-        def _fail(self, status: int, message: str) -> None:
-            data = message.encode()
-            try:
-                self.send_response_only(status)
-                self.send_header("Content-Type", "text/plain")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.wfile.write(data)
-            except OSError:
-                pass
-            self.close_connection = True
+    def _fail(self, status: int, message: str) -> None:
+        data = message.encode()
+        try:
+            self.send_response_only(status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:
+            pass
+        self.close_connection = True
 
-    return Handler
+
+
+def _handler(proxy: CredentialProxy) -> type[BaseHTTPRequestHandler]:
+    # The timeout is read when the proxy starts, as the rest of its settings are.
+    return type("Handler", (_ProxyHandler,), {"proxy": proxy, "timeout": CLIENT_TIMEOUT_S})
