@@ -269,7 +269,8 @@ def test_under_the_mock_the_original_arm_answers_the_base_commits_script(tmp_pat
     capsys.readouterr()
     assert code in (0, 1)
     doc = json.loads(out.read_text())
-    assert doc["comparison"]["broken_by_edit"] == ["b"]
+    # One run of one case is no evidence that the edit broke it: the flip is shown, within noise.
+    assert doc["comparison"]["changed_within_noise"] == ["b"] and doc["comparison"]["broken_by_edit"] == []
     assert not any("means nothing" in w for w in doc["warnings"])
 
 

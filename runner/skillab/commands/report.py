@@ -14,10 +14,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     check_destinations(args)
     documents = load_results(args.results)
     if any("verdict" not in doc for doc in documents):
-        # A run killed outright (SIGKILL) leaves only its checkpoint journal: no aggregate to show.
-        raise UsageError(f"{args.results}: the run was killed before it wrote its results; its checkpoint "
-                         f"journal keeps the finished arms: `skillab run ... --resume {args.results}` "
-                         "finishes the run and writes the document")
+        # A run killed outright (SIGKILL), or without room for its document, leaves only its
+        # checkpoint journal: no aggregate to show.
+        raise UsageError(f"{args.results}: only the checkpoint journal of an unfinished run is there (the run "
+                         "was killed, or had no room to write its results); the journal keeps the finished "
+                         f"arms: `skillab run ... --resume {args.results}` finishes the run and writes the document")
     print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
     write_reports(args, documents)
     return EXIT_OK
