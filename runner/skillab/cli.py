@@ -13,6 +13,7 @@ from . import __version__
 from .commands.choices import (adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
                                positive_float, positive_int, probability, provider_name, reporter_choice,
                                share, unit_interval)
+from .commands.settings import add_sampling_arguments
 from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
@@ -231,6 +232,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                             "plugin's (default: inferred from the model name)")
     agent.add_argument("--base-url", metavar="URL",
                        help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy")
+    add_sampling_arguments(agent)
     agent.add_argument("--skill-loading", choices=("inline", "discover"), default="inline",
                        help="agent adapter: skill body in the system prompt (inline) or listed and "
                             "read by the agent with its tools (discover); default %(default)s")
