@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
-from .commands.choices import (adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
+from .commands.choices import (add_sampling_arguments, adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
                                positive_float, positive_int, probability, provider_name, reporter_choice,
                                share, unit_interval)
-from .commands.settings import add_sampling_arguments
 from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 

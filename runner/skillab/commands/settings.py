@@ -14,7 +14,6 @@ from ..core.settings import (
     RunConfig,
 )
 from ..errors import UsageError
-from .choices import non_negative_float, non_negative_int, positive_int
 
 GETTING_STARTED = (
     "skillab run needs a model to evaluate the skill with. Either:\n"
@@ -92,21 +91,3 @@ def config_from_args(
                           consistency=args.judge_consistency)
     return RunConfig(engine=engine, agent=agent, judge=judge, credentials=Credentials.resolve())
 
-
-def add_sampling_arguments(agent: argparse._ArgumentGroup) -> None:
-    """How the agent's and the judge's models sample and how long they may answer."""
-    agent.add_argument("--temperature", type=non_negative_float, metavar="T",
-                       help="the agent model's sampling temperature (default: the model's own); "
-                            "recorded in the run")
-    agent.add_argument("--seed", type=non_negative_int, metavar="N",
-                       help="the agent model's sampling seed, for servers that take one (OpenAI-"
-                            "compatible); with --concurrency 1 a local server then answers a rerun "
-                            "the same way; recorded in the run")
-    agent.add_argument("--judge-temperature", type=non_negative_float, metavar="T",
-                       help="the judge model's sampling temperature (default 0)")
-    agent.add_argument("--judge-seed", type=non_negative_int, metavar="N",
-                       help="the judge model's sampling seed (OpenAI-compatible servers)")
-    agent.add_argument("--max-tokens", type=positive_int, metavar="N",
-                       help="llm and agent adapters: the answer budget per model call (default "
-                            "4096 for llm, 8192 for agent, cut to the server's context where it "
-                            "says its size); an answer cut at it is recorded as truncated and fails")
