@@ -84,6 +84,18 @@ Does the session satisfy the expectation? Reply with the JSON object only.
 """
 
 
+# The verdict's shape, asked of a transport that ``takes_schema`` (structured output).
+VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "passed": {"type": "boolean"},
+        "reason": {"type": "string"},
+        "score": {"type": "number"},
+    },
+    "required": ["passed", "reason"],
+}
+
+
 class JudgeTransport(Protocol):
     """One completion call to the judge model. Raises ``ProviderError`` when the call fails."""
 
@@ -132,7 +144,8 @@ class Judge:
         """One verdict; ``salt`` changes the fence tag only (a re-ask that is not a replay)."""
         user = build_user_message(expectation, prompt, transcript, final_output, salt=salt)
         try:
-            reply = self._transport.complete(system=SYSTEM_PROMPT, user=user)
+            shaped = {"schema": VERDICT_SCHEMA} if getattr(self._transport, "takes_schema", False) else {}
+            reply = self._transport.complete(system=SYSTEM_PROMPT, user=user, **shaped)
         except ProviderError as exc:
             return ExpectationResult(
                 expectation, passed=False, reason=f"judge unavailable: {exc}", errored=True
