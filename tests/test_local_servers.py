@@ -5,6 +5,7 @@ sampling recorded, truncated answers, a validator's word over an errored judge, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -23,6 +24,7 @@ from skillab.providers import RetryPolicy
 from skillab.providers.anthropic import AnthropicClient
 from skillab.providers.judge_transport import ProviderJudgeTransport
 from skillab.providers.openai_compat import OpenAICompatClient
+from skillab.providers.sdk_client import call_seed
 from skillab.suite.model import Case
 
 from .fakes.model_server import FakeModelServer, Hang, text, tool_call
@@ -119,12 +121,21 @@ def test_sampling_per_role_is_sent_and_recorded(tmp_path, monkeypatch):
     assert code == 0
     agent = [b for b in bodies if "grader" not in b["messages"][0]["content"]]
     judged = [b for b in bodies if "grader" in b["messages"][0]["content"]]
-    assert {(b["temperature"], b["seed"], b["max_tokens"]) for b in agent} == {(0.7, 11, 200)}
-    assert {(b["temperature"], b["seed"]) for b in judged} == {(0.1, 5)}
+    assert {(b["temperature"], b["max_tokens"]) for b in agent} == {(0.7, 200)}
+    assert {b["temperature"] for b in judged} == {0.1}
+    # Each call's seed comes from --seed and its place: the arms differ, a rerun repeats them.
+    assert sorted(b["seed"] for b in agent) == sorted(call_seed(11, "\0".join(("c1", arm, "0")))
+                                                      for arm in ("with_skill", "without_skill"))
+    # The judge's: from --judge-seed and its message (the same question, the same seed).
+    assert judged and {b["seed"] for b in judged} <= {call_seed(5, s) for s in (sha16(b) for b in judged)}
     doc = json.loads((tmp_path / "r.json").read_text())
     identity = doc["adapter"]["identity"]
     assert (identity["temperature"], identity["seed"], identity["max_tokens"]) == (0.7, 11, 200)
     assert doc["models"]["judge_sampling"] == {"temperature": 0.1, "seed": 5}
+
+
+def sha16(body: dict) -> str:
+    return hashlib.sha256(body["messages"][-1]["content"].encode()).hexdigest()[:16]
 
 
 def test_a_provider_without_a_seed_refuses_one():

@@ -104,8 +104,6 @@ class OpenAICompatClient(SdkClient):
         params: dict[str, Any] = {"model": self.model, "messages": wire}
         fitted = self.context_window().fit(max_tokens, wire, tools)
         params["max_completion_tokens" if self._reasoning else "max_tokens"] = fitted
-        if self.sampling_seed is not None:
-            params["seed"] = self.sampling_seed
         if tools:
             params["tools"] = [
                 {

@@ -11,7 +11,9 @@ thread the caller waits on, and a stop ends the wait with a ``ProviderError``. T
 request ends with the process; nothing waits for the server to answer it.
 
 The sampling a run asks for (``--temperature``, ``--seed``, per role) is the client's own; a
-provider that takes no seed refuses one at build rather than ignoring it.
+provider that takes no seed refuses one at build rather than ignoring it. Each call is sent a
+seed drawn from ``--seed`` and the call's place (case, arm, run, turn: the ``seed`` string the
+adapters pass), so the repeats of a case differ and a rerun repeats them.
 
 An SDK is imported under ``importing_sdk``: importing one makes some 150,000 objects (its
 pydantic types) that live as long as the process.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import atexit
 import contextvars
 import gc
+import hashlib
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -92,6 +95,8 @@ class SdkClient(ABC):
         default; ``seed`` seeds the retry jitter (the sampling seed is ``--seed``);
         ``json_schema`` asks a client that ``takes_json_schema`` for a reply of that shape."""
         params = self._params(messages, system, tools, max_tokens)
+        if self.sampling_seed is not None:
+            params = {**params, "seed": call_seed(self.sampling_seed, seed)}
         if json_schema is not None and self.takes_json_schema:
             return self._structured(params, json_schema, temperature, seed)
         return self._sampled(params, temperature, seed)
@@ -161,6 +166,12 @@ class SdkClient(ABC):
     @abstractmethod
     def _parse(self, raw: Any) -> ModelResponse:
         ...
+
+
+def call_seed(base: int, place: str) -> int:
+    """The sampling seed of one call: ``base`` and the call's place, hashed to 31 bits."""
+    digest = hashlib.sha256(f"{base}\0{place}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def _until_stopped(send: Any, model: str) -> Any:
