@@ -88,7 +88,8 @@ def test_a_server_that_tells_no_context_keeps_the_asked_max_tokens():
 
 def test_the_judge_asks_for_structured_output_and_falls_back_to_what_the_server_takes():
     with FakeModelServer(dialect="llama.cpp") as server:
-        server.handler = lambda req: text('The JSON object is: ```json\n{"passed": true, "reason": "It says hi."}\n```')
+        # What SmolLM2 wrote under llama.cpp's grammar: prose around it, a raw line break inside.
+        server.handler = lambda req: text('The JSON object is: ```json\n{"passed": true, "reason": "It says\nhi."}\n```')
         judge = Judge(ProviderJudgeTransport(client(server)))
         first = judge.grade("Says hi.", prompt="p", transcript="t", final_output="hi")
         second = judge.grade("Says bye.", prompt="p", transcript="t", final_output="hi")
@@ -96,7 +97,7 @@ def test_the_judge_asks_for_structured_output_and_falls_back_to_what_the_server_
     assert not first.errored and first.passed and not second.errored
     # json_schema refused once (HTTP 500, not retried), then json_object with the schema, kept.
     assert forms == ["json_schema", "json_object", "json_object"]
-    assert server.model_requests()[1].body["response_format"]["schema"]["required"] == ["passed", "reason"]
+    assert server.model_requests()[1].body["response_format"]["schema"]["required"] == ["passed", "reason", "score"]
 
 
 def test_sampling_per_role_is_sent_and_recorded(tmp_path, monkeypatch):

@@ -44,7 +44,7 @@ def suite(root: Path, name: str, body: str, cases: list[dict]) -> Path:
     return folder
 
 
-def facts(count: int = 8) -> list[tuple[str, str, str]]:
+def facts(count: int = 12) -> list[tuple[str, str, str]]:
     """(case name, prompt, the word the answer needs) of the team-facts example's first cases."""
     cases = yaml.safe_load((EXAMPLE / "eval.yaml").read_text())["cases"][:count]
     return [(c["name"], c["prompt"], c["validators"][0]["label"].removeprefix("says ")) for c in cases]
@@ -69,6 +69,7 @@ def test_a_null_skill_makes_no_claim_over_several_seeds(llama, tmp_path):
     cases = [{"name": name, "prompt": f"Note: the answer is {word}. {prompt}",
               "validators": [{"cmd": f"grep -qi -- '{word}' response.txt"}]}
              for name, prompt, word in facts()]
+    cases = cases[:8]
     null = suite(tmp_path, "null-skill", "This skill has no instructions. Answer as you would without it.", cases)
     for seed in (1, 2, 3):
         stats = skillab_run(llama, null, tmp_path / f"aa-{seed}.json", seed=seed)["statistics"]
