@@ -192,3 +192,28 @@ def test_a_stop_ends_a_model_call_in_flight():
         finally:
             stop.clear()
     assert time.monotonic() - started < 3
+
+
+def test_sigterm_does_not_wait_for_the_model_call_in_flight(tmp_path):
+    import os
+    import signal
+    import sys
+
+    from .signals import signal_when
+
+    skill = make_skill(tmp_path, [{"name": "c1", "prompt": "Say hi.", "validators": [{"cmd": "true"}]}])
+    with FakeModelServer(lambda req: Hang(60)) as server:
+        os.environ["OPENAI_BASE_URL"] = server.openai_url
+        try:
+            started = []
+            code, _, stderr = signal_when(
+                [sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "llm", "--model", "smollm2",
+                 "--provider", "openai", "--no-cache", "--no-history", "--quiet", "--output", str(tmp_path / "r.json")],
+                lambda: server.count >= 1 and not started.append(time.monotonic()), sig=signal.SIGTERM)
+        finally:
+            del os.environ["OPENAI_BASE_URL"]
+    # The server would hold the call 60 s; the run ends at once, the arm errored, not failed.
+    assert time.monotonic() - started[0] < 15, stderr
+    assert code == 130, stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] is True
