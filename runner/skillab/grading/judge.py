@@ -86,8 +86,8 @@ Does the session satisfy the expectation? Reply with the JSON object only.
 
 
 # The verdict's shape, asked of a transport that ``takes_schema`` (structured output).
-# Closed and whole, as OpenAI's strict mode needs it; a grammar built from it (llama.cpp) then
-# lets a small model write nothing but the three fields, and a reason that ends.
+# Closed and whole: a grammar built from it (llama.cpp) lets a small model write nothing but the
+# three fields, and a reason that ends.
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -47,9 +47,11 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 
 # The structured-output forms tried in turn, and the statuses that say a form was refused.
+# Not ``strict``: OpenAI's strict mode refuses keywords a grammar-bound server uses (a string's
+# ``maxLength``); vLLM and llama-server hold the reply to the schema either way.
 _RESPONSE_FORMATS: tuple[Callable[[dict[str, Any]], dict[str, Any]] | None, ...] = (
     lambda schema: {"type": "json_schema",
-                    "json_schema": {"name": "reply", "schema": schema, "strict": True}},
+                    "json_schema": {"name": "reply", "schema": schema, "strict": False}},
     lambda schema: {"type": "json_object", "schema": schema},
     None,
 )
