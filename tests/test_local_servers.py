@@ -55,6 +55,28 @@ def test_the_agent_reaches_its_tools_on_a_llama_cpp_server(tmp_path):
     assert (tmp_path / "hello.txt").read_text() == "hi" and result.final_output == "Done."
 
 
+def test_the_fakes_llama_cpp_dialect_refuses_what_the_real_server_refuses():
+    import openai
+
+    sdk = openai.OpenAI(api_key=KEY, max_retries=0)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    with FakeModelServer(dialect="llama.cpp") as server:
+        sdk = sdk.with_options(base_url=server.openai_url)
+        server.push(tool_call("f", {}), tool_call("f", {}))
+        # No tool_choice: llama.cpp renders no tools, so the model answers in text.
+        hidden = sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}], tools=tools)
+        shown = sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}], tools=tools,
+                                            tool_choice="auto")
+        with pytest.raises(openai.InternalServerError, match="validation error"):
+            sdk.chat.completions.create(model="m", messages=[
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": None,
+                 "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c", "content": "ok"}])
+    assert hidden.choices[0].message.tool_calls is None and hidden.choices[0].message.content
+    assert shown.choices[0].message.tool_calls[0].function.name == "f"
+
+
 def test_tool_calls_left_in_the_text_are_read(tmp_path):
     with FakeModelServer() as server:
         server.push(text('<tool_call>\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}\n'
