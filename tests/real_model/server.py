@@ -68,8 +68,9 @@ class LlamaServer:
 
     def __init__(self, *, seed: int = 1, threads: int | None = None, log: Path | None = None):
         self.seed = seed
-        # Two threads on 2 idle cores; on a busy machine one is faster (SKILLAB_LLAMA_THREADS).
-        self.threads = threads or int(os.environ.get("SKILLAB_LLAMA_THREADS") or min(2, os.cpu_count() or 1))
+        # One thread: the tier's seeded expectations were measured with one, and on a machine
+        # whose cores are shared two threads wait on each other (SKILLAB_LLAMA_THREADS).
+        self.threads = threads or int(os.environ.get("SKILLAB_LLAMA_THREADS") or 1)
         self.port = free_port()
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
