@@ -21,7 +21,9 @@ a real model, offline"). Usage: ``python benchmarks/real_model_aa.py [--seeds 5]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -46,10 +48,15 @@ def null_suite(root: Path, cases: int) -> Path:
 
 
 def run_once(server: LlamaServer, folder: Path, out: Path, seed: int, runs: int) -> dict:
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+        _run(server, folder, out, seed, runs)
+    return json.loads(out.read_text())
+
+
+def _run(server: LlamaServer, folder: Path, out: Path, seed: int, runs: int) -> None:
     main(["run", str(folder), "--adapter", "llm", "--model", MODEL, "--base-url", server.base_url,
           "--seed", str(seed), "--temperature", "0.7", "--max-tokens", "64", "--runs", str(runs),
           "--concurrency", "1", "--no-cache", "--no-history", "--quiet", "--output", str(out)])
-    return json.loads(out.read_text())
 
 
 def case_pairs(doc: dict) -> list[CasePair]:
@@ -112,8 +119,8 @@ def main_(argv: list[str] | None = None) -> int:
                   f"p={stats.get('p_value')}, claim: {'YES' if claimed else 'no'}, "
                   f"errored records: {sum(1 for c in doc['cases'] if c['with_skill']['errored'] or c['without_skill']['errored'])}")
     print(f"claims on a null skill: {made} of {args.seeds} runs ({made / args.seeds:.0%}; 0 expected)")
-    print(f"agent calls: {calls}; a futility stop (the bound --stop-early can only beat) would have "
-          f"saved {saved} ({saved / calls:.0%})" if calls else "agent calls: 0")
+    print(f"agent calls: {calls}; stopping each run at the first case from which no outcome of the "
+          f"rest could make a claim would have saved {saved} ({saved / calls:.0%})" if calls else "agent calls: 0")
     print(f"wall: {time.monotonic() - started:.0f} s")
     return 0
 
