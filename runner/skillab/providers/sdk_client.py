@@ -92,8 +92,9 @@ class SdkClient(ABC):
         json_schema: dict[str, Any] | None = None,
     ) -> ModelResponse:
         """One reply. ``temperature`` None is the run's (``--temperature``), else the model's
-        default; ``seed`` seeds the retry jitter (the sampling seed is ``--seed``);
-        ``json_schema`` asks a client that ``takes_json_schema`` for a reply of that shape."""
+        default; ``seed`` names the call's place: it seeds the retry jitter and, with
+        ``--seed``, the sampling seed; ``json_schema`` asks a client that ``takes_json_schema``
+        for a reply of that shape."""
         params = self._params(messages, system, tools, max_tokens)
         if self.sampling_seed is not None:
             params = {**params, "seed": call_seed(self.sampling_seed, seed)}
