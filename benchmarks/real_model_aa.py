@@ -1,7 +1,8 @@
 """A/A on a real model: how often skillab claims an effect for a skill that has none.
 
-The null skill of the real-model tier (``tests/real_model``: "This skill has no instructions")
-runs against a real llama-cpp-python server with SmolLM2-135M, ``--adapter llm``, at
+The null suite of the real-model tier (``tests/real_model``: a skill that "has no
+instructions", and a validator no skill can move, whether the answer's length is even) runs
+against a real llama-cpp-python server with SmolLM2-135M, ``--adapter llm``, at
 concurrency 1, once per seed, each run with ``--runs`` repeats per case (every call is sampled
 with its own seed drawn from ``--seed`` and its place, so repeats differ). Per seed it prints the
 lift, its interval and whether the run claimed "beyond noise"; then the share of runs that made
@@ -36,15 +37,7 @@ from skillab.cli import main  # noqa: E402
 from skillab.scoring.inference import CasePair  # noqa: E402
 from skillab.scoring.statistics import case_statistics  # noqa: E402
 from tests.real_model.server import MODEL, LlamaServer, missing  # noqa: E402
-from tests.real_model.test_real_model import facts, suite  # noqa: E402
-
-
-def null_suite(root: Path, cases: int) -> Path:
-    chosen = facts()[:cases]
-    return suite(root, "null-skill", "This skill has no instructions. Answer as you would without it.",
-                 [{"name": name, "prompt": f"Note: the answer is {word}. {prompt}",
-                   "validators": [{"cmd": f"grep -qi -- '{word}' response.txt"}]}
-                  for name, prompt, word in chosen])
+from tests.real_model.test_real_model import null_suite  # noqa: E402
 
 
 def run_once(server: LlamaServer, folder: Path, out: Path, seed: int, runs: int) -> dict:

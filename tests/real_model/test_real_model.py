@@ -63,17 +63,25 @@ def test_a_skill_with_a_strong_effect_helps_beyond_noise(llama, tmp_path):
     assert "helps beyond noise" in stats["summary"]
 
 
+# A validator no skill can move: whether the answer's length in bytes is even. Its pass rate is
+# a coin the model's sampling flips, so the true lift is 0 whatever the prompts say.
+EVEN_LENGTH = "test $(( $(wc -c < response.txt) % 2 )) -eq 0"
+
+
+def null_suite(root: Path, cases: int = 8) -> Path:
+    """The A/A suite: the example's questions, graded by ``EVEN_LENGTH``, and a skill that says
+    nothing a task needs."""
+    return suite(root, "null-skill", "This skill has no instructions. Answer as you would without it.",
+                 [{"name": name, "prompt": prompt, "validators": [{"cmd": EVEN_LENGTH, "label": "even length"}]}
+                  for name, prompt, _ in facts(cases)])
+
+
 def test_a_null_skill_makes_no_claim_over_several_seeds(llama, tmp_path):
-    # Each prompt carries its own fact (the model copies it about 3 times in 4); the skill says
-    # nothing a task needs, so any difference between the arms is the model's noise.
-    cases = [{"name": name, "prompt": f"Note: the answer is {word}. {prompt}",
-              "validators": [{"cmd": f"grep -qi -- '{word}' response.txt"}]}
-             for name, prompt, word in facts()]
-    cases = cases[:8]
-    null = suite(tmp_path, "null-skill", "This skill has no instructions. Answer as you would without it.", cases)
+    null = null_suite(tmp_path)
     for seed in (1, 2, 3):
-        stats = skillab_run(llama, null, tmp_path / f"aa-{seed}.json", seed=seed)["statistics"]
-        assert not stats["distinguishable"], f"seed {seed}: {stats['summary']}"
+        doc = skillab_run(llama, null, tmp_path / f"aa-{seed}.json", seed=seed)
+        assert errors(doc) == []
+        assert not doc["statistics"]["distinguishable"], f"seed {seed}: {doc['statistics']['summary']}"
 
 
 def test_a_harmful_skill_flips_cases_to_fail_and_hurts_beyond_noise(llama, tmp_path):
