@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
-from .commands.choices import (adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
+from .commands.choices import (add_sampling_arguments, adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
                                positive_float, positive_int, probability, provider_name, reporter_choice,
                                share, unit_interval)
 from .commands.parser_extras import (SuggestingParser, add_cache_parser, add_init_arguments, add_selection_arguments,
@@ -255,6 +255,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                             "plugin's (default: inferred from the model name)")
     agent.add_argument("--base-url", metavar="URL",
                        help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy")
+    add_sampling_arguments(agent)
     agent.add_argument("--skill-loading", choices=("inline", "discover"), default="inline",
                        help="agent adapter: skill body in the system prompt (inline) or listed and "
                             "read by the agent with its tools (discover); default %(default)s")

@@ -12,6 +12,12 @@ asks ``handler(request)``, else gets a 400 saying nothing was scripted. Failure 
 ``http_error`` (any status), ``Hang`` (no answer until the client gives up), ``Malformed``
 (200 with a broken JSON body).
 
+``dialect="llama.cpp"`` reads chat completions as llama-cpp-python's server does: a ``null``
+assistant content or a ``json_schema`` response format is an HTTP 500 with validation errors,
+and tools sent without ``tool_choice`` are never shown to the model (a scripted tool call comes
+back as text). ``GET /v1/models`` and ``/props`` tell ``context_tokens`` where ``context_in``
+says, and are kept in ``probes``, apart from the model requests.
+
 Every request is recorded (headers without the credential, which is kept apart in ``auth``, and
 the parsed body) so tests can assert what the client sent and that it sent nothing extra.
 """
@@ -235,9 +241,19 @@ def _content_text(content: Any) -> str:
 class FakeModelServer:
     """Start with ``with FakeModelServer() as server:``; point SDKs at ``server.url``."""
 
-    def __init__(self, handler: Handler | None = None, *, latency_s: float = 0.0):
+    def __init__(self, handler: Handler | None = None, *, latency_s: float = 0.0,
+                 dialect: str = "openai", context_tokens: int | None = None,
+                 context_in: str | None = None):
         self.handler = handler
         self.latency_s = latency_s
+        # "llama.cpp": chat completions read as llama-cpp-python's server reads them (see
+        # ``_refusal`` and ``_tools_shown``).
+        self.dialect = dialect
+        # The context window the server tells (``context_in``: "models", "props" or None).
+        self.context_tokens = context_tokens
+        self.context_in = context_in
+        # GET /v1/models and /props, kept apart from the model requests.
+        self.probes: list[str] = []
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Scripted] = deque()
         self._lock = threading.Lock()
@@ -324,6 +340,34 @@ class FakeModelServer:
             400, _error_body("invalid_request_error", "fake model server: no scripted reply left")
         )
 
+    def _refusal(self, request: RecordedRequest) -> dict[str, Any] | None:
+        """llama-cpp-python's answer to a body its pydantic types refuse: HTTP 500 with the
+        validation errors (an assistant turn with ``content: null``, a ``response_format``
+        other than ``text``/``json_object``)."""
+        if self.dialect != "llama.cpp" or request.api != "openai" or not isinstance(request.body, dict):
+            return None
+        errors = [
+            f"{{'type': 'string_type', 'loc': ('body', 'messages', {index}, "
+            "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid string'}"
+            for index, m in enumerate(request.body.get("messages", []))
+            if m.get("role") == "assistant" and "content" in m and m["content"] is None
+        ]
+        form = request.body.get("response_format")
+        if isinstance(form, dict) and form.get("type") not in ("text", "json_object"):
+            errors.append("{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                          "'msg': \"Input should be 'text' or 'json_object'\"}")
+        if not errors:
+            return None
+        message = f"{len(errors)} validation error{'s' if len(errors) > 1 else ''}:\n  " + "\n  ".join(errors)
+        return {"error": {"message": message, "type": "internal_server_error", "param": None, "code": None}}
+
+    def tools_shown(self, body: dict[str, Any]) -> bool:
+        """Whether the model sees the tools: llama.cpp's function-calling handler renders none
+        when ``tool_choice`` is missing or "none", so its model can never call one."""
+        if not body.get("tools"):
+            return False
+        return self.dialect != "llama.cpp" or body.get("tool_choice") not in (None, "none")
+
     def _enter(self) -> None:
         with self._lock:
             self._in_flight += 1
@@ -371,8 +415,11 @@ def _handler_class(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             raw = self._read_body()
             request = _recorded(self.command, self.path, dict(self.headers.items()), raw)
-            server._record(request)
             route = self.path.split("?")[0]
+            if self.command == "GET" and route in ("/v1/models", "/props"):
+                server.probes.append(route)
+                return self._describe(route)
+            server._record(request)
             if route == "/v1/messages/count_tokens":
                 return self._json(200, {"input_tokens": max(1, len(raw) // 4)})
             if gemini_wire.method(route) == "countTokens":
@@ -385,7 +432,22 @@ def _handler_class(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             finally:
                 server._leave()
 
+        def _describe(self, route: str) -> None:
+            """What a server says about itself: vLLM's ``max_model_len`` in ``/v1/models`` or
+            llama-server's ``/props``, per ``context_in``; llama-cpp-python's says nothing."""
+            entry: dict[str, Any] = {"id": "fake-model", "object": "model", "owned_by": "me"}
+            if route == "/v1/models":
+                if server.context_in == "models":
+                    entry["max_model_len"] = server.context_tokens
+                return self._json(200, {"object": "list", "data": [entry]})
+            if server.context_in == "props":
+                return self._json(200, {"default_generation_settings": {"n_ctx": server.context_tokens}})
+            return self._json(404, {"detail": "Not Found"})
+
         def _answer(self, request: RecordedRequest, raw_len: int) -> None:
+            refused = server._refusal(request)
+            if refused is not None:
+                return self._json(500, refused)
             scripted = server._next(request)
             delay = server.latency_s + (scripted.delay_s if isinstance(scripted, Reply) else 0.0)
             if delay and server._closing.wait(delay):
@@ -644,6 +706,11 @@ def _openai_completion(
     server: FakeModelServer, body: dict[str, Any], reply: Reply, raw_len: int
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.tool_calls and server.dialect == "llama.cpp" and not server.tools_shown(body):
+        # The model never saw the tools: what it says is text.
+        reply = Reply(text=reply.text or "I would call a tool, but none is offered.",
+                      stop_reason=reply.stop_reason)
+        message["content"] = reply.text
     if reply.tool_calls:
         message["tool_calls"] = [
             {

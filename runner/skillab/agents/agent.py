@@ -21,7 +21,7 @@ from ..core.messages import Message, ToolOutcome, ToolUse
 from ..secrets import redact
 from ..skill.loader import Skill
 from ..core.usage import Usage
-from .base import AgentResult, ArmRequest
+from .base import AgentResult, ArmRequest, sampling
 from .skill_view import (
     DISCOVER_DIR,
     DISCOVER_TEMPLATE,
@@ -90,6 +90,7 @@ class AgentAdapter:
             create_client(settings, environ),
             skill_loading=config.agent.skill_loading,  # type: ignore[arg-type]
             default_max_turns=config.agent.max_turns,
+            max_tokens=config.agent.max_tokens or DEFAULT_MAX_TOKENS,
             endpoint=resolve_base_url(settings, environ),
         )
 
@@ -108,6 +109,7 @@ class AgentAdapter:
             "skill_loading": self.skill_loading,
             "max_turns": self.default_max_turns,
             "max_tokens": self.max_tokens,
+            **sampling(self.client),
             "toolset": TOOLSET_VERSION,
             "system_prompt_sha256": _prompt_hash(),
         }
@@ -164,6 +166,8 @@ class AgentAdapter:
             if said:
                 final = said
             if not response.tool_calls:
+                if response.stop_reason == "max_tokens":
+                    stop = "max_tokens"  # the final answer was cut short
                 break
             messages.append(Message("assistant", response.text or None, tuple(response.tool_calls)))
             outcomes = [

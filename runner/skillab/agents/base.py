@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..core.usage import Usage
 from ..grading.trajectory import Trajectory
@@ -61,9 +61,22 @@ class AgentResult:
     paths_touched: list[str] = field(default_factory=list)
     # The model id the provider reported serving (the baseline cache is keyed on it).
     served_model: str | None = None
-    # Why the session ended early without failing: ``max_turns`` when it reached the turn cap.
+    # Why the session ended early: ``max_turns`` when it reached the turn cap (not a failure),
+    # ``max_tokens`` when the final answer was cut at the answer budget (a failure).
     stop_reason: str | None = None
 
     @property
     def tool_call_count(self) -> int:
         return len(self.trajectory.tool_calls)
+
+
+def sampling(client: Any) -> dict[str, Any]:
+    """The sampling a model client was built with, for an adapter's identity (a rerun with the
+    same seed at concurrency 1 is what reproduces a local server's answers)."""
+    window = getattr(client, "context_window", None)
+    context = window() if callable(window) else None
+    return {
+        "temperature": getattr(client, "sampling_temperature", None),
+        "seed": getattr(client, "sampling_seed", None),
+        "context_tokens": getattr(context, "tokens", None),
+    }

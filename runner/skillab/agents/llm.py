@@ -1,7 +1,8 @@
 """The ``llm`` adapter: one completion per arm, no tools.
 
 The with-skill arm carries the SKILL.md body in its system prompt; the without-skill arm does
-not. Turns and tool calls are honestly 1 and 0.
+not. Turns and tool calls are honestly 1 and 0. An answer cut at ``max_tokens`` says so
+(``stop_reason: max_tokens``): the arm then fails rather than being graded as if whole.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from ..grading.trajectory import ModelTurn, Trajectory
 from ..core.contracts import ModelClient
 from ..core.messages import Message
 from ..secrets import redact
-from .base import AgentResult, ArmRequest
+from .base import AgentResult, ArmRequest, sampling
 from .skill_view import INLINE_TEMPLATE, inline_section
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ class LlmAdapter:
             )
         settings = agent_settings(config.agent.model, config.tuning)
         environ = config.credentials.environ
-        return cls(create_client(settings, environ), endpoint=resolve_base_url(settings, environ))
+        return cls(create_client(settings, environ), endpoint=resolve_base_url(settings, environ),
+                   max_tokens=config.agent.max_tokens or DEFAULT_MAX_TOKENS)
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -65,6 +67,7 @@ class LlmAdapter:
             "endpoint": redact(self.endpoint) if self.endpoint else None,
             "skill_loading": "inline",
             "max_tokens": self.max_tokens,
+            **sampling(self.client),
             "system_prompt_sha256": hashlib.sha256(
                 f"{SYSTEM_PROMPT}\0{INLINE_TEMPLATE}".encode()
             ).hexdigest(),
@@ -98,4 +101,5 @@ class LlmAdapter:
             duration_ms=int((time.monotonic() - started) * 1000),
             turns=1,
             served_model=response.served_model,
+            stop_reason="max_tokens" if response.stop_reason == "max_tokens" else None,
         )

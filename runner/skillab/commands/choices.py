@@ -79,3 +79,22 @@ non_negative_float = _bounded(finite_float, lambda v: v >= 0, "must be zero or m
 probability = _bounded(finite_float, lambda v: 0 < v < 1, "must be between 0 and 1", "number")
 positive_int = _bounded(int, lambda v: v >= 1, "must be a positive integer", "integer")
 non_negative_int = _bounded(int, lambda v: v >= 0, "must be zero or more", "integer")
+
+
+def add_sampling_arguments(agent: argparse._ArgumentGroup) -> None:
+    """How the agent's and the judge's models sample and how long they may answer."""
+    agent.add_argument("--temperature", type=non_negative_float, metavar="T",
+                       help="the agent model's sampling temperature (default: the model's own); "
+                            "recorded in the run")
+    agent.add_argument("--seed", type=non_negative_int, metavar="N",
+                       help="the agent model's sampling seed, for servers that take one (OpenAI-"
+                            "compatible); with --concurrency 1 a local server then answers a rerun "
+                            "the same way; recorded in the run")
+    agent.add_argument("--judge-temperature", type=non_negative_float, metavar="T",
+                       help="the judge model's sampling temperature (default 0)")
+    agent.add_argument("--judge-seed", type=non_negative_int, metavar="N",
+                       help="the judge model's sampling seed (OpenAI-compatible servers)")
+    agent.add_argument("--max-tokens", type=positive_int, metavar="N",
+                       help="llm and agent adapters: the answer budget per model call (default "
+                            "4096 for llm, 8192 for agent, cut to the server's context where it "
+                            "says its size); an answer cut at it is recorded as truncated and fails")

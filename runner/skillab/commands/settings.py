@@ -81,12 +81,17 @@ def config_from_args(
     )
     agent = AgentSettings(
         adapter=adapter,
-        model=ModelRole(model, args.provider, args.base_url),
+        model=ModelRole(model, args.provider, args.base_url,
+                        temperature=getattr(args, "temperature", None), seed=getattr(args, "seed", None)),
+        max_tokens=getattr(args, "max_tokens", None),
         skill_loading=args.skill_loading,
         max_turns=args.max_turns,
         mock_responses=args.mock_responses,
         mock_latency_ms=args.mock_latency_ms,
     )
-    judge = JudgeSettings(model=ModelRole(args.judge_model), same_family=args.judge_same_family,
+    judge_role = ModelRole(args.judge_model, temperature=getattr(args, "judge_temperature", None),
+                           seed=getattr(args, "judge_seed", None))
+    judge = JudgeSettings(model=judge_role, same_family=args.judge_same_family,
                           consistency=args.judge_consistency)
     return RunConfig(engine=engine, agent=agent, judge=judge, credentials=Credentials.resolve())
+

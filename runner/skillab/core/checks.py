@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist",
-                     "plugin-eval"]
+                     "plugin-eval", "truncated"]
 
 
 @dataclass(slots=True)

@@ -39,6 +39,10 @@ class ModelRole:
     name: str | None = None
     provider: str | None = None
     base_url: str | None = None
+    # Sampling (``--temperature``/``--seed``, ``--judge-temperature``/``--judge-seed``); None
+    # leaves the model's default (the judge's temperature defaults to 0).
+    temperature: float | None = None
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,9 @@ class AgentSettings:
     mock_latency_ms: int = 0
     # An agent CLI's per-arm timeout in seconds (None: the adapter's own default).
     timeout_s: float | None = None
+    # The llm and agent adapters' answer budget per model call (None: the adapter's default,
+    # cut to the server's context where it says its size).
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)

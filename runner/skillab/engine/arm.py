@@ -244,13 +244,35 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     graded = _format_graders(job, ctx, workspace, record, work, calls)
     if job.case.timeout_s is not None and elapsed_s > job.case.timeout_s:
         graded.append(_over_time(job.case.timeout_s, elapsed_s))
+    if result.stop_reason == "max_tokens":
+        graded.append(_truncated())
     record.graders = graded
     checks = [*record.validator_results, *record.expectation_results, *graded]
-    record.errored = any(check.errored for check in checks)
+    # A check that gave its verdict without a model (a validator, a test run, the time or answer
+    # budget) and failed decides the arm: a judge that could not be read changes nothing then.
+    failed_for_sure = any(
+        not check.passed and not check.errored and getattr(check, "kind", None) not in _JUDGED
+        for check in (*record.validator_results, *graded)
+    )
+    record.errored = not failed_for_sure and any(check.errored for check in checks)
     record.passed = not record.errored and all(check.passed for check in checks)
     if record.errored and not record.error:
         record.error = "a check produced no verdict (see the errored validator, expectation or grader)"
     return record
+
+
+# Grader kinds whose verdict is a model's: they never decide an arm alone when another errored.
+_JUDGED = ("llm-rubric", "dimensions", "checklist")
+
+
+def _truncated() -> GraderResult:
+    return GraderResult(
+        kind="truncated",
+        label="the answer was complete (not cut at max_tokens)",
+        passed=False,
+        reason="the model's answer reached the max_tokens budget and was cut short: it is not "
+               "graded as if whole (raise --max-tokens, or the server's context, to give it room)",
+    )
 
 
 def _judges_work(case: Case) -> bool:

@@ -8,7 +8,8 @@ the closing line nor speak outside its block.
 
 Reading the reply (decisions that shape results):
 - The reply may wrap its JSON in a markdown code fence or surround it with prose; the judge reads
-  every JSON object in it and keeps those with a ``passed`` key. Several such objects that
+  every JSON object in it (raw control characters inside strings allowed) and keeps those with a
+  ``passed`` key. Several such objects that
   disagree on ``passed`` make the reply ambiguous, hence unreadable.
 - ``passed`` must be a JSON boolean; the strings ``"true"`` / ``"false"`` (any case) are taken
   as the booleans they spell, because their meaning is unambiguous. Anything else is unreadable.
@@ -84,6 +85,21 @@ Does the session satisfy the expectation? Reply with the JSON object only.
 """
 
 
+# The verdict's shape, asked of a transport that ``takes_schema`` (structured output).
+# Closed and whole: a grammar built from it (llama.cpp) lets a small model write nothing but the
+# three fields, and a reason that ends.
+VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "passed": {"type": "boolean"},
+        "reason": {"type": "string", "minLength": 1, "maxLength": 400},
+        "score": {"type": "number"},
+    },
+    "required": ["passed", "reason", "score"],
+    "additionalProperties": False,
+}
+
+
 class JudgeTransport(Protocol):
     """One completion call to the judge model. Raises ``ProviderError`` when the call fails."""
 
@@ -132,7 +148,8 @@ class Judge:
         """One verdict; ``salt`` changes the fence tag only (a re-ask that is not a replay)."""
         user = build_user_message(expectation, prompt, transcript, final_output, salt=salt)
         try:
-            reply = self._transport.complete(system=SYSTEM_PROMPT, user=user)
+            shaped = {"schema": VERDICT_SCHEMA} if getattr(self._transport, "takes_schema", False) else {}
+            reply = self._transport.complete(system=SYSTEM_PROMPT, user=user, **shaped)
         except ProviderError as exc:
             return ExpectationResult(
                 expectation, passed=False, reason=f"judge unavailable: {exc}", errored=True
@@ -212,8 +229,9 @@ def parse_verdict(reply: str) -> JudgeVerdict:
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:
-    """Every top-level JSON object in ``text``, wherever it sits (code fence, prose around it)."""
-    decoder = json.JSONDecoder()
+    """Every top-level JSON object in ``text``, wherever it sits (code fence, prose around it).
+    A raw line break inside a string is read as one (a grammar-bound small model writes them)."""
+    decoder = json.JSONDecoder(strict=False)
     found: list[dict[str, Any]] = []
     pos = text.find("{")
     while pos != -1:

@@ -39,8 +39,11 @@ class AnthropicClient(SdkClient):
         policy: RetryPolicy = RetryPolicy(),
         concurrency: int = 8,
         stream: bool = False,
+        temperature: float | None = None,
+        seed: int | None = None,
     ):
-        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency)
+        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
+                         temperature=temperature, seed=seed)
         self.stream = stream
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.

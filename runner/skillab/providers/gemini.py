@@ -38,8 +38,11 @@ class GeminiClient(SdkClient):
         timeout_s: float = 300.0,
         policy: RetryPolicy = RetryPolicy(),
         concurrency: int = 8,
+        temperature: float | None = None,
+        seed: int | None = None,
     ):
-        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency)
+        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
+                         temperature=temperature, seed=seed)
         options = types.HttpOptions(
             base_url=base_url,
             timeout=int(timeout_s * 1000),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.usage import Usage
 from ..core.contracts import ModelClient
@@ -29,6 +29,10 @@ class ProviderJudgeTransport:
         self._client = client
         self.model = client.model
         self.provider = client.provider
+        # The judge's temperature: ``--judge-temperature``, else 0 (the most repeatable).
+        configured = getattr(client, "sampling_temperature", None)
+        self.temperature = 0.0 if configured is None else configured
+        self.seed = getattr(client, "sampling_seed", None)
         self._usage = Usage()
         self._lock = threading.Lock()
 
@@ -53,15 +57,23 @@ class ProviderJudgeTransport:
         with self._lock:
             return self._usage.add(Usage())
 
-    def complete(self, *, system: str, user: str) -> str:
+    # ``complete`` takes the reply's JSON schema (the judge passes its verdict's).
+    takes_schema = True
+
+    def complete(self, *, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
         # Seeded by the message, so a retried grading call backs off the same way on a rerun.
         seed = hashlib.sha256(user.encode()).hexdigest()[:16]
+        # Structured output where the client can ask for it: a small local judge then writes
+        # the verdict's JSON and nothing else.
+        asks = schema is not None and getattr(self._client, "takes_json_schema", False)
+        structured = {"json_schema": schema} if asks else {}
         response = self._client.create(
             [Message.user(user)],
             system=system,
             max_tokens=JUDGE_MAX_TOKENS,
-            temperature=0.0,
+            temperature=self.temperature,
             seed=seed,
+            **structured,
         )
         with self._lock:
             self._usage = self._usage.add(response.usage)

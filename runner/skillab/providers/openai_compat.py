@@ -1,20 +1,35 @@
 """OpenAI-compatible chat completions through the official ``openai`` SDK, against any base URL.
 
 One client covers OpenAI itself and, through ``--base-url``, Ollama, vLLM, LiteLLM, OpenRouter,
-Groq and DeepSeek: they all speak ``/chat/completions`` with function tool calls.
+Groq, DeepSeek, LM Studio and llama.cpp: they all speak ``/chat/completions`` with function tool
+calls, each with its own reading of the protocol. What the client sends is what every one of
+them accepts:
+
+- ``tool_choice: "auto"`` whenever tools are offered: llama.cpp reads a missing one as "none" and
+  never shows the model the tools;
+- ``""`` as the content of an assistant turn that only calls tools: llama-cpp-python's server
+  refuses ``null`` (HTTP 500), and the others take the empty string alike.
+
+What it reads, it reads tolerantly: arguments as JSON text or as the object itself, and, from a
+server that leaves a model's tool call in the text (``<tool_call>{...}</tool_call>`` or a bare
+``{"name": ..., "arguments": ...}`` naming an offered tool), that call. The sampling seed
+(``--seed``) is sent as ``seed``; the context window is in ``context.py``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+import threading
+from typing import Any, Callable, Sequence
 
 from ..core.usage import Usage
+from ..grading.judge import json_objects
 from ..errors import ProviderError
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from .context import ContextWindow, read_context_window
 from .pricing import cost_usd
-from .retry import RetryPolicy, attempt_timeout
+from .retry import Failure, RetryPolicy, attempt_timeout, classify_sdk_error
 from .sdk_client import SdkClient, importing_sdk
 
 with importing_sdk():
@@ -31,8 +46,25 @@ _STOP_REASONS: dict[str, StopReason] = {
 }
 
 
+# The structured-output forms tried in turn, and the statuses that say a form was refused.
+# Not ``strict``: OpenAI's strict mode refuses keywords a grammar-bound server uses (a string's
+# ``maxLength``); vLLM and llama-server hold the reply to the schema either way.
+_RESPONSE_FORMATS: tuple[Callable[[dict[str, Any]], dict[str, Any]] | None, ...] = (
+    lambda schema: {"type": "json_schema",
+                    "json_schema": {"name": "reply", "schema": schema, "strict": False}},
+    lambda schema: {"type": "json_object", "schema": schema},
+    None,
+)
+_REFUSED = (400, 404, 415, 422)
+_ABOUT_FORMAT = re.compile(r"response_format|json_schema|schema|grammar", re.I)
+_VALIDATION = re.compile(r"validation error|Input should be|Field required|Extra inputs", re.I)
+
+
 class OpenAICompatClient(SdkClient):
     provider = "openai"
+    takes_seed = True
+    # The judge may ask for a verdict shaped by a JSON schema (``response_format``).
+    takes_json_schema = True
 
     def __init__(
         self,
@@ -43,8 +75,11 @@ class OpenAICompatClient(SdkClient):
         timeout_s: float = 300.0,
         policy: RetryPolicy = RetryPolicy(),
         concurrency: int = 8,
+        temperature: float | None = None,
+        seed: int | None = None,
     ):
-        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency)
+        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
+                         temperature=temperature, seed=seed)
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
         self._sdk = openai.OpenAI(
@@ -52,16 +87,25 @@ class OpenAICompatClient(SdkClient):
         )
         self._reasoning = bool(_REASONING_MODEL.match(model))
         self._temperature_supported = not self._reasoning
+        self._context: ContextWindow | None = None
+        self._format_index = 0
+        self._format_lock = threading.Lock()
+
+    def context_window(self) -> ContextWindow:
+        """What the server says about its context, read once (nothing from OpenAI itself)."""
+        if self._context is None:
+            self._context = read_context_window(self._sdk, self.model, self.base_url)
+        return self._context
 
     def _params(
         self, messages: Sequence[Message], system: str, tools: Sequence[ToolSpec], max_tokens: int
     ) -> dict[str, Any]:
-        params: dict[str, Any] = {
-            "model": self.model,
-            "messages": [{"role": "system", "content": system}]
-            + [wire for m in messages for wire in _wire_messages(m)],
-        }
-        params["max_completion_tokens" if self._reasoning else "max_tokens"] = max_tokens
+        wire = [{"role": "system", "content": system}] + [
+            w for m in messages for w in _wire_messages(m)
+        ]
+        params: dict[str, Any] = {"model": self.model, "messages": wire}
+        fitted = self.context_window().fit(max_tokens, wire, tools)
+        params["max_completion_tokens" if self._reasoning else "max_tokens"] = fitted
         if tools:
             params["tools"] = [
                 {
@@ -74,15 +118,49 @@ class OpenAICompatClient(SdkClient):
                 }
                 for t in tools
             ]
+            params["tool_choice"] = "auto"
         return params
+
+    def _structured(self, params: dict[str, Any], schema: dict[str, Any],
+                    temperature: float | None, seed: str) -> ModelResponse:
+        """The reply under the first ``response_format`` the server takes, remembered: the
+        OpenAI ``json_schema`` form (OpenAI, vLLM, LM Studio, Ollama, llama-server), then a
+        schema under ``json_object`` (llama-cpp-python's server), then none."""
+        while True:
+            with self._format_lock:
+                form = _RESPONSE_FORMATS[self._format_index]
+            if form is None:
+                return self._sampled(params, temperature, seed)
+            try:
+                return self._sampled({**params, "response_format": form(schema)}, temperature, seed)
+            except ProviderError as exc:
+                if exc.status not in _REFUSED or not _ABOUT_FORMAT.search(str(exc)):
+                    raise
+                with self._format_lock:
+                    if _RESPONSE_FORMATS[self._format_index] is form:
+                        self._format_index += 1
+
+    @staticmethod
+    def classify(exc: BaseException) -> Failure:
+        failure = classify_sdk_error(exc)
+        # llama-cpp-python's server answers a request it cannot read with HTTP 500 and the
+        # validation errors: a refusal, which a retry only repeats.
+        if failure.status == 500 and _VALIDATION.search(failure.message):
+            return Failure("fatal", failure.message, 422)
+        return failure
 
     def _send(self, params: dict[str, Any], temperature: float | None) -> Any:
         if temperature is not None:
             params = {**params, "temperature": temperature}
-        return self._sdk.chat.completions.create(**params, timeout=attempt_timeout(self._timeout_s))
+        offered = frozenset(t["function"]["name"] for t in params.get("tools", ()))
+        completion = self._sdk.chat.completions.create(
+            **params, timeout=attempt_timeout(self._timeout_s)
+        )
+        return completion, offered
 
     def _parse(self, raw: Any) -> ModelResponse:
-        return _to_response(raw, self.model)
+        completion, offered = raw
+        return _to_response(completion, self.model, offered)
 
 
 def _wire_messages(message: Message) -> list[dict[str, Any]]:
@@ -94,7 +172,7 @@ def _wire_messages(message: Message) -> list[dict[str, Any]]:
         if message.text or not message.tool_results:
             wire.append({"role": "user", "content": message.text or ""})
         return wire
-    assistant: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+    assistant: dict[str, Any] = {"role": "assistant", "content": message.text or ""}
     if message.tool_calls:
         assistant["tool_calls"] = [
             {
@@ -114,26 +192,51 @@ def _wire_messages(message: Message) -> list[dict[str, Any]]:
     return [assistant]
 
 
-def _to_response(completion: Any, model: str) -> ModelResponse:
+def _to_response(completion: Any, model: str, offered: frozenset[str] = frozenset()) -> ModelResponse:
     choices = getattr(completion, "choices", None)
     if not choices:
         raise ProviderError(f"openai {model}: the response has no choices")
     choice = choices[0]
     calls = [
-        ToolUse(call.id, call.function.name, _arguments(call.function.arguments))
-        for call in (choice.message.tool_calls or [])
+        ToolUse(call.id or f"call_{index}", call.function.name, _arguments(call.function.arguments))
+        for index, call in enumerate(choice.message.tool_calls or [])
         if getattr(call, "function", None) is not None
     ]
+    text = choice.message.content or ""
+    if not calls and offered:
+        text, calls = calls_in_text(text, offered)
     usage = _usage(getattr(completion, "usage", None))
     usage.cost_usd = cost_usd(model, usage)
     stop = _STOP_REASONS.get(choice.finish_reason or "", "other")
     return ModelResponse(
-        text=choice.message.content or "",
+        text=text,
         tool_calls=calls,
         usage=usage,
         stop_reason="tool_use" if calls else stop,
         served_model=getattr(completion, "model", None) or None,
     )
+
+
+_TAGGED_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+
+
+def calls_in_text(text: str, offered: frozenset[str]) -> tuple[str, list[ToolUse]]:
+    """Tool calls a server left in the text, and the text without them. Only a JSON object
+    that names an offered tool and carries its arguments counts: prose that happens to hold
+    JSON stays prose."""
+    tagged = _TAGGED_CALL.findall(text)
+    sources = tagged or [text]
+    calls: list[ToolUse] = []
+    for source in sources:
+        for obj in json_objects(source):
+            name = obj.get("name")
+            arguments = obj.get("arguments", obj.get("parameters"))
+            if name in offered and isinstance(arguments, (dict, str)):
+                calls.append(ToolUse(f"call_text_{len(calls)}", name, _arguments(arguments)))
+    if not calls:
+        return text, []
+    rest = _TAGGED_CALL.sub("", text).strip() if tagged else ""
+    return rest, calls
 
 
 def _arguments(raw: str | dict[str, Any] | None) -> dict[str, Any] | str:

@@ -39,8 +39,11 @@ class OpenAIResponsesClient(SdkClient):
         policy: RetryPolicy = RetryPolicy(),
         concurrency: int = 8,
         stream: bool = False,
+        temperature: float | None = None,
+        seed: int | None = None,
     ):
-        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency)
+        super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
+                         temperature=temperature, seed=seed)
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
         self._sdk = openai.OpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s

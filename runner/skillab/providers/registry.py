@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Mapping
 
 from ..core import plugins
@@ -49,6 +49,8 @@ class ProviderSettings:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     concurrency: int = DEFAULT_PROVIDER_CONCURRENCY
     stream: bool = False
+    temperature: float | None = None
+    seed: int | None = None
 
     @property
     def key_env(self) -> str | None:
@@ -96,7 +98,7 @@ def agent_settings(agent: ModelRole, tuning: ProviderTuning = DEFAULT_TUNING) ->
     if not agent.name:
         raise UsageError("this adapter needs a model: pass --model (or set SKILLAB_MODEL)")
     provider = infer_provider(agent.name, explicit=agent.provider, base_url=agent.base_url)
-    return _settings(tuning, provider, agent.name, agent.base_url)
+    return _sampled(_settings(tuning, provider, agent.name, agent.base_url), agent)
 
 
 def judge_model_for(agent_role: ModelRole, judge: JudgeSettings) -> str | None:
@@ -119,6 +121,17 @@ def judge_model_for(agent_role: ModelRole, judge: JudgeSettings) -> str | None:
 
 def judge_settings(agent: ModelRole, judge: JudgeSettings,
                    tuning: ProviderTuning = DEFAULT_TUNING) -> ProviderSettings:
+    """The judge model's settings, with the judge's own sampling (``--judge-temperature``,
+    ``--judge-seed``); see ``_judge_endpoint``."""
+    return _sampled(_judge_endpoint(agent, judge, tuning), judge.model)
+
+
+def _sampled(settings: ProviderSettings, role: ModelRole) -> ProviderSettings:
+    return replace(settings, temperature=role.temperature, seed=role.seed)
+
+
+def _judge_endpoint(agent: ModelRole, judge: JudgeSettings,
+                    tuning: ProviderTuning = DEFAULT_TUNING) -> ProviderSettings:
     """The judge model's settings (``judge_model_for`` picks the model).
 
     The judge goes where the agent goes (``--provider``, ``--base-url``) unless its name belongs
@@ -200,6 +213,11 @@ def create_client(
     )
     if settings.provider in _STREAMING:
         common["stream"] = settings.stream
+    # Passed only when set, so a plugin client that samples its own way is built as before.
+    if settings.temperature is not None:
+        common["temperature"] = settings.temperature
+    if settings.seed is not None:
+        common["seed"] = settings.seed
     try:
         return plugins.load("models", settings.provider)(settings.model, **common)
     except ImportError as exc:

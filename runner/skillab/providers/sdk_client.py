@@ -6,6 +6,15 @@ makes that a ``ModelClient``. When a model refuses a temperature (reasoning mode
 models with fixed sampling) the call is made once more without it and the client stops sending
 it: the model's default is the nearest equivalent it offers.
 
+A stop (``core.stop``: SIGINT, SIGTERM) ends a call at once: each attempt runs in a daemon
+thread the caller waits on, and a stop ends the wait with a ``ProviderError``. The abandoned
+request ends with the process; nothing waits for the server to answer it.
+
+The sampling a run asks for (``--temperature``, ``--seed``, per role) is the client's own; a
+provider that takes no seed refuses one at build rather than ignoring it. Each call is sent a
+seed drawn from ``--seed`` and the call's place (case, arm, run, turn: the ``seed`` string the
+adapters pass), so the repeats of a case differ and a rerun repeats them.
+
 An SDK is imported under ``importing_sdk``: importing one makes some 150,000 objects (its
 pydantic types) that live as long as the process.
 """
@@ -13,14 +22,18 @@ pydantic types) that live as long as the process.
 from __future__ import annotations
 
 import atexit
+import contextvars
 import gc
+import hashlib
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Sequence
 
-from ..errors import ProviderError
+from ..core import stop
+from ..errors import ProviderError, UsageError
 from .base import KEY_ENV, ProviderName
 from ..core.messages import Message, ModelResponse, ToolSpec
 from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error, provider_slot
@@ -50,10 +63,18 @@ atexit.register(gc.freeze)
 
 class SdkClient(ABC):
     provider: ProviderName
+    # Whether the API takes a sampling seed, and a JSON schema for the reply.
+    takes_seed = False
+    takes_json_schema = False
 
-    def __init__(self, model: str, *, base_url: str | None, policy: RetryPolicy, concurrency: int):
+    def __init__(self, model: str, *, base_url: str | None, policy: RetryPolicy, concurrency: int,
+                 temperature: float | None = None, seed: int | None = None):
+        if seed is not None and not self.takes_seed:
+            raise UsageError(f"the {self.provider} provider takes no sampling seed: drop --seed")
         self.model = model
         self.base_url = base_url
+        self.sampling_temperature = temperature
+        self.sampling_seed = seed
         self._policy = policy
         self._site = CallSite(self.provider, model, KEY_ENV[self.provider])
         self._slot = provider_slot(f"{self.provider}:{base_url or 'default'}", concurrency)
@@ -68,8 +89,22 @@ class SdkClient(ABC):
         max_tokens: int = 4096,
         temperature: float | None = None,
         seed: str = "",
+        json_schema: dict[str, Any] | None = None,
     ) -> ModelResponse:
+        """One reply. ``temperature`` None is the run's (``--temperature``), else the model's
+        default; ``seed`` names the call's place: it seeds the retry jitter and, with
+        ``--seed``, the sampling seed; ``json_schema`` asks a client that ``takes_json_schema``
+        for a reply of that shape."""
         params = self._params(messages, system, tools, max_tokens)
+        if self.sampling_seed is not None:
+            params = {**params, "seed": call_seed(self.sampling_seed, seed)}
+        if json_schema is not None and self.takes_json_schema:
+            return self._structured(params, json_schema, temperature, seed)
+        return self._sampled(params, temperature, seed)
+
+    def _sampled(self, params: dict[str, Any], temperature: float | None, seed: str) -> ModelResponse:
+        if temperature is None:
+            temperature = self.sampling_temperature
         use_temperature = temperature is not None and self._temperature_supported
         try:
             return self._call(params, temperature if use_temperature else None, seed)
@@ -82,12 +117,13 @@ class SdkClient(ABC):
     def _call(self, params: dict[str, Any], temperature: float | None, seed: str) -> ModelResponse:
         started = time.monotonic()
         response, attempts = call_with_retries(
-            lambda: self._read(self._send(params, temperature)),
+            lambda: self._read(_until_stopped(lambda: self._send(params, temperature), self._site.model)),
             site=self._site,
             policy=self._policy,
             slot=self._slot,
             seed=seed,
             classify=self.classify,
+            sleep=stop.sleep,
         )
         response.latency_ms = int((time.monotonic() - started) * 1000)
         response.attempts = attempts
@@ -110,6 +146,11 @@ class SdkClient(ABC):
         one shape, other SDKs override this."""
         return classify_sdk_error(exc)
 
+    def _structured(self, params: dict[str, Any], schema: dict[str, Any],
+                    temperature: float | None, seed: str) -> ModelResponse:
+        """A reply shaped by ``schema``; a client that ``takes_json_schema`` says how."""
+        return self._sampled(params, temperature, seed)
+
     # What each provider module supplies.
 
     @abstractmethod
@@ -126,3 +167,37 @@ class SdkClient(ABC):
     @abstractmethod
     def _parse(self, raw: Any) -> ModelResponse:
         ...
+
+
+def call_seed(base: int, place: str) -> int:
+    """The sampling seed of one call: ``base`` and the call's place, hashed to 31 bits."""
+    digest = hashlib.sha256(f"{base}\0{place}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def _until_stopped(send: Any, model: str) -> Any:
+    """``send()`` in a daemon thread; a stop ends the wait with a ``ProviderError``."""
+    done = threading.Event()
+    outcome: list[Any] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append((True, send()))
+        except BaseException as exc:  # handed to the waiting thread as is
+            outcome.append((False, exc))
+        finally:
+            done.set()
+
+    # The attempt sees the caller's context: the call's deadline is a context variable.
+    context = contextvars.copy_context()
+    with stop.wakes_on_stop(done):
+        if not stop.requested():
+            threading.Thread(target=context.run, args=(attempt,), name="skillab-model-call",
+                             daemon=True).start()
+        done.wait()
+    if not outcome:
+        raise ProviderError(f"{model}: the run stopped while this model call was in flight")
+    ok, value = outcome[0]
+    if ok:
+        return value
+    raise value

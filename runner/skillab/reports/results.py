@@ -64,6 +64,7 @@ def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
             "judge": judge.model if judge is not None else None,
             "judge_prompt_sha256": judge.prompt_sha256 if judge is not None else None,
             "judge_same_family": _same_family(config.agent.model.name, judge),
+            "judge_sampling": _judge_sampling(judge),
         },
         isolation=meta.isolation.to_dict(),
         runs=engine.runs,
@@ -157,3 +158,11 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
     if data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a skillab results document (format {data.get('format')!r})")
     return [data]
+
+
+def _judge_sampling(judge: Any | None) -> dict[str, Any] | None:
+    """The judge's temperature and seed, as its transport sends them (None: no model judge)."""
+    transport = getattr(judge, "transport", None)
+    if transport is None or not hasattr(transport, "temperature"):
+        return None
+    return {"temperature": transport.temperature, "seed": transport.seed}

@@ -16,6 +16,8 @@ import signal
 import sys
 from typing import Any
 
+from ..core import stop
+
 _PR_SET_DUMPABLE = 4
 
 
@@ -46,4 +48,5 @@ def _stop(signum: int, _frame: Any) -> None:
     process = sys.modules.get(f"{__package__}.process")
     if process is not None:
         process.stop_all_commands()
+    stop.request()
     raise KeyboardInterrupt

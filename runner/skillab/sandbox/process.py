@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from ..core import stop
 from .backend import View, Wrapped, active
 from .bridge import bridge_argv
 from .keyring import join_fresh
@@ -167,6 +168,7 @@ def stop_all_commands() -> int:
     many were running. Each sandbox's pid namespace ends with its first process, so nothing of
     it is left either."""
     global _STOPPING
+    stop.request()  # model calls in flight end their wait too
     with _LIVE_LOCK:
         _STOPPING = True
         groups = list(_LIVE_GROUPS.items())
@@ -182,6 +184,7 @@ def stopping() -> bool:
 def allow_commands() -> None:
     """Let commands start again (a new run in the same process after an interrupted one)."""
     global _STOPPING
+    stop.clear()
     with _LIVE_LOCK:
         _STOPPING = False
 
