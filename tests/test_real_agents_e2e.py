@@ -157,6 +157,7 @@ def test_inline_run_flips_cases_and_measures_the_delta(server, tmp_path, capsys)
         "judge": "gpt-4o",
         "judge_prompt_sha256": doc["models"]["judge_prompt_sha256"],
         "judge_same_family": False,
+        "judge_sampling": {"temperature": 0.0, "seed": None},
     }
     assert len(doc["models"]["judge_prompt_sha256"]) == 64
     identity = doc["adapter"]["identity"]

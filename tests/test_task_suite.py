@@ -277,7 +277,7 @@ def test_the_example_runs_through_the_fake_model_server(model_server, tmp_path, 
     assert {c["case_name"]: c["outcome"] for c in doc["cases"]} == EXPECTED
     assert doc["verdict"] == "pass" and doc["models"] == {
         "agent": "claude-haiku-4-5", "judge": "gpt-4o", "judge_prompt_sha256": doc["models"]["judge_prompt_sha256"],
-        "judge_same_family": False,
+        "judge_same_family": False, "judge_sampling": {"temperature": 0.0, "seed": None},
     }
     judge_calls = [r for r in model_server.requests if r.api == "openai"]
     # One rubric call per arm of the llm-rubric task; none for the contains and pytest tasks.
