@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .backend import View, Wrapped, active
+from .backend import active
+from .view import View, Wrapped
 from .bridge import bridge_argv
 from .keyring import join_fresh
 from .limits import ulimit_script
