@@ -90,7 +90,7 @@ def run_warnings(config: RunConfig, judge: Any | None) -> list[str]:
     """What the reader of the results should know about how this run was set up."""
     if judge is None or not config.agent.model.name:
         return []
-    from ..providers.judge_transport import judge_independence_warning
+    from ..providers.model_family import judge_independence_warning
 
     warning = judge_independence_warning(config.agent.model.name, judge.model)
     return [warning] if warning else []
