@@ -16,8 +16,8 @@ from ..sandbox.backend import Choice, active, use_sandbox
 from ..skill.loader import Skill, load_skill
 from ..suite import load_suite
 from ..suite.model import Case, Suite
-from ..suite.trigger import TriggerQuery, suite_trigger_queries, with_sibling_queries
-from .trigger import Crowd, load_crowd, select_queries
+from ..suite.trigger import TriggerQuery, select_queries, suite_trigger_queries, with_sibling_queries
+from .crowd import Crowd, load_crowd
 
 
 @dataclass(frozen=True)
