@@ -14,8 +14,9 @@ import grimp
 
 
 def build(ignored: tuple[str, ...] = (), package_name: str = "skillab") -> grimp.ImportGraph:
-    """``package_name``'s module graph (function-level imports included) without the imports matching ``ignored`` (import-linter's
-    ``ignore_imports`` expressions); raises ``LookupError`` for an expression matching none."""
+    """``package_name``'s module graph (function-level imports included) without the imports
+    matching ``ignored`` (import-linter's ``ignore_imports`` expressions); raises
+    ``LookupError`` for an expression matching none."""
     graph = grimp.build_graph(package_name, cache_dir=None)
     for expression in ignored:
         if not remove(graph, expression):
@@ -117,9 +118,12 @@ def module_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
 def describe_cycle(graph: grimp.ImportGraph, component: list[str]) -> str:
     """One cycle's imports, with the lines they are on."""
     members = set(component)
-    return "; ".join(
-        f"{m} -> {i} (line {', '.join(str(d['line_number']) for d in graph.get_import_details(importer=m, imported=i))})"
-        for m in component for i in sorted(graph.find_modules_directly_imported_by(m) & members))
+
+    def lines(m: str, i: str) -> str:
+        return ", ".join(str(d["line_number"]) for d in graph.get_import_details(importer=m, imported=i))
+
+    return "; ".join(f"{m} -> {i} (line {lines(m, i)})"
+                     for m in component for i in sorted(graph.find_modules_directly_imported_by(m) & members))
 
 
 def main() -> None:

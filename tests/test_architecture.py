@@ -149,8 +149,9 @@ def test_the_module_cycle_count_sees_function_level_and_type_only_imports(tmp_pa
     (root / "d.py").write_text("from . import a\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     graph = import_graph.build(package_name="toycycle")
-    assert import_graph.module_cycles(graph) == [["toycycle.a", "toycycle.b", "toycycle.c"]]
-    assert "toycycle.b -> toycycle.c (line 2)" in import_graph.describe_cycle(graph, ["toycycle.a", "toycycle.b", "toycycle.c"])
+    cycle = ["toycycle.a", "toycycle.b", "toycycle.c"]
+    assert import_graph.module_cycles(graph) == [cycle]
+    assert "toycycle.b -> toycycle.c (line 2)" in import_graph.describe_cycle(graph, cycle)
     (root / "c.py").write_text("")
     assert import_graph.module_cycles(import_graph.build(package_name="toycycle")) == []
 

@@ -8,7 +8,8 @@
 - ``registry``: which provider serves a model, its key, and building its client.
 - ``pricing``: USD per million tokens for known models.
 - ``judge_transport``: the LLM judge's transport.
-- ``model_family``: model families, the default judge of another family, the judge-independence warning.
+- ``model_family``: model families, the default judge of another family, the
+  judge-independence warning.
 """
 
 from ..core.contracts import ModelClient
