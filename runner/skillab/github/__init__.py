@@ -4,8 +4,8 @@
 ``inputs`` (the one table of ``INPUT_*`` variables), ``event`` (the triggering event and the
 runner's context), ``discovery`` (which suites to run), ``client`` (the REST seam), ``comment``
 (the one PR comment) and ``workflow_commands`` (annotations, log groups, outputs, the job
-summary). The entrypoint is not
-imported here, so reading the inputs table does not load the engine.
+summary). The entrypoint is not imported here, so reading the inputs table does not load the
+engine.
 """
 
 from ..lazy import lazy_exports
