@@ -195,7 +195,8 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> Floor | None:
     bwrap sandbox per command can. Third, the machine's busy CPU seconds during the bare run:
     divided by the cores, the least wall time one bwrap per command allows here at any
     concurrency."""
-    from skillab.sandbox.backend import View, active
+    from skillab.sandbox.backend import active
+    from skillab.sandbox.view import View
     from skillab.sandbox.limits import ulimit_script
     from skillab.sandbox.process import run_command
 

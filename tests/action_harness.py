@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from skillab.github.action import main
+from skillab.github.entrypoint import main
 from skillab.github.inputs import INPUTS
 
 from .fakes.github_server import GitHubServer

@@ -1,7 +1,8 @@
 """skillab's import graph between its top-level packages, and the imports that close a cycle.
 
 ``python -m tests.import_graph`` prints each package and what it imports, then every pair of
-packages that reach each other with the module imports behind it: where the layers of the
+packages that reach each other with the module imports behind it, then every set of modules
+that import each other (function-level imports included): where the layers of the
 README's "Architecture" section come from. tests/test_architecture.py uses the same functions.
 """
 
@@ -12,10 +13,11 @@ import re
 import grimp
 
 
-def build(ignored: tuple[str, ...] = ()) -> grimp.ImportGraph:
-    """skillab's module graph without the imports matching ``ignored`` (import-linter's
-    ``ignore_imports`` expressions); raises ``LookupError`` for an expression matching none."""
-    graph = grimp.build_graph("skillab", cache_dir=None)
+def build(ignored: tuple[str, ...] = (), package_name: str = "skillab") -> grimp.ImportGraph:
+    """``package_name``'s module graph (function-level imports included) without the imports
+    matching ``ignored`` (import-linter's ``ignore_imports`` expressions); raises
+    ``LookupError`` for an expression matching none."""
+    graph = grimp.build_graph(package_name, cache_dir=None)
     for expression in ignored:
         if not remove(graph, expression):
             raise LookupError(f"{expression!r} matches no import")
@@ -69,6 +71,61 @@ def _reachable(targets: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
+def module_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """Every set of modules that import each other, directly or not (the strongly connected
+    components of more than one module, by Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph.modules):
+        if root in index:
+            continue
+        # Iterative: a recursive walk could pass Python's recursion limit on a deep import chain.
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            module, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.find_modules_directly_imported_by(target)))))
+                elif target in on_stack:
+                    low[module] = min(low[module], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[module])
+            if low[module] == index[module]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == module:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def describe_cycle(graph: grimp.ImportGraph, component: list[str]) -> str:
+    """One cycle's imports, with the lines they are on."""
+    members = set(component)
+
+    def lines(m: str, i: str) -> str:
+        return ", ".join(str(d["line_number"]) for d in graph.get_import_details(importer=m, imported=i))
+
+    return "; ".join(f"{m} -> {i} (line {lines(m, i)})"
+                     for m in component for i in sorted(graph.find_modules_directly_imported_by(m) & members))
+
+
 def main() -> None:
     edges = package_edges(build())
     for name in sorted({a for a, _ in edges} | {b for _, b in edges}):
@@ -76,6 +133,10 @@ def main() -> None:
     print("\nin a cycle:")
     for a, b in cycles(edges):
         print(f"  {a} -> {b}: " + "; ".join(f"{m} -> {i}" for m, i in edges[(a, b)]))
+    graph = build()
+    print("\nmodules in a cycle:")
+    for component in module_cycles(graph):
+        print(f"  {describe_cycle(graph, component)}")
 
 
 if __name__ == "__main__":

@@ -10,16 +10,9 @@ from pathlib import Path
 import yaml
 
 from skillab.cli import main
-from skillab.scoring.history import (
-    HISTORY_FORMAT,
-    HistoryEntry,
-    compute_trend,
-    parse_history,
-    read_history,
-    record_run,
-    suite_key,
-)
-from skillab.scoring.trend import same_skill_comparisons
+from skillab.scoring.history import parse_history, read_history, record_run
+from skillab.scoring.history_entry import HISTORY_FORMAT, HistoryEntry, suite_key
+from skillab.scoring.trend import compute_trend, same_skill_comparisons
 
 from .skillgen import answers, grep_case, make_skill
 
@@ -165,7 +158,7 @@ def test_an_entry_keeps_what_the_issue_lists(tmp_path, monkeypatch):
 
 
 def test_runs_that_differ_in_what_they_measure_are_not_comparable():
-    from skillab.scoring.history import previous_comparable
+    from skillab.scoring.trend import previous_comparable
 
     base = entry(suite_hash="s1", case_selection="c1", adapter_identity="a1", judge="j1")
     for change in ({"suite_hash": "s2"}, {"case_selection": "c2"}, {"runs": 3}, {"pass_k": 5},

@@ -14,11 +14,8 @@ from skillab.grading.judge import SYSTEM_PROMPT, Judge, fenced_blocks
 from skillab.grading.trajectory import ModelTurn, ToolCall, Trajectory, render_v1
 from skillab.providers import RetryPolicy
 from skillab.providers.anthropic import AnthropicClient
-from skillab.providers.judge_transport import (
-    ProviderJudgeTransport,
-    judge_independence_warning,
-    model_family,
-)
+from skillab.providers.judge_transport import ProviderJudgeTransport
+from skillab.providers.model_family import judge_independence_warning, model_family
 
 from .fakes.model_server import overloaded, text
 

@@ -309,7 +309,7 @@ def test_a_skill_inside_a_mounted_directory_is_covered_and_stays_covered(arms, t
 
 
 def test_a_system_python_is_not_covered_but_a_virtualenv_inside_the_system_is(monkeypatch):
-    from skillab.sandbox.backend import View
+    from skillab.sandbox.view import View
     from skillab.sandbox.bwrap import _covers
 
     view = View(Path("/tmp/ws"), Path("/tmp/ws"))

@@ -441,7 +441,7 @@ def test_a_sibling_that_would_be_staged_in_the_candidates_folder_is_left_out(tmp
     # Agents find skills in folders named after them (unsafe characters made '-'): a sibling
     # named "changelog entry" would overwrite the candidate "changelog-entry"'s staged SKILL.md,
     # and reading one would count as loading both.
-    from skillab.engine.trigger import load_crowd
+    from skillab.engine.crowd import load_crowd
     from skillab.skill.loader import load_skill
 
     siblings = tmp_path / "skills"

@@ -418,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             module, _, function = COMMANDS[args.command].partition(":")
             # Imported on use, so `skillab validate` never loads the engine's dependencies.
             return getattr(importlib.import_module(module, __package__), function)(args)
-        from .github.action import main as action_main
+        from .github.entrypoint import main as action_main
 
         return action_main()
     except SkillabError as exc:

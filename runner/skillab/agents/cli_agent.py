@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from ..errors import MissingDependencyError, ProviderAuthError
 from ..grading.trajectory import ToolCall, Trajectory
-from ..sandbox.backend import ProxyRoute, View
+from ..sandbox.view import ProxyRoute, View
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.metering import SpendMeter
 from ..sandbox.process import CommandResult, run_command

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..core.usage import Usage
 from ..grading.trajectory import ModelTurn
-from ..sandbox.backend import ProxyRoute
+from ..sandbox.view import ProxyRoute
 from ..sandbox.metering import Tally
 
 

@@ -9,7 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import EXIT_OK, UsageError
-from .run import check_destinations, preflight, say
+from .console import say
+from .run import check_destinations, preflight
 from .settings import configs_from_args
 from .targets import suite_targets
 

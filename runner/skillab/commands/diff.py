@@ -8,7 +8,8 @@ import json
 from ..errors import EXIT_GATE, EXIT_OK
 from ..reports.partial import interruption
 from ..scoring.compare import compare_documents, render_diff
-from .run import load_results, say
+from .console import say
+from .saved_results import load_results
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import EXIT_OK, UsageError
 from .init_workflow import PLACEHOLDER_REF, SCHEMA_PATH, action_ref, append_ignores, missing_ignores, schema_text, workflow
-from .run import say
+from .console import say
 
 SKILL_MD = """\
 ---

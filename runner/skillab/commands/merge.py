@@ -7,7 +7,8 @@ import json
 
 from ..core.defaults import DEFAULT_HISTORY_PATH
 from ..reports.terminal import render_table
-from .run import gate_exit, say, write_reports
+from .console import say
+from .run import gate_exit, write_reports
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

@@ -6,7 +6,8 @@ import argparse
 
 from ..errors import EXIT_OK, UsageError
 from ..reports.terminal import render_table
-from .run import check_destinations, load_results, write_reports
+from .run import check_destinations, write_reports
+from .saved_results import load_results
 
 
 def cmd_report(args: argparse.Namespace) -> int:

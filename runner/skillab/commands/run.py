@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
+from .console import say
+from .saved_results import load_results
 from .targets import suite_targets
 from .settings import configs_from_args
-
-
-def say(message: str) -> None:
-    """Every message skillab prints about the run goes to stderr in one style."""
-    print(f"skillab: {message}", file=sys.stderr, flush=True)
 
 
 def check_destinations(args: argparse.Namespace) -> None:
@@ -135,30 +131,6 @@ def _same_content(documents: list[dict], prepared, adapter: str) -> dict | None:
             if d["suite"].get("suite_hash") == suite_hash(prepared.suite)
             and d["suite"].get("skill_hash") == prepared.skill.content_hash()]
     return next((d for d in same if d["adapter"]["name"] == adapter), same[0] if same else None)
-
-
-def load_results(path: Path) -> list[dict]:
-    """The suite documents of a results file, with the arms its checkpoint journal kept (a run
-    killed outright may have left only the journal); a usage error when it is not one."""
-    from ..reports.results import load_documents
-    from ..session.checkpoint import journal_path, read_journal, with_journal
-
-    journal = journal_path(path)
-    skipped: list[int] = []
-    try:
-        documents = load_documents(path) if path.exists() or not journal.is_file() else []
-        if not journal.is_file():
-            return documents
-        documents = with_journal(documents, read_journal(journal, skipped.append))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such results document") from None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"{path}: not a skillab results document ({exc})") from None
-    if skipped:
-        lines = ", ".join(map(str, skipped[:5])) + (" ..." if len(skipped) > 5 else "")
-        say(f"{journal}: skipped {len(skipped)} line(s) that are not journal entries (line {lines}); "
-            "their arms run again")
-    return documents
 
 
 def cmd_run(args: argparse.Namespace) -> int:

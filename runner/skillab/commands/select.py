@@ -135,7 +135,7 @@ def _last_failures(path: Path) -> dict[Path, set[str]]:
     does not hold runs whole, as pytest's ``--lf`` runs everything the first time)."""
     if not Path(path).exists():
         return {}
-    from .run import load_results
+    from .saved_results import load_results
 
     found: dict[Path, set[str]] = {}
     for doc in load_results(Path(path)):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import EXIT_INTERRUPTED, SkillabError, UsageError
-from .run import say
+from .console import say
 
 POLL_S = 0.3
 SETTLE_S = 0.3

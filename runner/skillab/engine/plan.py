@@ -102,7 +102,7 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
 
 def _trigger_trials(prepared: Prepared, config: RunConfig) -> int:
     """The trigger trials the run poses, counted by the plan the run itself builds."""
-    from .trigger import TriggerPlan
+    from ..suite.trigger_plan import TriggerPlan
 
     if not prepared.triggers:
         return 0

@@ -16,8 +16,8 @@ from ..sandbox.backend import Choice, active, use_sandbox
 from ..skill.loader import Skill, load_skill
 from ..suite import load_suite
 from ..suite.model import Case, Suite
-from ..suite.trigger import TriggerQuery, suite_trigger_queries, with_sibling_queries
-from .trigger import Crowd, load_crowd, select_queries
+from ..suite.trigger import TriggerQuery, select_queries, suite_trigger_queries, with_sibling_queries
+from .crowd import Crowd, load_crowd
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def run_warnings(config: RunConfig, judge: Any | None) -> list[str]:
     """What the reader of the results should know about how this run was set up."""
     if judge is None or not config.agent.model.name:
         return []
-    from ..providers.judge_transport import judge_independence_warning
+    from ..providers.model_family import judge_independence_warning
 
     warning = judge_independence_warning(config.agent.model.name, judge.model)
     return [warning] if warning else []

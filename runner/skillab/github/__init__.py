@@ -1,10 +1,11 @@
 """GitHub: the Action's entrypoint and the pieces it is built from.
 
-``action.main`` is ``skillab action``. Around it: ``inputs`` (the one table of ``INPUT_*``
-variables), ``event`` (the triggering event and the runner's context), ``discovery`` (which
-suites to run), ``client`` (the REST seam), ``comment`` (the one PR comment) and
-``workflow_commands`` (annotations, log groups, outputs, the job summary). The entrypoint is not
-imported here, so reading the inputs table does not load the engine.
+``entrypoint.main`` is ``skillab action``, around the run (``action.Action``). Around them:
+``inputs`` (the one table of ``INPUT_*`` variables), ``event`` (the triggering event and the
+runner's context), ``discovery`` (which suites to run), ``client`` (the REST seam), ``comment``
+(the one PR comment) and ``workflow_commands`` (annotations, log groups, outputs, the job
+summary). The entrypoint is not imported here, so reading the inputs table does not load the
+engine.
 """
 
 from ..lazy import lazy_exports

@@ -1,4 +1,4 @@
-"""``skillab action``: the GitHub Action's run (``entrypoint`` wraps it in the process).
+"""The GitHub Action's run (``entrypoint.main``, ``skillab action``, wraps it in the process).
 
 One step does it all: read the inputs and the event, pick the suites (those the pull request
 touches, or all), run each with the engine, write results, JUnit and the markdown report into
@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..core.settings import AgentSettings, Credentials, EngineSettings, JudgeSettings, ModelRole, RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, ProviderAuthError, SkillabError, UsageError
@@ -43,14 +42,6 @@ PR_TARGET_WARNING = (
     "request and run with this repository's secrets. Run it only behind a maintainer's approval, "
     "with the head checked out by SHA (see the trust model in skillab's README)."
 )
-
-
-def main(argv: Sequence[str] | None = None, *, env: Mapping[str, str] | None = None,
-         stdout: TextIO | None = None) -> int:
-    """``skillab action``; see ``entrypoint.main``."""
-    from .entrypoint import main as entrypoint_main
-
-    return entrypoint_main(argv, env=env, stdout=stdout)
 
 
 class Action:
@@ -426,6 +417,3 @@ class Action:
         except ValueError:
             return str(path)
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -69,3 +69,7 @@ def could_not_start(exc: SkillabError, environ: Mapping[str, str], log: Log) -> 
          "html-path": ""},
     )
     return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

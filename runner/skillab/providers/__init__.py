@@ -7,7 +7,9 @@
 - ``sdk_client``: what the SDK-backed clients share (retried, timed calls; temperature fallback).
 - ``registry``: which provider serves a model, its key, and building its client.
 - ``pricing``: USD per million tokens for known models.
-- ``judge_transport``: the LLM judge's transport and the judge-independence warning.
+- ``judge_transport``: the LLM judge's transport.
+- ``model_family``: model families, the default judge of another family, the
+  judge-independence warning.
 """
 
 from ..core.contracts import ModelClient

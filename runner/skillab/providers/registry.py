@@ -28,6 +28,7 @@ from ..core.contracts import ModelClient
 from ..core.settings import JudgeSettings, ModelRole, ProviderTuning, RunConfig
 from ..errors import MissingDependencyError, ProviderAuthError, UsageError
 from .base import BASE_URL_ENV, KEY_ENV, ProviderName
+from .model_family import default_judge_model, model_family
 from .retry import DEFAULT_PROVIDER_CONCURRENCY, RetryPolicy
 
 KEYLESS_PLACEHOLDER = "skillab-keyless"
@@ -105,8 +106,6 @@ def judge_model_for(agent_role: ModelRole, judge: JudgeSettings) -> str | None:
     """The judge model: ``--judge-model``; else one of another family than the agent's, because a
     model grading its own family's work tends to favour it; the agent's own model only with
     ``--judge-same-family``. A same-family ``--judge-model`` also needs that flag."""
-    from .judge_transport import default_judge_model, model_family
-
     agent = agent_role.name
     same_family_ok = judge.same_family
     model = judge.model.name or (agent if same_family_ok or not agent else default_judge_model(agent))

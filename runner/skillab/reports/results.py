@@ -104,7 +104,7 @@ def _same_family(agent: str | None, judge: Any | None) -> bool:
     """Whether a model judge is of the agent's family (allowed only with --judge-same-family)."""
     if not agent or judge is None or not isinstance(getattr(judge, "model", None), str):
         return False
-    from ..providers.judge_transport import model_family
+    from ..providers.model_family import model_family
 
     return model_family(agent) == model_family(judge.model)
 

@@ -12,7 +12,7 @@ from ..lazy import lazy_exports
 
 _EXPORTS = {
     "Choice": ".backend",
-    "View": ".backend",
+    "View": ".view",
     "active": ".backend",
     "require_sandbox": ".backend",
     "use_sandbox": ".backend",

@@ -18,7 +18,7 @@ import functools
 import shutil
 from typing import Sequence
 
-from .backend import ProxyRoute
+from .view import ProxyRoute
 
 TRUSTED_PATH = "/usr/local/bin:/usr/bin:/bin"
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from . import seccomp
-from .backend import View, Wrapped
+from .view import View, Wrapped
 from .limits import command_cgroup, describe_limits
 from .trees import walk
 

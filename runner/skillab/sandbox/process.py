@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..core import stop
-from .backend import View, Wrapped, active
+from .backend import active
+from .view import View, Wrapped
 from .bridge import bridge_argv
 from .keyring import join_fresh
 from .limits import ulimit_script

@@ -53,7 +53,7 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from ..core.inert_text import neutralize
-from .backend import ProxyRoute
+from .view import ProxyRoute
 from .framing import BadFraming, TooLarge, normal_target, read_body
 from .metering import DuplicateKey, Price, SpendMeter, Tally, UsageReader, requested_model
 from .turn_budget import OVER_BUDGET_STATUS, RequestBudget

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .backend import View, Wrapped
+from .view import View, Wrapped
 from .limits import describe_limits
 
 

@@ -24,7 +24,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 from ..errors import SandboxError
 from .disk_budget import mount_budget, unmount_budget
 from .environment import scrubbed_env
-from .backend import ProxyRoute, View
+from .view import ProxyRoute, View
 from .pristine import PRISTINE_DIR, tops
 from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command, stopping
 from .reaper import Reaper

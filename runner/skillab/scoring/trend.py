@@ -16,14 +16,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from .history_entry import TRACKED_ARMS, HistoryEntry
 from .inference import ALPHA, sign_flip_p
 
-if TYPE_CHECKING:
-    from .history import HistoryEntry
-
-TRACKED_ARMS = ("with_skill", "without_skill", "original")
 # Pass rates carry four decimals; anything closer than this is the same rate.
 _SAME_RATE = 1e-9
 

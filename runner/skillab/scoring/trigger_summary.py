@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .trigger import QueryCounts, rate_change, trigger_metrics
 
 if TYPE_CHECKING:
-    from ..engine.trigger import TriggerPlan, TriggerTrial
+    from ..suite.trigger_plan import TriggerPlan, TriggerTrial
     from ..suite.trigger import TriggerQuery
 
 FORMAT = "skillab.triggers/1"

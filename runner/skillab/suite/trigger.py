@@ -163,6 +163,17 @@ def _deduplicated(queries: list[TriggerQuery]) -> list[TriggerQuery]:
     return list(kept.values())
 
 
+def select_queries(queries: list[TriggerQuery], suite: Suite, names: tuple[str, ...],
+                   tags: tuple[str, ...]) -> list[TriggerQuery]:
+    """The trigger queries a ``--case``/``--tag`` selection keeps: trigger-only cases as the
+    suite selected them; trigger set entries by name (they carry no tags)."""
+    if not names and not tags:
+        return queries
+    cases = {c.name for c in suite.cases}
+    file_names = {q.name for q in queries} - {c.name for c in suite.cases if c.trigger_only}
+    return [q for q in queries if q.name in cases or (q.name in file_names and q.name in names)]
+
+
 def with_sibling_queries(own: list[TriggerQuery], theirs: list[TriggerQuery]) -> list[TriggerQuery]:
     """``own`` plus the siblings' queries whose text the skill's own set does not already label."""
     seen = {" ".join(q.query.split()).lower() for q in own}

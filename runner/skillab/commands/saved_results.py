@@ -1,0 +1,33 @@
+"""A results file a previous run saved, with the arms its checkpoint journal kept: what
+``report``, ``diff``, ``--failed`` and ``--resume`` read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UsageError
+from .console import say
+
+
+def load_results(path: Path) -> list[dict]:
+    """The suite documents of a results file, with the arms its checkpoint journal kept (a run
+    killed outright may have left only the journal); a usage error when it is not one."""
+    from ..reports.results import load_documents
+    from ..session.checkpoint import journal_path, read_journal, with_journal
+
+    journal = journal_path(path)
+    skipped: list[int] = []
+    try:
+        documents = load_documents(path) if path.exists() or not journal.is_file() else []
+        if not journal.is_file():
+            return documents
+        documents = with_journal(documents, read_journal(journal, skipped.append))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such results document") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path}: not a skillab results document ({exc})") from None
+    if skipped:
+        lines = ", ".join(map(str, skipped[:5])) + (" ..." if len(skipped) > 5 else "")
+        say(f"{journal}: skipped {len(skipped)} line(s) that are not journal entries (line {lines}); "
+            "their arms run again")
+    return documents
