@@ -26,7 +26,7 @@ from ..agents.base import AgentResult, ArmName, ArmRequest
 from ..core.contracts import Agent
 from ..core.usage import Usage
 from ..errors import ProviderAuthError
-from ..core.checks import GraderResult
+from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
 from ..formats.grading import run_graders
 from ..grading.graders import GradingInput, stage_seed
 from ..grading.workspace_diff import changes, render_changes, shown, snapshot
@@ -245,7 +245,8 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     if job.case.timeout_s is not None and elapsed_s > job.case.timeout_s:
         graded.append(_over_time(job.case.timeout_s, elapsed_s))
     record.graders = graded
-    checks = [*record.validator_results, *record.expectation_results, *graded]
+    checks: list[ValidatorResult | ExpectationResult | GraderResult] = [
+        *record.validator_results, *record.expectation_results, *graded]
     record.errored = any(check.errored for check in checks)
     record.passed = not record.errored and all(check.passed for check in checks)
     if record.errored and not record.error:

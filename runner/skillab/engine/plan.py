@@ -80,7 +80,7 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
     measured = _measured(previous, prepared, config)
     if offline:
         tokens, cost, basis = 0, None, "mock adapter: no model is called, nothing is billed"
-    elif measured is not None:
+    elif measured is not None and previous is not None:  # measured only from a previous run
         tokens, cost = _from_measured(measured, prepared, config, hits)
         if kept:
             # Resumed arms are already paid for: scale down to the arms still to run.
@@ -154,7 +154,7 @@ def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str,
     hits = 0
     for _, job in execution._jobs():
         slot = execution._cache_slot(job)
-        if slot and execution.cache.get(*slot) is not None:
+        if slot and execution.cache is not None and execution.cache.get(*slot) is not None:
             hits += 1
     return hits
 
@@ -186,7 +186,7 @@ def _from_measured(measured: dict[tuple[str, str], list[Usage]], prepared: Prepa
         for arm in arms:
             seen = measured.get((case.name, arm))
             mean = _mean(seen) if seen else fallback
-            share = config.engine.runs
+            share: float = config.engine.runs
             if arm == "without_skill" and hits:
                 share -= hits / len(prepared.graded)
             tokens += mean.total_tokens * share
@@ -236,7 +236,7 @@ def _rough(prepared: Prepared, config: RunConfig, arms: int, judge_calls: int
     model = config.agent.model.name
     judge_model = config.judge.model.name or model
     cost = cost_usd(model, usage) if model and judge_model == model else None
-    if model and judge_model != model and price_of(model) and price_of(judge_model):
+    if model and judge_model and judge_model != model and price_of(model) and price_of(judge_model):
         agent = Usage(int(arms * (FRAMING_TOKENS + per_case_prompt) + arms_with_skill * skill_tokens),
                       arms * ANSWER_TOKENS)
         judge = Usage(int(judge_calls * (FRAMING_TOKENS + per_case_prompt)), judge_calls * ANSWER_TOKENS)

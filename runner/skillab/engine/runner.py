@@ -262,7 +262,9 @@ class Execution:
                 if slot and not settled:
                     waiting.append((case_index, job, slot))
                     continue
-                hit = self.cache.get(*slot, served_model=served) if slot and lookups else None
+                # A slot is given only where there is a cache (``_cache_slot``).
+                hit = (self.cache.get(*slot, served_model=served)
+                       if slot and lookups and self.cache is not None else None)
                 if hit is not None:
                     self.cache_hits += 1
                     self._finish(case_index, job, hit)
@@ -284,7 +286,7 @@ class Execution:
                 continue
             case_index, job, slot = pending.pop(future)
             record = future.result()
-            if slot:
+            if slot and self.cache is not None:
                 self.cache.put(*slot, record, about={
                     "skill": self.prepared.skill.name, "case": job.case.name, "run_index": job.run_index,
                     "suite": str(self.prepared.suite.path), "adapter": self.adapter.name,
