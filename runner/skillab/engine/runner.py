@@ -81,10 +81,11 @@ def run_suite(
         allow_commands()
         adapter = create_adapter(config)
         shard = config.engine.shard
-        emit(RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
-                        config.engine.runs, config.agent.adapter, config.agent.model.name,
-                        prepared.skill.content_hash(), str(shard) if shard else None,
-                        suite_hash(prepared.suite)))
+        unwritten: list[str] = []
+        publish(emit, RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
+                                 config.engine.runs, config.agent.adapter, config.agent.model.name,
+                                 prepared.skill.content_hash(), str(shard) if shard else None,
+                                 suite_hash(prepared.suite)), unwritten)
         needs_judge = any(c.needs_judge for c in prepared.graded)
         judge = create_judge(config) if needs_judge else None
         original = None
@@ -92,7 +93,8 @@ def run_suite(
             original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
         execution = Execution(prepared, config, adapter, judge, emit, original,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
-                                        *run_warnings(config, judge), *against_warnings(adapter, original)])
+                                        *run_warnings(config, judge), *against_warnings(adapter, original),
+                                        *unwritten])
         if resume_from is not None:
             check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
@@ -114,6 +116,18 @@ def run_suite(
     emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
     return report
+
+
+def publish(emit: Emit, event: Event, warnings: list[str]) -> None:
+    """``emit(event)``; a subscriber that cannot write (a full disk) becomes a warning, once."""
+    try:
+        emit(event)
+    except SubscriberFailed as exc:
+        # A full disk costs the checkpoint or the display, never the run: the final document is
+        # written anyway.
+        warning = f"{exc}; the run went on"
+        if warning not in warnings:
+            warnings.append(warning)
 
 
 class Execution:
@@ -343,13 +357,7 @@ class Execution:
                 self._publish(Notice(f"stopping early: {self.early.reason}; arms already running finish"))
 
     def _publish(self, event: Event) -> None:
-        try:
-            self.emit(event)
-        except SubscriberFailed as exc:
-            # A full disk costs the checkpoint, never the run: the final document is written anyway.
-            warning = f"{exc}; the run went on"
-            if warning not in self.warnings:
-                self.warnings.append(warning)
+        publish(self.emit, event, self.warnings)
 
     def _pair(self, case_index: int, run_index: int) -> CaseRecord | None:
         with_arm = self.arms.get((case_index, run_index, "with_skill"))
