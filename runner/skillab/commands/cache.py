@@ -132,11 +132,11 @@ def _clear(args: argparse.Namespace, directory: Path) -> int:
     return EXIT_OK
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "KiB", "MiB"):
         if n < 1024 or unit == "MiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return f"{n} B"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.usage import Usage
@@ -19,7 +19,9 @@ from ..core.wording import counted
 from ..providers.pricing import cost_usd, price_of
 from ..core.settings import RunConfig
 from .prepare import Prepared
+from .resume import kept_arms
 from .runner import Execution
+from .shard import plan_shards
 
 # The rough guess, used only without an earlier measured run: every model call is sent the
 # prompt, the skill and this much framing, and answers this many tokens.
@@ -129,10 +131,11 @@ def _judge_calls(case: Any) -> int:
 def _kept_arms(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any] | None) -> int:
     if resume_from is None:
         return 0
-    uncached = replace(config, engine=replace(config.engine, cache_enabled=False))
-    execution = Execution(prepared, uncached, None, None)
-    execution.resume(resume_from)
-    return len(execution.arms)
+    shard = config.engine.shard
+    units = set(plan_shards(prepared.graded, config.engine.runs, shard, config.agent.max_turns).units) if shard else None
+    arms, _ = kept_arms(resume_from, [c.name for c in prepared.graded], config.engine.runs, units,
+                        with_original=False)
+    return len(arms)
 
 
 def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any] | None
@@ -275,9 +278,9 @@ def render_plan(plans: list[SuitePlan], config: RunConfig, roles: list[str] | No
             f"  est. cost      {cost}",
             f"  estimate       {p.basis}",
         ]
-    costs = [p.cost_usd for p in plans]
-    if len(plans) > 1 and all(c is not None for c in costs):
-        lines += ["", f"  total est. cost ${sum(costs):.4f}"]  # type: ignore[arg-type]
+    costs = [p.cost_usd for p in plans if p.cost_usd is not None]
+    if len(plans) > 1 and len(costs) == len(plans):
+        lines += ["", f"  total est. cost ${sum(costs):.4f}"]
     lines += ["", "nothing was run (--dry-run)."]
     return "\n".join(lines)
 

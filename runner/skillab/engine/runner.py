@@ -18,6 +18,7 @@ from ..agents.context_budget import context_block
 from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
+from ..core.contracts import Agent
 from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
@@ -35,7 +36,7 @@ from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
 from ..scoring.history import record_into
-from .prepare import prepare_suite, run_warnings, suite_sandbox
+from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
 from .stop_early import EarlyStop
@@ -133,7 +134,9 @@ def publish(emit: Emit, event: Event, warnings: list[str]) -> None:
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
-    def __init__(self, prepared, config, adapter, judge, emit: Emit | None = None, original=None,
+    # ``judge``: ``agents.registry.create_judge``'s, which has no contract of its own yet.
+    def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: Any,
+                 emit: Emit | None = None, original: OriginalSkill | None = None,
                  warnings: list[str] | None = None):
         self.prepared = prepared
         self.warnings: list[str] = list(warnings or [])
@@ -166,7 +169,7 @@ class Execution:
                                         3 if original is not None else 2, min_delta_pts=engine.min_delta_pts,
                                         gate_on=engine.gate_on)
         self.kept_workspaces: Path | None = None
-        self.consistency: dict | None = None
+        self.consistency: dict[str, Any] | None = None
         self.started = datetime.now(timezone.utc)
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
@@ -264,8 +267,8 @@ class Execution:
         """
         queue = deque((case_index, job, self._cache_slot(job)) for case_index, job in jobs)
         waiting: list[tuple[int, ArmJob, tuple[str, str] | None]] = []
-        pending: dict[Future, tuple[int, ArmJob, tuple[str, str] | None]] = {}
-        finished: SimpleQueue[Future] = SimpleQueue()
+        pending: dict[Future[ArmRecord], tuple[int, ArmJob, tuple[str, str] | None]] = {}
+        finished: SimpleQueue[Future[ArmRecord]] = SimpleQueue()
         settled = not getattr(self.adapter, "reports_served_model", False)
         served: str | None = None
         lookups = True
