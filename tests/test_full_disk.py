@@ -106,3 +106,20 @@ def test_no_room_for_a_report_says_so_and_the_results_stand(tmp_path, big_skill)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "cannot write disk/report.html (No space left on device); results.json is whole" in done.stderr
     assert json.loads((tmp_path / "results.json").read_text())["total_cases"] == CASES
+
+
+def test_progress_on_a_full_disk_does_not_stop_the_run(tmp_path):
+    """The progress lines go to a stream the kernel refuses (stderr on /dev/full, ENOSPC): like
+    any subscriber that cannot write, the display costs a warning, never the run, which writes
+    its results document. (The command's own last words go to that stderr too; it cannot say
+    them, so its exit status is not asked here.)"""
+    skill = make_skill(tmp_path, [grep_case("a")], responses={"a": answers("SKILLED", "plain")})
+    out = tmp_path / "results.json"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock",
+                               "--no-cache", "--no-history", "--output", str(out)],
+                              stdout=subprocess.DEVNULL, stderr=full, timeout=120)
+    assert out.is_file(), done.returncode
+    doc = json.loads(out.read_text())
+    assert doc["cases"][0]["outcome"] == "flip_to_pass"
+    assert "a progress display could not be written (No space left on device); the run went on" in doc["warnings"]

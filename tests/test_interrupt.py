@@ -161,3 +161,23 @@ def test_report_of_a_killed_run_with_only_its_journal_says_how_to_finish_it(tmp_
                             capture_output=True, text=True, timeout=60)
     assert report.returncode == 2 and "Traceback" not in report.stderr
     assert "--resume" in report.stderr
+
+
+def test_a_damaged_case_name_in_the_resumed_document_runs_its_arms_again(tmp_path: Path):
+    """A case record whose name is not text (here a list, as a hand-edited document may hold)
+    is damaged like any other: --resume runs its arms again rather than ending in a traceback."""
+    names = ["a", "b"]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: answers("SKILLED", "plain") for n in names})
+    out = tmp_path / "results.json"
+    common = [sys.executable, "-m", "skillab", "run", str(skill), "--adapter", "mock", "--no-cache",
+              "--no-history", "--output", str(out), "--quiet"]
+    assert subprocess.run(common, capture_output=True, timeout=120).returncode == 0
+    doc = json.loads(out.read_text())
+    doc["cases"][1]["case_name"] = ["b"]
+    out.write_text(json.dumps(doc))
+    resumed = subprocess.run([*common, "--resume", str(out)], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in resumed.stderr
+    assert resumed.returncode == 0, resumed.stderr
+    doc = json.loads(out.read_text())
+    assert [(c["case_name"], c["outcome"]) for c in doc["cases"]] == [("a", "flip_to_pass"), ("b", "flip_to_pass")]

@@ -12,12 +12,11 @@ import stat
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
-from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
@@ -173,13 +172,20 @@ class YamlSyntaxError(SuiteError):
     """The text is not YAML at all (as opposed to YAML that skillab refuses to expand)."""
 
 
+class _Mark(Protocol):
+    """Where an event or node starts: PyYAML's ``Mark`` and libyaml's alike."""
+
+    @property
+    def line(self) -> int: ...
+
+
 class _Refused(Exception):
     """A document that parses but that skillab will not expand (see ``_LineLoader``)."""
 
-    def __init__(self, message: str, mark: Mark):
+    def __init__(self, message: str, mark: _Mark | None):
         super().__init__(message)
         self.message = message
-        self.line = mark.line + 1
+        self.line = mark.line + 1 if mark is not None else None
 
 
 if getattr(yaml, "__with_libyaml__", False):
@@ -196,7 +202,10 @@ if getattr(yaml, "__with_libyaml__", False):
     _POSITIONS_IN_BYTES = True
 else:  # pragma: no cover - PyYAML built without libyaml
 
-    class _EventSource(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, Composer):
+    # The other of the two definitions, chosen at import time; mypy allows one name one class.
+    class _EventSource(  # type: ignore[no-redef]
+        yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, Composer
+    ):
         def __init__(self, text: str):
             yaml.reader.Reader.__init__(self, text)
             yaml.scanner.Scanner.__init__(self)
@@ -237,8 +246,9 @@ class _LineLoader(_EventSource, SafeConstructor, Resolver):
             raise SuiteError([SuiteIssue(path, exc.message, line=exc.line)]) from None
         return YamlDocument(value, self._lines, tuple(self._duplicates))
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
-        mark = self.peek_event().start_mark
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        event = self.peek_event()
+        mark = event.start_mark if event is not None else None
         self._nodes += 1
         if self._nodes > MAX_NODES:
             raise _Refused(f"invalid YAML: more than {MAX_NODES} values in one suite", mark)
@@ -264,6 +274,7 @@ class _LineLoader(_EventSource, SafeConstructor, Resolver):
         try:
             if isinstance(node, SequenceNode):
                 return self._sequence(node, path)
+            assert isinstance(node, MappingNode)  # the third and last kind of node
             return self._mapping(node, path)
         finally:
             self._open.discard(id(node))

@@ -145,7 +145,8 @@ class AgentAdapter:
         watch = _ActivationWatch(request, loading)
         messages = [Message.user(request.case.prompt)]
         trajectory = Trajectory(user_input=request.case.prompt)
-        usage, final, error, touched = Usage(), "", None, []
+        usage, final, error = Usage(), "", None
+        touched: list[str] = []
         served: str | None = None
         stop: str | None = None
         for turn in range(max(1, request.max_turns)):

@@ -201,9 +201,9 @@ def parse_stream(
         elif kind == "user":
             for block in (event.get("message") or {}).get("content") or []:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    call = calls.get(str(block.get("tool_use_id")))
-                    if call is not None:
-                        call.output = redact(_result_text(block.get("content")))
+                    answered = calls.get(str(block.get("tool_use_id")))
+                    if answered is not None:
+                        answered.output = redact(_result_text(block.get("content")))
         elif kind == "result":
             _read_result(summary, event)
     if not summary.final_text:

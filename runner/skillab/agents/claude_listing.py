@@ -70,8 +70,7 @@ class _Capture:
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self.server.server_port}"
 
     def __enter__(self) -> "_Capture":
         self.thread.start()
@@ -130,7 +129,7 @@ def read_listing(text: str, names: Sequence[str], descriptions: dict[str, str]) 
         name, sep, description = line[2:].partition(": ")
         entries[name.strip()] = description if sep else None
     dropped = [n for n in names if n in entries and entries[n] is None]
-    cut = [n for n in names if entries.get(n) and entries[n].endswith(ELLIPSIS)
+    cut = [n for n in names if (entries.get(n) or "").endswith(ELLIPSIS)
            and not descriptions.get(n, "").endswith(ELLIPSIS)]
     absent = [n for n in names if n not in entries]
     return {

@@ -119,11 +119,11 @@ def parse_gemini_events(
             calls[str(event.get("tool_id"))] = call
             agent.observe(summary, call, workspace, skill_name)
         elif kind == "tool_result":
-            call = calls.get(str(event.get("tool_id")))
-            if call is not None:
+            answered = calls.get(str(event.get("tool_id")))
+            if answered is not None:
                 error = event.get("error")
                 detail = error.get("message") if isinstance(error, dict) else error
-                call.output = redact(str(event.get("output") or detail or event.get("status") or ""))
+                answered.output = redact(str(event.get("output") or detail or event.get("status") or ""))
         elif kind == "error":
             last_error = str(event.get("message") or "")
         elif kind == "result":

@@ -10,7 +10,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..core.defaults import DEFAULT_CACHE_TTL_DAYS
 from ..core.wording import counted
@@ -30,6 +30,18 @@ class Entry:
 
     def expired(self, ttl_days: float, now: float) -> bool:
         return self.created_at is None or now - self.created_at > ttl_days * 86400
+
+
+class SkillRow(TypedDict):
+    """One skill's entries: a line of ``cache list``, an object of its ``--json``."""
+
+    skill: str
+    entries: int
+    cases: int
+    models: list[str]
+    expired: int
+    bytes: int
+    newest: float | None
 
 
 def cache_directory(args: argparse.Namespace) -> Path:
@@ -74,6 +86,7 @@ def _list(args: argparse.Namespace, directory: Path) -> int:
     by_skill: dict[str, list[Entry]] = defaultdict(list)
     for entry in entries(directory):
         by_skill[entry.skill].append(entry)
+    rows: list[SkillRow]
     rows = [{"skill": skill, "entries": len(items), "cases": len({e.case for e in items if e.case}),
              "models": sorted({e.model for e in items if e.model}),
              "expired": sum(e.expired(ttl, now) for e in items), "bytes": sum(e.size for e in items),
@@ -119,11 +132,11 @@ def _clear(args: argparse.Namespace, directory: Path) -> int:
     return EXIT_OK
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "KiB", "MiB"):
         if n < 1024 or unit == "MiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return f"{n} B"
 
 

@@ -15,7 +15,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..engine import prepare_suite
     from ..harbor import export_suite
 
-    several, taken = len(args.paths) > 1, set()
+    several, taken = len(args.paths) > 1, set[str]()
     for target in args.paths:
         prepared = prepare_suite(target, EngineSettings(suite_format=args.suite_format))
         directory = args.harbor / _subdirectory(prepared.skill.name, taken) if several else args.harbor

@@ -93,12 +93,12 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     adapter = args.adapter[0] if args.adapter else "agent"
     documents = load_results(args.resume)
     earlier: dict[Path, dict] = {}
-    for doc in documents:
-        path = Path(doc["suite"]["path"]).resolve()
+    for loaded in documents:
+        path = Path(loaded["suite"]["path"]).resolve()
         # A suite run under several agents: the one this run resumes, if it is there.
-        if path not in earlier or doc["adapter"]["name"] == adapter:
-            earlier[path] = doc
-    found = []
+        if path not in earlier or loaded["adapter"]["name"] == adapter:
+            earlier[path] = loaded
+    found: list[dict | None] = []
     for p in prepared:
         doc = earlier.get(Path(p.suite.path).resolve()) or _same_content(documents, p, adapter)
         if doc is not None and doc["suite"].get("skill_hash") != p.skill.content_hash():

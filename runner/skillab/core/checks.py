@@ -72,7 +72,8 @@ class ExpectationResult:
 @dataclass
 class DimensionScore:
     name: str
-    max_score: int
+    # A checklist item's weight may be fractional (Tessl's ``max_score``: a positive number).
+    max_score: float
     score: float
     reason: str
 

@@ -76,7 +76,7 @@ def plugins(kind: Kind) -> dict[str, metadata.EntryPoint]:
     """The installed entry points of ``kind`` not shadowed by a built-in, by name."""
     from importlib import metadata  # scanning sys.path: paid only when a plugin may be asked for
 
-    found = {}
+    found: dict[str, metadata.EntryPoint] = {}
     for point in metadata.entry_points(group=group(kind)):
         if point.name not in BUILTINS[kind]:
             found.setdefault(point.name, point)

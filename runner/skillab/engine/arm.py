@@ -26,7 +26,7 @@ from ..agents.base import AgentResult, ArmName, ArmRequest
 from ..core.contracts import Agent
 from ..core.usage import Usage
 from ..errors import ProviderAuthError
-from ..core.checks import GraderResult
+from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
 from ..formats.grading import run_graders
 from ..grading.graders import GradingInput, stage_seed
 from ..grading.workspace_diff import changes, render_changes, shown, snapshot
@@ -247,12 +247,14 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     if result.stop_reason == "max_tokens":
         graded.append(_truncated())
     record.graders = graded
-    checks = [*record.validator_results, *record.expectation_results, *graded]
+    checks: list[ValidatorResult | ExpectationResult | GraderResult] = [
+        *record.validator_results, *record.expectation_results, *graded]
     # A check that gave its verdict without a model (a validator, a test run, the time or answer
     # budget) and failed decides the arm: a judge that could not be read changes nothing then.
+    without_model: list[ValidatorResult | GraderResult] = [*record.validator_results, *graded]
     failed_for_sure = any(
         not check.passed and not check.errored and getattr(check, "kind", None) not in _JUDGED
-        for check in (*record.validator_results, *graded)
+        for check in without_model
     )
     record.errored = not failed_for_sure and any(check.errored for check in checks)
     record.passed = not record.errored and all(check.passed for check in checks)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.usage import Usage
@@ -19,7 +19,9 @@ from ..core.wording import counted
 from ..providers.pricing import cost_usd, price_of
 from ..core.settings import RunConfig
 from .prepare import Prepared
+from .resume import kept_arms
 from .runner import Execution
+from .shard import plan_shards
 
 # The rough guess, used only without an earlier measured run: every model call is sent the
 # prompt, the skill and this much framing, and answers this many tokens.
@@ -82,7 +84,7 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
     measured = _measured(previous, prepared, config)
     if offline:
         tokens, cost, basis = 0, None, "mock adapter: no model is called, nothing is billed"
-    elif measured is not None:
+    elif measured is not None and previous is not None:  # measured only from a previous run
         tokens, cost = _from_measured(measured, prepared, config, hits)
         if kept:
             # Resumed arms are already paid for: scale down to the arms still to run.
@@ -128,10 +130,11 @@ def _judge_calls(case: Any) -> int:
 def _kept_arms(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any] | None) -> int:
     if resume_from is None:
         return 0
-    uncached = replace(config, engine=replace(config.engine, cache_enabled=False))
-    execution = Execution(prepared, uncached, None, None)
-    execution.resume(resume_from)
-    return len(execution.arms)
+    shard = config.engine.shard
+    units = set(plan_shards(prepared.graded, config.engine.runs, shard, config.agent.max_turns).units) if shard else None
+    arms, _ = kept_arms(resume_from, [c.name for c in prepared.graded], config.engine.runs, units,
+                        with_original=False)
+    return len(arms)
 
 
 def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any] | None
@@ -153,7 +156,7 @@ def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str,
     hits = 0
     for _, job in execution._jobs():
         slot = execution._cache_slot(job)
-        if slot and execution.cache.get(*slot) is not None:
+        if slot and execution.cache is not None and execution.cache.get(*slot) is not None:
             hits += 1
     return hits
 
@@ -185,7 +188,7 @@ def _from_measured(measured: dict[tuple[str, str], list[Usage]], prepared: Prepa
         for arm in arms:
             seen = measured.get((case.name, arm))
             mean = _mean(seen) if seen else fallback
-            share = config.engine.runs
+            share: float = config.engine.runs
             if arm == "without_skill" and hits:
                 share -= hits / len(prepared.graded)
             tokens += mean.total_tokens * share
@@ -235,7 +238,7 @@ def _rough(prepared: Prepared, config: RunConfig, arms: int, judge_calls: int
     model = config.agent.model.name
     judge_model = config.judge.model.name or model
     cost = cost_usd(model, usage) if model and judge_model == model else None
-    if model and judge_model != model and price_of(model) and price_of(judge_model):
+    if model and judge_model and judge_model != model and price_of(model) and price_of(judge_model):
         agent = Usage(int(arms * (FRAMING_TOKENS + per_case_prompt) + arms_with_skill * skill_tokens),
                       arms * ANSWER_TOKENS)
         judge = Usage(int(judge_calls * (FRAMING_TOKENS + per_case_prompt)), judge_calls * ANSWER_TOKENS)
@@ -275,9 +278,9 @@ def render_plan(plans: list[SuitePlan], config: RunConfig, roles: list[str] | No
             f"  est. cost      {cost}",
             f"  estimate       {p.basis}",
         ]
-    costs = [p.cost_usd for p in plans]
-    if len(plans) > 1 and all(c is not None for c in costs):
-        lines += ["", f"  total est. cost ${sum(costs):.4f}"]  # type: ignore[arg-type]
+    costs = [p.cost_usd for p in plans if p.cost_usd is not None]
+    if len(plans) > 1 and len(costs) == len(plans):
+        lines += ["", f"  total est. cost ${sum(costs):.4f}"]
     lines += ["", "nothing was run (--dry-run)."]
     return "\n".join(lines)
 

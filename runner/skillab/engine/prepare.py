@@ -8,7 +8,7 @@ import dataclasses
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..core.settings import EngineSettings, RunConfig
 from ..errors import UsageError
@@ -118,7 +118,7 @@ def sandbox_scope() -> str:
     return f"{backend.name}:{image.digest}" if image is not None else backend.name
 
 
-def _with_suggestion(known: set[str]):
+def _with_suggestion(known: set[str]) -> Callable[[str], str]:
     import difflib
 
     def one(name: str) -> str:

@@ -46,7 +46,8 @@ def kept_arms(document: dict[str, Any], cases: list[str], runs: int, units: set[
     for record in document.get("cases", []):
         if not isinstance(record, dict):
             continue
-        case_index = index.get(record.get("case_name"))
+        name = record.get("case_name")
+        case_index = index.get(name) if isinstance(name, str) else None
         run_index = record.get("run_index", 0)
         if case_index is None or type(run_index) is not int or not 0 <= run_index < runs:
             continue

@@ -18,6 +18,7 @@ from ..agents.context_budget import context_block
 from ..agents.registry import create_adapter, create_judge
 from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
                            SubscriberFailed, ignore)
+from ..core.contracts import Agent
 from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..core.records import ArmRecord, CaseRecord
@@ -35,7 +36,7 @@ from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
 from ..scoring.history import record_into
-from .prepare import prepare_suite, run_warnings, suite_sandbox
+from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
 from .stop_early import EarlyStop
@@ -81,10 +82,11 @@ def run_suite(
         allow_commands()
         adapter = create_adapter(config)
         shard = config.engine.shard
-        emit(RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
-                        config.engine.runs, config.agent.adapter, config.agent.model.name,
-                        prepared.skill.content_hash(), str(shard) if shard else None,
-                        suite_hash(prepared.suite)))
+        unwritten: list[str] = []
+        publish(emit, RunStarted(str(prepared.suite.path), prepared.skill.name, len(prepared.graded),
+                                 config.engine.runs, config.agent.adapter, config.agent.model.name,
+                                 prepared.skill.content_hash(), str(shard) if shard else None,
+                                 suite_hash(prepared.suite)), unwritten)
         needs_judge = any(c.needs_judge for c in prepared.graded)
         judge = create_judge(config) if needs_judge else None
         original = None
@@ -92,7 +94,8 @@ def run_suite(
             original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
         execution = Execution(prepared, config, adapter, judge, emit, original,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
-                                        *run_warnings(config, judge), *against_warnings(adapter, original)])
+                                        *run_warnings(config, judge), *against_warnings(adapter, original),
+                                        *unwritten])
         if resume_from is not None:
             check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
@@ -116,10 +119,24 @@ def run_suite(
     return report
 
 
+def publish(emit: Emit, event: Event, warnings: list[str]) -> None:
+    """``emit(event)``; a subscriber that cannot write (a full disk) becomes a warning, once."""
+    try:
+        emit(event)
+    except SubscriberFailed as exc:
+        # A full disk costs the checkpoint or the display, never the run: the final document is
+        # written anyway.
+        warning = f"{exc}; the run went on"
+        if warning not in warnings:
+            warnings.append(warning)
+
+
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
-    def __init__(self, prepared, config, adapter, judge, emit: Emit | None = None, original=None,
+    # ``judge``: ``agents.registry.create_judge``'s, which has no contract of its own yet.
+    def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: Any,
+                 emit: Emit | None = None, original: OriginalSkill | None = None,
                  warnings: list[str] | None = None):
         self.prepared = prepared
         self.warnings: list[str] = list(warnings or [])
@@ -152,7 +169,7 @@ class Execution:
                                         3 if original is not None else 2, min_delta_pts=engine.min_delta_pts,
                                         gate_on=engine.gate_on)
         self.kept_workspaces: Path | None = None
-        self.consistency: dict | None = None
+        self.consistency: dict[str, Any] | None = None
         self.started = datetime.now(timezone.utc)
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
@@ -250,8 +267,8 @@ class Execution:
         """
         queue = deque((case_index, job, self._cache_slot(job)) for case_index, job in jobs)
         waiting: list[tuple[int, ArmJob, tuple[str, str] | None]] = []
-        pending: dict[Future, tuple[int, ArmJob, tuple[str, str] | None]] = {}
-        finished: SimpleQueue[Future] = SimpleQueue()
+        pending: dict[Future[ArmRecord], tuple[int, ArmJob, tuple[str, str] | None]] = {}
+        finished: SimpleQueue[Future[ArmRecord]] = SimpleQueue()
         settled = not getattr(self.adapter, "reports_served_model", False)
         served: str | None = None
         lookups = True
@@ -262,7 +279,9 @@ class Execution:
                 if slot and not settled:
                     waiting.append((case_index, job, slot))
                     continue
-                hit = self.cache.get(*slot, served_model=served) if slot and lookups else None
+                # A slot is given only where there is a cache (``_cache_slot``).
+                hit = (self.cache.get(*slot, served_model=served)
+                       if slot and lookups and self.cache is not None else None)
                 if hit is not None:
                     self.cache_hits += 1
                     self._finish(case_index, job, hit)
@@ -284,7 +303,7 @@ class Execution:
                 continue
             case_index, job, slot = pending.pop(future)
             record = future.result()
-            if slot:
+            if slot and self.cache is not None:
                 self.cache.put(*slot, record, about={
                     "skill": self.prepared.skill.name, "case": job.case.name, "run_index": job.run_index,
                     "suite": str(self.prepared.suite.path), "adapter": self.adapter.name,
@@ -341,13 +360,7 @@ class Execution:
                 self._publish(Notice(f"stopping early: {self.early.reason}; arms already running finish"))
 
     def _publish(self, event: Event) -> None:
-        try:
-            self.emit(event)
-        except SubscriberFailed as exc:
-            # A full disk costs the checkpoint, never the run: the final document is written anyway.
-            warning = f"{exc}; the run went on"
-            if warning not in self.warnings:
-                self.warnings.append(warning)
+        publish(self.emit, event, self.warnings)
 
     def _pair(self, case_index: int, run_index: int) -> CaseRecord | None:
         with_arm = self.arms.get((case_index, run_index, "with_skill"))

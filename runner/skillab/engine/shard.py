@@ -52,7 +52,7 @@ def expected_cost(case: Case, default_max_turns: int) -> float:
 class ShardPlan:
     """Every unit of a run and the shard (1-based) that runs it."""
 
-    shard: Shard
+    shard: ShardSetting
     cases: tuple[str, ...]
     runs: int
     assignment: dict[Unit, int]
@@ -83,7 +83,7 @@ class ShardPlan:
         }
 
 
-def plan_shards(cases: tuple[Case, ...], runs: int, shard: Shard, default_max_turns: int) -> ShardPlan:
+def plan_shards(cases: tuple[Case, ...], runs: int, shard: ShardSetting, default_max_turns: int) -> ShardPlan:
     """Assign each (case, run) to a shard: greedy longest-processing-time, ties broken by suite
     order, so the plan depends on nothing but its arguments."""
     order = {case.name: i for i, case in enumerate(cases)}

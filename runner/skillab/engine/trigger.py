@@ -51,7 +51,7 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> 
         root = parent or scratch
         pool = ThreadPoolExecutor(max_workers=max(1, plan.concurrency))
         try:
-            pending: dict[Future, int] = {
+            pending: dict[Future[TriggerTrial], int] = {
                 pool.submit(_trial, plan, adapter, root, *item): index
                 for index, item in enumerate(planned)
             }

@@ -196,12 +196,12 @@ def raw_inputs(env: Mapping[str, str]) -> dict[str, str]:
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     """Parse the table's inputs from ``env``; a bad value raises UsageError naming the input."""
     raw = raw_inputs(env)
-    mode = raw["mode"].lower()
-    if mode not in MODES:
+    mode = next((m for m in MODES if m == raw["mode"].lower()), None)
+    if mode is None:
         raise UsageError(f"input 'mode' must be one of {', '.join(MODES)}, got {raw['mode']!r}")
     return ActionInputs(
         path=raw["path"],
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         adapter=raw["adapter"] or None,
         model=raw["model"] or None,
         judge_model=raw["judge-model"] or None,

@@ -20,6 +20,7 @@ import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..grading.validators import RESPONSE_ENV, RESPONSE_FILE
 from ..reports.results import safe_file_name
@@ -58,7 +59,8 @@ def _case_stem(case: str, taken: set[str]) -> str:
 def export_suite(suite: Suite, skill: Skill, directory: Path, default_max_turns: int) -> ExportReport:
     directory.mkdir(parents=True, exist_ok=True)
     report = ExportReport(directory)
-    cases, taken = [], set()
+    cases: list[dict[str, Any]] = []
+    taken: set[str] = set()
     for case in suite.cases:
         if case.trigger_only:
             continue

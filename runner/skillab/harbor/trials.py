@@ -120,7 +120,8 @@ def _this_export(trials: list[dict[str, Any]], manifest: dict[str, Any]) -> tupl
     another manifest is that export's, and is left out rather than counted for a case it did
     not run. A task directory that isn't here (the job ran elsewhere) is taken by its name."""
     manifests: dict[Path, Any] = {}
-    kept, foreign = [], {}
+    kept: list[dict[str, Any]] = []
+    foreign: dict[Path, int] = {}
     for trial in trials:
         path = ((trial.get("config") or {}).get("task") or {}).get("path")
         directory = Path(path).parent if path else None
@@ -130,7 +131,7 @@ def _this_export(trials: list[dict[str, Any]], manifest: dict[str, Any]) -> tupl
             except (OSError, UnicodeDecodeError, ValueError):
                 manifests[directory] = None
         theirs = manifests.get(directory) if directory is not None else None
-        if theirs is not None and theirs != manifest:
+        if directory is not None and theirs is not None and theirs != manifest:
             foreign[directory] = foreign.get(directory, 0) + 1
         else:
             kept.append(trial)
@@ -186,7 +187,7 @@ def _time(value: str | None) -> datetime | None:
 
 def _settings(manifest: dict[str, Any], trials: list[dict[str, Any]], records: list[CaseRecord],
               notes: list[str]) -> RunSettings:
-    agent = next((t["agent_info"] for t in trials if t.get("agent_info")), {})
+    agent: dict[str, Any] = next((t["agent_info"] for t in trials if t.get("agent_info")), {})
     times = [t for trial in trials for t in (_time(trial.get("started_at")), _time(trial.get("finished_at"))) if t]
     now = datetime.now(timezone.utc)
     return RunSettings(

@@ -13,7 +13,7 @@ import itertools
 from typing import Any, Sequence
 
 from ..core.usage import Usage
-from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
+from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
 from .sdk_client import SdkClient, importing_sdk
@@ -23,7 +23,7 @@ with importing_sdk():
     from google.genai import errors as genai_errors
     from google.genai import types
 
-_STOP_REASONS = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
+_STOP_REASONS: dict[str, StopReason] = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
 
 
 class GeminiClient(SdkClient):
@@ -115,7 +115,7 @@ class GeminiClient(SdkClient):
         usage.cost_usd = cost_usd(self.model, usage)
         reason = getattr(candidates[0], "finish_reason", None) if candidates else None
         name = getattr(reason, "value", reason) or ""
-        stop = "tool_use" if calls else _STOP_REASONS.get(str(name), "other")
+        stop: StopReason = "tool_use" if calls else _STOP_REASONS.get(str(name), "other")
         return ModelResponse(text="".join(texts), tool_calls=calls, usage=usage, stop_reason=stop)
 
 

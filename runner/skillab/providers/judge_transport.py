@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.usage import Usage
 from ..core.contracts import ModelClient
-from ..core.messages import Message
+from ..core.messages import Message, ModelResponse
 from .registry import client_for
 
 if TYPE_CHECKING:
@@ -62,7 +63,9 @@ class ProviderJudgeTransport:
         # the verdict's JSON and nothing else.
         asks = schema is not None and getattr(self._client, "takes_json_schema", False)
         structured = {"json_schema": schema} if asks else {}
-        response = self._client.create(
+        # ``json_schema`` is a capability of some clients (``takes_json_schema``), not of the contract.
+        create: Callable[..., ModelResponse] = self._client.create
+        response = create(
             [Message.user(user)],
             system=system,
             max_tokens=JUDGE_MAX_TOKENS,

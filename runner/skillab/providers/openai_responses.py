@@ -14,7 +14,7 @@ import re
 from typing import Any, Sequence
 
 from ..core.usage import Usage
-from ..core.messages import Message, ModelResponse, ToolSpec, ToolUse
+from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from .openai_compat import _arguments
 from .pricing import cost_usd
 from .retry import RetryPolicy
@@ -122,6 +122,7 @@ def to_response(response: Any, model: str) -> ModelResponse:
     usage = _usage(getattr(response, "usage", None))
     usage.cost_usd = cost_usd(model, usage)
     incomplete = getattr(getattr(response, "incomplete_details", None), "reason", None)
+    stop: StopReason
     if calls:
         stop = "tool_use"
     elif incomplete == "max_output_tokens":

@@ -146,7 +146,7 @@ def _trigger_tables(doc: dict[str, Any]) -> list[str]:
         # False triggers and misses first, as the terminal and markdown reports list them.
         flags = {**{r.get("name"): "missed" for r in block.get("misses") or [] if isinstance(r, dict)},
                  **{r.get("name"): "false trigger" for r in block.get("false_triggers") or [] if isinstance(r, dict)}}
-        order = {"false trigger": 0, "missed": 1}
+        order: dict[str | None, int] = {"false trigger": 0, "missed": 1}
         queries.sort(key=lambda q: order.get(flags.get(q.get("name")), 2))
         columns = ("name", "query", "should_trigger", "triggered", "trials", "rate")
         out.append(_table([{"": flags.get(q.get("name"), ""),

@@ -5,7 +5,7 @@ disclosures the markdown report carries. Every string from the document is escap
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, TypeGuard
 
 from .markdown_view import SuiteView, broken_by_skill
 from .terminal import consistency_unmeasured
@@ -80,9 +80,12 @@ def _num(value: Any, spec: str = "") -> str:
 def _re_asked(check: dict[str, Any]) -> str:
     """``agreed/compared`` of the consistency check, each part a number or escaped text."""
     sampled, errored = check.get("sampled"), check.get("errored")
-    numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in (sampled, errored))
-    compared = sampled - errored if numbers else f"{sampled} - {errored}"
+    compared = sampled - errored if _count(sampled) and _count(errored) else f"{sampled} - {errored}"
     return f"{_num(check.get('agreed'))}/{_num(compared)}"
+
+
+def _count(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _disclosures(view: SuiteView) -> str:

@@ -149,12 +149,12 @@ def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> s
         scope += " · ⚠️ unsandboxed: suite commands and the agent ran without a sandbox"
     if any((doc.get("models") or {}).get("judge_same_family") for doc in documents):
         scope += " · ⚠️ judged by a model of the agent's family"
-    stopped = [interruption(doc) for doc in documents if interruption(doc)]
+    stopped = [text for text in map(interruption, documents) if text]
     if stopped:
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
-    early = [early_stop(doc) for doc in documents if early_stop(doc)]
+    early = [text for text in map(early_stop, documents) if text]
     if early:
         line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)
     return line + (f"\n\n{counts}" if len(suites) > 1 else "")

@@ -198,8 +198,10 @@ def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] |
     present = [c for c in checks if c]
     if not present:
         return None
-    return ConsistencyCheck(*(sum(int(c[key]) for c in present)
-                              for key in ("verdicts", "sampled", "agreed", "errored")),
+    def total(key: str) -> int:
+        return sum(int(c[key]) for c in present)
+
+    return ConsistencyCheck(total("verdicts"), total("sampled"), total("agreed"), total("errored"),
                             floor=float(present[0]["floor"])).to_dict()
 
 

@@ -72,6 +72,8 @@ def clock(seconds: float | None) -> str:
 class PlainProgress:
     """One line per finished record: ``[3/40] case (run 1): flip_to_pass · 0:12 elapsed ...``."""
 
+    name = "progress display"
+
     def __init__(self, stream: IO[str]):
         self.stream = stream
         self.tally = Tally()
@@ -103,6 +105,8 @@ class PlainProgress:
 
 class LiveProgress:
     """A rich progress bar, redrawn in place; finished failures are printed above it."""
+
+    name = "progress display"
 
     def __init__(self, stream: IO[str]):
         from rich.console import Console

@@ -65,8 +65,8 @@ class BwrapBackend:
             args += ["--ro-bind", str(path), str(path)]
         for host, inside in view.read_only_at:
             args += ["--ro-bind", str(host), inside]
-        for path in _covers(view, bound):
-            args += ["--tmpfs", path]
+        for cover in _covers(view, bound):
+            args += ["--tmpfs", cover]
         workspace = str(view.workspace)
         args += ["--bind", workspace, workspace]
         for host, inside in view.pinned:

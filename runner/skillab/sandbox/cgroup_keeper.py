@@ -16,7 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Hashable
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 STOCK = 8
 # A busy cgroup is retried this often; ``close`` retries for at most this long.
@@ -25,27 +25,35 @@ _CLOSE_WAIT_S = 1.0
 
 
 class Cgroup(Protocol):
-    limits: Hashable
+    @property
+    def limits(self) -> Hashable:
+        """The limits the cgroup was made with."""
+        ...
 
     def try_remove(self) -> bool:
         """Remove the cgroup's directories; False while one is still busy."""
         ...
 
 
-class Keeper:
-    def __init__(self, make: Callable[[Hashable], Cgroup], wanted: Callable[[], Hashable],
+# The cgroup type a keeper holds, and the limits it makes them with.
+C = TypeVar("C", bound=Cgroup)
+L = TypeVar("L", bound=Hashable)
+
+
+class Keeper(Generic[C, L]):
+    def __init__(self, make: Callable[[L], C], wanted: Callable[[], L],
                  stock: int = STOCK):
         self._make = make
         self._wanted = wanted
         self._stock = stock
-        self._ready: deque[Cgroup] = deque()
-        self._used: list[Cgroup] = []
+        self._ready: deque[C] = deque()
+        self._used: list[C] = []
         self._busy = 0  # removals and makes the thread is doing outside the lock
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def take(self) -> Cgroup:
+    def take(self) -> C:
         """A fresh cgroup with the limits in force now: from the stock, else made here."""
         wanted = self._wanted()
         with self._cond:
@@ -58,7 +66,7 @@ class Keeper:
             self._wake()
         return self._make(wanted)
 
-    def release(self, cgroup: Cgroup) -> None:
+    def release(self, cgroup: C) -> None:
         """The command is over: remove its cgroup soon."""
         with self._cond:
             self._used.append(cgroup)
@@ -68,7 +76,7 @@ class Keeper:
     def closed(self) -> bool:
         return self._closed
 
-    def stocked(self) -> list[Cgroup]:
+    def stocked(self) -> list[C]:
         with self._cond:
             return list(self._ready)
 
@@ -129,8 +137,8 @@ class Keeper:
             if still:  # their last processes are still being torn down
                 time.sleep(_RETRY_S)
 
-    def _fill(self, missing: int) -> list[Cgroup]:
-        made: list[Cgroup] = []
+    def _fill(self, missing: int) -> list[C]:
+        made: list[C] = []
         wanted = self._wanted()
         for _ in range(max(0, missing)):
             try:

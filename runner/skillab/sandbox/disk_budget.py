@@ -139,7 +139,7 @@ def describe_budget() -> str:
     return f"NOT bounded per arm: {problem or 'no mount namespace was taken'}"
 
 
-def _libc():  # type: ignore[no-untyped-def]
+def _libc() -> ctypes.CDLL | None:
     try:
         return ctypes.CDLL(None, use_errno=True)
     except OSError:

@@ -11,7 +11,7 @@ of a path. Anything else is a ``BadFraming`` (the proxy answers 400) and forward
 from __future__ import annotations
 
 import re
-from typing import BinaryIO, Mapping
+from typing import Protocol
 from urllib.parse import unquote
 
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
@@ -22,6 +22,20 @@ _QUERY_CHARS = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/?%-]*")
 _ENCODED_SEPARATOR = re.compile(r"%(2[fF]|5[cC]|2[eE]|00)")
 _LINE = 4096
 _MAX_TRAILERS = 32
+
+
+class Headers(Protocol):
+    """A request's header fields (``http.server``'s ``self.headers``)."""
+
+    def get(self, name: str, /) -> str | None: ...
+
+
+class Reader(Protocol):
+    """The client's byte stream (``http.server``'s ``self.rfile``)."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def readline(self, size: int, /) -> bytes: ...
 
 
 class BadFraming(Exception):
@@ -52,7 +66,7 @@ def normal_target(target: str) -> str:
     return decoded + (mark + query if mark else "")
 
 
-def read_body(headers: Mapping[str, str], rfile: BinaryIO, limit: int) -> bytes | None:
+def read_body(headers: Headers, rfile: Reader, limit: int) -> bytes | None:
     """The request body framed by ``headers``, at most ``limit`` bytes (``TooLarge``)."""
     encoding = headers.get("Transfer-Encoding")
     length = headers.get("Content-Length")
@@ -72,7 +86,7 @@ def read_body(headers: Mapping[str, str], rfile: BinaryIO, limit: int) -> bytes 
     return _exactly(rfile, size) if size else None
 
 
-def _chunked(rfile: BinaryIO, limit: int) -> bytes:
+def _chunked(rfile: Reader, limit: int) -> bytes:
     chunks, total = [], 0
     while True:
         line = _line(rfile)
@@ -94,14 +108,14 @@ def _chunked(rfile: BinaryIO, limit: int) -> bytes:
     raise BadFraming("too many trailer lines")
 
 
-def _line(rfile: BinaryIO) -> bytes:
+def _line(rfile: Reader) -> bytes:
     line = rfile.readline(_LINE + 1)
     if len(line) > _LINE or not line.endswith(b"\n"):
         raise BadFraming("a chunk line is too long or the body ended early")
     return line[:-2] if line.endswith(b"\r\n") else line[:-1]
 
 
-def _exactly(rfile: BinaryIO, size: int) -> bytes:
+def _exactly(rfile: Reader, size: int) -> bytes:
     data = rfile.read(size)
     if len(data) != size:
         raise BadFraming("the request body ended before its declared length")

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Callable
 
 _KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
 KEYCTL_JOIN_SESSION_KEYRING = 1
 
 
-def _syscall():  # type: ignore[no-untyped-def]
+def _syscall() -> Callable[..., int] | None:
     try:
         return ctypes.CDLL(None, use_errno=True).syscall
     except (OSError, AttributeError):

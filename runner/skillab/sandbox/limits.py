@@ -38,7 +38,7 @@ _CPUS = os.cpu_count() or 1
 # A killed process leaves cgroup.procs once it has exited: looked at again until it has.
 _KILL_ROUNDS = 200
 _OWN_NAME = re.compile(r"^skillab-(\d+)-[0-9a-f]{12}$")
-_KEEPER: Keeper | None = None
+_KEEPER: Keeper[CommandCgroup, tuple[int, int]] | None = None
 _KEEPER_LOCK = threading.Lock()
 
 
@@ -186,7 +186,7 @@ def command_cgroup() -> CommandCgroup | None:
     return cgroup
 
 
-def keeper() -> Keeper:
+def keeper() -> Keeper[CommandCgroup, tuple[int, int]]:
     """This process's keeper of per-command cgroups (made on first use; needs cgroup support)."""
     global _KEEPER
     with _KEEPER_LOCK:
@@ -221,7 +221,7 @@ def cgroup_support() -> CgroupSupport | None:
 
 def _probe_cgroups() -> CgroupSupport | None:
     own = _own_cgroups()
-    v1 = {}
+    v1: dict[str, Path] = {}
     for controller in ("pids", "memory"):
         base = CGROUP_ROOT / controller
         if controller in own and (base / "cgroup.procs").exists():
@@ -235,7 +235,7 @@ def _probe_cgroups() -> CgroupSupport | None:
         parent = CGROUP_ROOT / own[""].lstrip("/")
         enabled = _read(parent / "cgroup.subtree_control").split()
         if "pids" in enabled and _can_make_child(parent):
-            parents = {c: parent for c in ("pids", "memory") if c in enabled}
+            parents: dict[str, Path] = {c: parent for c in ("pids", "memory") if c in enabled}
             return CgroupSupport(2, parents)
     return None
 

@@ -272,7 +272,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         if admitted is not None:
             self._send(*admitted)
 
-    def _admitted(self) -> tuple[str, bytes] | None:
+    def _admitted(self) -> tuple[str, bytes | None] | None:
         """The request's upstream path and body when every check passes; else it is answered."""
         if self.proxy.target(self.path) is None:
             self._refuse(f"only {self.proxy.upstream} is reachable from the sandbox")
@@ -304,7 +304,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             return None
         return path, body
 
-    def _send(self, path: str, body: bytes) -> None:
+    def _send(self, path: str, body: bytes | None) -> None:
         """Forward an admitted request within the turn cap, relay the answer and meter it."""
         budget = self.proxy.budget if self.proxy.budget and self.proxy.budget.counts(self.command, path) else None
         if budget is not None and not budget.admit():

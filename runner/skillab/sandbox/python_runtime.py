@@ -134,9 +134,10 @@ def grader_python() -> CallerPython:
     """The python3 a grader that needs the user's tools runs with: the caller's (above) under
     ``bwrap``; the image's own under ``image``, whose root has its own /usr."""
     from .backend import active
+    from .image import ImageBackend
 
     backend = active().backend
-    if backend.name == "image":
+    if isinstance(backend, ImageBackend):
         return CallerPython("", (), "", problem=backend.describe_root())
     return caller_python()
 

@@ -24,7 +24,8 @@ def walk(top: str | os.PathLike[str], onerror: Callable[[OSError], None] | None 
     stack = [os.fspath(top)]
     while stack:
         directory = stack.pop()
-        dirnames, filenames = [], []
+        dirnames: list[str] = []
+        filenames: list[str] = []
         try:
             with os.scandir(directory) as entries:
                 for entry in entries:

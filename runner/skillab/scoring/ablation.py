@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed
 from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
-from .statistics import case_statistics
+from .statistics import PairedStats, case_statistics
 
 Role = Literal["load-bearing", "dead weight", "harmful", "not measured"]
 FORMAT = "skillab.ablation/1"
@@ -181,7 +181,7 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 10.0) -> list[dict[str, Any]]:
     """Each part's role and numbers (``None``: the part was not run). The fields of
     ``PartResult`` that come from the evidence."""
-    stats = []
+    stats: list[PairedStats | None] = []
     for found in contrasts:
         if found is None or not found.pairs:
             stats.append(None)
@@ -192,9 +192,9 @@ def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 1
         stats.append(case_statistics(found.pairs, names=found.names, subject="the part",
                                      target_lift_pts=target_lift_pts, withheld=withheld))
     adjusted = holm([s.p_value if s is not None else None for s in stats])
-    results = []
+    results: list[dict[str, Any]] = []
     for found, s, p_adj in zip(contrasts, stats, adjusted):
-        if s is None or s.lift_pts is None:
+        if found is None or s is None or s.lift_pts is None:
             note = "not run" if found is None else (s.withheld if s is not None and s.withheld else "no case measured")
             results.append({"role": "not measured", "contribution_pts": None, "ci95": None, "p_value": None,
                             "p_adjusted": None, "detectable_pts": None,

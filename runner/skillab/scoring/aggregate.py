@@ -201,7 +201,7 @@ def aggregate(records: Sequence[Any]) -> RunAggregate:
     if error_dominated:
         pass_rate = PassRate(pass_rate.with_skill, pass_rate.without_skill, None)
 
-    raw = {dim: everything.delta(dim) for dim in DIMENSIONS}
+    raw: dict[str, DimensionDelta | None] = {dim: everything.delta(dim) for dim in DIMENSIONS}
     if everything.n == 0:
         # The spec's goldens pin this asymmetry: a run that measured nothing nulls duration, turns
         # and tokens, yet still reports tool_calls and every gated dimension as 0.0 / 0.0 / null.

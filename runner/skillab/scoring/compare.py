@@ -114,7 +114,7 @@ def render_diff(diffs: list[SuiteDiff], only_before: list[str], only_after: list
                 labels: tuple[str, str], alpha: float) -> str:
     lines = [f"skillab diff · A {labels[0]} → B {labels[1]}"]
     for d in diffs:
-        rate = ("n/a" if d.delta_pts is None else
+        rate = ("n/a" if d.rate_before is None or d.rate_after is None else
                 f"{d.rate_before * 100:.1f}% → {d.rate_after * 100:.1f}% ({d.delta_pts:+.2f} pts)")
         lines += ["", f"  suite        {d.suite}", f"  {d.arm.replace('_', ' '):<12} pass rate {rate}"]
         if d.regressed:

@@ -120,9 +120,10 @@ def same_skill_comparisons(entries: list[HistoryEntry], current: HistoryEntry) -
 def _lift_trend(current: HistoryEntry, previous: HistoryEntry, alpha: float = ALPHA) -> ArmTrend | None:
     """The lift's change, tested once: per case, (with - without) now minus (with - without) then."""
     rates = [e.pass_rate.get(a) for e in (current, previous) for a in ("with_skill", "without_skill")]
-    if None in rates:
+    known = [rate for rate in rates if rate is not None]
+    if len(known) < len(rates):
         return None
-    now, before = rates[0] - rates[1], rates[2] - rates[3]
+    now, before = known[0] - known[1], known[2] - known[3]
     p, paired = _change_test(_case_lift(current), _case_lift(previous))
     return ArmTrend(LIFT, round(before, 4), round(now, 4), _direction(before, now, p, alpha), p, paired)
 

@@ -123,7 +123,7 @@ def _worst(results: list[QueryResult], *, should_trigger: bool) -> list[dict[str
     """False triggers (rate above 0 on should-not) or misses (below 1 on should), worst first."""
     picked = [r for r in results if r.query.should_trigger == should_trigger and r.counts.rate is not None
               and (r.counts.rate < 1 if should_trigger else r.counts.rate > 0)]
-    picked.sort(key=lambda r: (r.counts.rate if should_trigger else -(r.counts.rate or 0)))
+    picked.sort(key=lambda r: ((r.counts.rate or 0) if should_trigger else -(r.counts.rate or 0)))
     return [{"name": r.query.name, "query": r.query.query, "rate": _r(r.counts.rate),
              "owner": r.query.owner, "taken_by": dict(r.taken_by)} for r in picked]
 

@@ -163,8 +163,8 @@ def with_journal(documents: list[dict[str, Any]], journal: list[dict[str, Any]])
         for (name, run, arm), record in arms.items():
             case = cases.setdefault((name, run), dict(kept.get((name, run), {"case_name": name, "run_index": run})))
             case[arm] = record
-        for key in changed:
-            cases[key] = settled(cases[key])
+        for pair in changed:
+            cases[pair] = settled(cases[pair])
         merged[merged.index(doc)] = {**doc, "cases": list(cases.values())}
     return merged
 

@@ -68,8 +68,8 @@ def read_frontmatter(text: str, path: Path) -> Frontmatter:
         f"{dup.first_line + 1}) — the first is used"
         for dup in doc.duplicates
     )
-    lines = {str(path[0]): line + 1 for path, line in doc.lines.items() if len(path) == 1}
-    return Frontmatter(doc.value, body, warnings, lines)
+    key_lines = {str(path[0]): line + 1 for path, line in doc.lines.items() if len(path) == 1}
+    return Frontmatter(doc.value, body, warnings, key_lines)
 
 
 def _line_fields(lines: list[str]) -> dict[str, str]:

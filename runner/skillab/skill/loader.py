@@ -93,12 +93,13 @@ def load_skill(directory: Path) -> Skill:
     front = read_frontmatter(text, path)
     name = _text_field(front, "name", path) or directory.resolve().name
     description = _text_field(front, "description", path)
+    skipped: list[str] = []
     return Skill(
         root=directory,
         name=name,
         description=description,
         body=front.body.strip(),
-        bundled=tuple(_bundled_files(directory, skipped := [])),
+        bundled=tuple(_bundled_files(directory, skipped)),
         warnings=(*front.warnings, *skipped),
     )
 

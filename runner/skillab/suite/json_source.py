@@ -70,7 +70,8 @@ class _JsonReader:
         return self.text.count("\n", 0, pos) + 1
 
     def skip(self, pos: int) -> int:
-        return _WHITESPACE.match(self.text, pos).end()
+        match = _WHITESPACE.match(self.text, pos)  # ``*``: it always matches
+        return match.end() if match else pos
 
     def value(self, pos: int, at: YamlPath) -> tuple[Any, int]:
         if pos >= len(self.text):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -83,8 +83,16 @@ class GraderSpec(Protocol):
     (``skillab.formats``). It says whether grading asks the judge model and whether it reads
     the files the agent changed, so the engine need not know the format."""
 
-    judged: ClassVar[bool]
-    reads_work: ClassVar[bool]
+    # Read-only: a class constant, or a property where the graders it holds decide.
+    @property
+    def judged(self) -> bool: ...
+
+    @property
+    def reads_work(self) -> bool: ...
+
+    # What makes it a dataclass to ``dataclasses.replace`` and ``asdict`` (typeshed's
+    # ``DataclassInstance``).
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from ..errors import SuiteError, SuiteIssue
 from .loading import IssueList
 from .model import Suite
 from .trigger_sets import trigger_files
-from ..yaml_source import YamlDocument, parse_yaml, read_suite_text
+from ..yaml_source import YamlDocument, YamlPath, parse_yaml, read_suite_text
 
 ENTRY_KEYS = ("query", "should_trigger", "name", "skill")
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -73,7 +73,8 @@ def load_trigger_file(path: Path, *, owner: str | None = None) -> list[TriggerQu
 
 def parse_trigger_list(doc: YamlDocument, path: Path, *, owner: str | None = None) -> list[TriggerQuery]:
     issues = IssueList(path, doc)
-    entries, at = doc.value, ()
+    at: YamlPath = ()
+    entries = doc.value
     if isinstance(entries, dict) and set(entries) == {"triggers"}:
         entries, at = entries["triggers"], ("triggers",)
     if not isinstance(entries, list):

@@ -204,15 +204,18 @@ def _schema_errors(value: Any) -> Iterator[ValidationError]:
 def _translate(error: ValidationError, where: _Where) -> list[SuiteIssue]:
     """One jsonschema error in skillab's words (one issue per offending key)."""
     at = tuple(error.absolute_path)
-    expected = error.schema.get("x-expected", "valid") if isinstance(error.schema, dict) else ""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    expected = schema.get("x-expected", "valid") if isinstance(error.schema, dict) else ""
+    # The offending JSON value: jsonschema sets it on every error it yields.
+    instance: Any = error.instance
     subject = _subject(at)
     keyword = error.validator
     if keyword == "additionalProperties":
-        allowed = list(error.schema.get("properties", {}))
-        extras = [k for k in error.instance if k not in allowed]
+        allowed = list(schema.get("properties", {}))
+        extras = [k for k in instance if k not in allowed]
         return [where.issue(_unknown_key(at, k, allowed), (*at, k)) for k in extras]
     if keyword == "required":
-        properties = error.schema.get("properties", {})
+        properties = schema.get("properties", {})
         return [
             where.issue(
                 f"{subject} is missing '{k}' "
@@ -220,8 +223,8 @@ def _translate(error: ValidationError, where: _Where) -> list[SuiteIssue]:
                 at,
                 field=_field((*at, k)),
             )
-            for k in error.validator_value
-            if k not in error.instance
+            for k in schema.get("required", [])  # the keyword's value
+            if k not in instance
         ]
     if keyword == "minItems":
         return [where.issue(f"{subject} is empty — it must be {expected}", at)]

@@ -99,6 +99,7 @@ def check(kind: str, raw: dict, at: YamlPath, case: str, issues: IssueList) -> V
             issues.add(f"is not a valid regular expression ({exc})", (*at, "value"), field=f"{field}.value", case=case)
             return None
     if kind == "file_contains":
+        assert isinstance(target, str)  # a file_ kind: checked above
         script = "import sys; a = sys.argv[1:]; t = open(a[1], encoding='utf-8', errors='replace').read(); " \
                  "sys.exit(0 if a[0] in t else 1)"
         cmd = f"test -f {shlex.quote(target)} && python3 -c {shlex.quote(script)} {shlex.quote(operand)} " \

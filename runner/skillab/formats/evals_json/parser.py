@@ -89,6 +89,7 @@ def load_evals_json(path: Path) -> Suite:
     if skill_dir is None:
         issues.add(looked_for(skill_root, name, skill_places(skill_root, name)), (name_key,), field=name_key)
         issues.raise_if_any()
+    assert skill_dir is not None  # raised above
     cases_key = "evals" if "evals" in value or "test_cases" not in value else "test_cases"
     raw = value.get(cases_key)
     if not isinstance(raw, list) or not raw:
@@ -160,7 +161,7 @@ def named_skill_dir(path: Path) -> Path | None:
     return None if found == root else found
 
 
-def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, warnings: list[str],
+def _case(item: Any, at: tuple[str, int], root: Path, skill: Path, issues: IssueList, warnings: list[str],
           seen: dict[str, int | None]) -> Case | None:
     field = f"evals[{at[1]}]"
     if not isinstance(item, dict):
@@ -199,7 +200,7 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
     trigger = item.get("should_trigger")
     if trigger is not None and not isinstance(trigger, bool):
         issues.add("must be true or false", (*at, "should_trigger"), field=f"{field}.should_trigger", case=name)
-    if len(issues.issues) > before:
+    if len(issues.issues) > before or not isinstance(prompt, str):
         return None
     expected = reference = (reference or "").strip() or None
     unsupported = None
@@ -213,7 +214,7 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
         else:
             # Nothing else to grade by: the description of success is the one statement judged.
             statements, reference = [reference], None
-    graders = ()
+    graders: tuple[ChecklistGrader, ...] = ()
     if statements:
         items = tuple(ChecklistItem(f"#{i + 1} {text[:60]}", text, 1.0) for i, text in enumerate(statements))
         graders = (ChecklistGrader(items=items, reference=reference, pass_threshold=float(len(items)), context=""),)
@@ -232,7 +233,7 @@ def _case(item: Any, at: YamlPath, root: Path, skill: Path, issues: IssueList, w
     )
 
 
-def _case_name(item: dict, at: YamlPath, issues: IssueList) -> str:
+def _case_name(item: dict, at: tuple[str, int], issues: IssueList) -> str:
     key = "name" if "name" in item else "eval_name" if "eval_name" in item else "id"
     explicit = item.get(key) if key != "id" else None
     if isinstance(explicit, str) and explicit.strip():

@@ -22,13 +22,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...core.checks import DimensionScore, GraderResult
+from ...core.checks import DimensionScore, GraderKind, GraderResult
 from ...grading.graders import GradingInput, ask_judge, judge_message, unreadable_reply
 from ...grading.judge import UnreadableReply, parse_verdict
 from ..evals_json.checklist import CHECKLIST_INTRO, CHECKLIST_QUESTION, CHECKLIST_SYSTEM
 from .specs import CaseGrader, PluginCaseGrader, ToolRef
 
-KIND = "plugin-eval"
+KIND: GraderKind = "plugin-eval"
 _FLAGS = {"i": re.I, "m": re.M, "s": re.S}
 _ALIASES = {"bash": {"run_shell", "shell", "run_shell_command"}, "read": {"read_file"},
             "write": {"write_file"}, "edit": {"edit_file", "replace"}, "multiedit": {"edit_file"},

@@ -141,7 +141,7 @@ def _case(folder: Path, warnings: list[str]) -> tuple[Case | None, int]:
     for key in doc:
         if key not in TOP_KEYS:
             issues.append(SuiteIssue(where, f"unknown key {key!r} (known: {', '.join(TOP_KEYS)})", field=key))
-    execution = doc.get("execution") if isinstance(doc.get("execution"), dict) else {}
+    execution = doc["execution"] if isinstance(doc.get("execution"), dict) else {}
     name = str(doc["name"]).strip()
     prompt = execution.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
@@ -156,7 +156,8 @@ def _case(folder: Path, warnings: list[str]) -> tuple[Case | None, int]:
     graders = _graders(doc.get("graders"), folder, where, name, issues)
     if issues:
         raise SuiteError(issues)
-    context = doc.get("context") if isinstance(doc.get("context"), dict) else {}
+    assert isinstance(prompt, str)  # an issue above otherwise
+    context = doc["context"] if isinstance(doc.get("context"), dict) else {}
     unsupported = None
     if context.get("history_file"):
         unsupported = ("it resumes a recorded Claude Code session (context.history_file), which no other agent "
@@ -164,7 +165,7 @@ def _case(folder: Path, warnings: list[str]) -> tuple[Case | None, int]:
     if context.get("scaffold_script"):
         warnings.append(f"{where}: case {name} has a scaffold_script — not run, as `claude plugin eval` does "
                         "not run it without --scaffold")
-    tags = doc.get("tags") if isinstance(doc.get("tags"), list) else []
+    tags = doc["tags"] if isinstance(doc.get("tags"), list) else []
     return Case(
         name=name,
         prompt=prompt.strip(),
@@ -341,8 +342,8 @@ def _judged(entry: dict, common: dict, arm: Any, folder: Path, bad: Any) -> Case
     reference = None
     if common["type"] == "baseline":
         rel = entry.get("baseline_file")
-        source = folder / rel if isinstance(rel, str) and rel.strip() else None
-        if source is None or not source.is_file() or ".." in Path(rel).parts:
+        source = folder / rel if isinstance(rel, str) and rel.strip() and ".." not in Path(rel).parts else None
+        if source is None or not source.is_file():
             bad("needs 'baseline_file': a file in the case folder holding the reference answer", "baseline_file")
             return None
         reference = read_suite_text(source)

@@ -141,7 +141,7 @@ def _dimension_entries(value: Any) -> dict[str, tuple[Any, Any]]:
 @dataclass(frozen=True)
 class DimensionRow:
     name: str
-    max_score: int
+    max_score: float  # a DimensionScore's (ruby-skill-bench's own are whole numbers)
     without: float | None
     with_skill: float | None
 
@@ -157,7 +157,7 @@ class WeakDimension:
     arm: str
     name: str
     score: float
-    max_score: int
+    max_score: float
     reason: str
 
 

@@ -162,7 +162,7 @@ def _dimension(item: Any, at: YamlPath, issues: IssueList, seen: dict[str, int |
                    (*at, "max_score"), field=f"{field}.max_score")
     if description is not None and not isinstance(description, str):
         issues.add("must be a string", (*at, "description"), field=f"{field}.description")
-    if len(issues.issues) > before:
+    if len(issues.issues) > before or not isinstance(name, str) or not isinstance(max_score, int):
         return None
     return Dimension(name, max_score, description or None)
 

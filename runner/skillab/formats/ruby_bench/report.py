@@ -79,7 +79,7 @@ def _score(value: float | None) -> str:
     return "n/a" if value is None else f"{value:g}/100"
 
 
-def _of(value: float | None, top: int) -> str:
+def _of(value: float | None, top: float) -> str:
     return "n/a" if value is None else f"{value:g}/{top}"
 
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from ...core.checks import DimensionScore, GraderResult
+from ...core.checks import DimensionScore, GraderKind, GraderResult
 from ...grading.graders import GradingInput, no_verdict, output_tail, stage_seed
 from ...grading.judge import json_objects
 from ...grading.rubric import grade_rubric
 from ...suite.model import RubricGrader
 from .specs import SkillgradeGrader, TaskGrader
 
-KIND = "verifier"
+KIND: GraderKind = "verifier"
 
 
 def grade_task(spec: SkillgradeGrader, grading: GradingInput) -> GraderResult:

@@ -93,7 +93,7 @@ def _text(raw: Any, root: Path) -> Any:
     return raw
 
 
-def _task(raw: Any, at: YamlPath, root: Path, defaults: dict, issues: IssueList, trials: set[int],
+def _task(raw: Any, at: tuple[str, int], root: Path, defaults: dict, issues: IssueList, trials: set[int],
           grader_files: Any = None) -> Case | None:
     field = f"tasks[{at[1]}]"
     if not isinstance(raw, dict):

@@ -148,6 +148,7 @@ def _read_task_md(path: Path) -> tuple[Any, str, IssueList]:
     if end is None:
         issues.add("the frontmatter opened with '---' on line 1 is never closed", line=1)
         issues.raise_if_any()
+    assert end is not None  # raised above
     front = "".join(lines[1:end])
     if not front.strip():
         issues.add("the frontmatter is empty — it needs at least schema_version", line=1)

@@ -99,10 +99,10 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
         return no_verdict("verifier", label, f"{exc} (the verifier ended with {result.describe()})", tail)
     passed = reward >= spec.reward_threshold
     reason = f"reward {reward:g} {'>=' if passed else '<'} {spec.reward_threshold:g}"
-    missing = _MISSING_MODULE.search(f"{result.stdout}\n{result.stderr}")
-    if not passed and missing:
+    module = _MISSING_MODULE.search(f"{result.stdout}\n{result.stderr}")
+    if not passed and module:
         # Likely a tool the interpreter lacks rather than the agent's work: say which python3 ran.
-        reason += f" ({missing.group(0).strip()[:120]}; {python.describe()})"
+        reason += f" ({module.group(0).strip()[:120]}; {python.describe()})"
     return GraderResult("verifier", label, passed, reason, score=reward, max_score=1.0, output=tail,
                         threshold=spec.reward_threshold)
 

@@ -185,7 +185,7 @@ def _task(
             case=label,
         )
     grader = _judge(raw.get("judge"), "judge" in raw, at, label, suite_dir, issues)
-    if len(issues.issues) > before or grader is None:
+    if len(issues.issues) > before or grader is None or not isinstance(prompt, str):
         return None
     return Case(
         name=label,
@@ -279,7 +279,7 @@ def _rubric(judge: dict[str, Any], where: tuple, label: str, issues: IssueList) 
         issues.add(f"must be a number from 0 to 1, got {threshold!r}",
                    (*where, "pass_threshold"), field="judge.pass_threshold", case=label)
         ok = False
-    return RubricGrader(rubric, float(threshold)) if ok else None
+    return RubricGrader(rubric, float(threshold)) if ok and isinstance(rubric, str) else None
 
 
 def _number(value: Any) -> bool:
