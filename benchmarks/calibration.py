@@ -39,7 +39,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class Scenario:
         return 0.0 if self.het_null else self.lift
 
 
-@lru_cache(maxsize=None)
+@cache
 def logit_shift(lift: float, baseline: str, spread: float) -> float:
     """The logit shift giving a population mean lift of ``lift`` (0..1), by bisection."""
     if lift <= 0:
@@ -136,7 +136,7 @@ def real_power(s: Scenario, n: int, lift: float, reps: int, seed: int) -> float:
     return hits / reps
 
 
-@lru_cache(maxsize=None)
+@cache
 def cases_really_needed(s: Scenario, reps: int, seed: int) -> int | None:
     """Smallest n (doubling, then bisection) whose real power at +10 pts reaches 0.8."""
     if ADVICE_TARGET_PTS / 100 > max_lift(s.baseline, s.spread):

@@ -196,9 +196,9 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> Floor | None:
     divided by the cores, the least wall time one bwrap per command allows here at any
     concurrency."""
     from skillab.sandbox.backend import active
-    from skillab.sandbox.view import View
     from skillab.sandbox.limits import ulimit_script
     from skillab.sandbox.process import run_command
+    from skillab.sandbox.view import View
 
     backend = active().backend
     if backend.name != "bwrap":

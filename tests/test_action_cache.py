@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from .action_harness import github, private_cache, run_action  # noqa: F401 (fixtures)
 from .skillgen import answers, grep_case, make_skill
 

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from skillab.errors import UsageError
-from skillab.github.entrypoint import main
 from skillab.github.action_yml import VARIANTS, render
+from skillab.github.entrypoint import main
 from skillab.github.inputs import INPUT_NAMES, INPUTS, read_inputs
 from skillab.secrets import SECRET_ENV_VARS
 

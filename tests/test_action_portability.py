@@ -19,8 +19,7 @@ import yaml
 
 from skillab.github.comment import with_marker
 
-from .action_harness import github, private_cache  # noqa: F401 (fixtures)
-from .action_harness import REPO, run_action
+from .action_harness import REPO, github, private_cache, run_action  # noqa: F401 (fixtures)
 from .fakes.model_server import text
 from .skillgen import answers, grep_case, make_skill
 from .test_action_pull_request import pr_files

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .action_harness import github, private_cache  # noqa: F401 (fixtures)
-from .action_harness import REPO, run_action
+from .action_harness import REPO, github, private_cache, run_action  # noqa: F401 (fixtures)
 from .fakes.github_server import GitHubServer
 from .skillgen import answers, grep_case, make_skill
 

@@ -4,8 +4,8 @@ a warning, and every other suite still runs and the pull request gets its commen
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 from pathlib import Path
 
 import pytest

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .action_harness import github, private_cache  # noqa: F401 (fixtures)
-from .action_harness import run_action
+from .action_harness import github, private_cache, run_action  # noqa: F401 (fixtures)
 from .fakes.model_server import FakeModelServer, text
 from .skillgen import answers, grep_case, make_skill
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .action_harness import github, private_cache  # noqa: F401 (fixtures)
-from .action_harness import REPO, run_action
+from .action_harness import REPO, github, private_cache, run_action  # noqa: F401 (fixtures)
 from .results_golden import ROOT, mask
 from .skillgen import answers, grep_case, make_skill
 from .workflow_sim import WorkflowSim

@@ -10,8 +10,8 @@ import pytest
 from skillevaluation import aggregation as reference
 from skillevaluation.outcomes import compute_verdict as reference_verdict
 
-from skillab.core.usage import Usage
 from skillab.core.records import OUTCOMES, ArmRecord, CaseRecord
+from skillab.core.usage import Usage
 from skillab.scoring import (
     RunAggregate,
     aggregate,

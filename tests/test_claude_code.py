@@ -18,12 +18,12 @@ import pytest
 
 from skillab.agents.base import ArmRequest
 from skillab.agents.claude_code import INSTALL_HINT, ClaudeCodeAdapter, parse_stream
-from .configs import run_config
 from skillab.errors import MissingDependencyError, ProviderAuthError
 from skillab.sandbox.workspace import Workspace
 from skillab.skill.loader import load_skill
 from skillab.suite.model import Case
 
+from .configs import run_config
 from .fakes.model_server import overloaded, text, tool_call, unauthorized
 from .skillgen import make_skill
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.formats.plugin_eval.graders import grade_plugin_case

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -19,11 +20,11 @@ from skillab.agents.base import ArmRequest
 from skillab.agents.cli_agent import CliAgent
 from skillab.agents.codex import CodexAdapter, parse_codex_events
 from skillab.agents.gemini_cli import GeminiCliAdapter, parse_gemini_events
-from .configs import run_config
 from skillab.errors import MissingDependencyError, ProviderAuthError
 from skillab.skill.loader import load_skill
 from skillab.suite.model import Case
 
+from .configs import run_config
 from .fakes.model_server import Reply, server_error, text, tool_call, unauthorized
 from .node_cli import codex_binary, gemini_binary
 from .skillgen import make_skill

@@ -25,8 +25,10 @@ from skillab.sandbox.workspace import Workspace
 
 from .configs import run_config
 from .fakes.model_server import text, tool_call
-from .test_claude_code import KEY as CLAUDE_KEY, _claude_binary, request
-from .test_cli_agents import CLIS, adapter as cli_adapter
+from .test_claude_code import KEY as CLAUDE_KEY
+from .test_claude_code import _claude_binary, request
+from .test_cli_agents import CLIS
+from .test_cli_agents import adapter as cli_adapter
 
 IN_TOKENS, OUT_TOKENS = 1200, 40
 

@@ -9,8 +9,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from skillab.errors import SuiteError, SuiteIssue
-from skillab.suite import SUITE_MAX_BYTES, Setup, load_suite, parse_eval_yaml
 from skillab.formats.eval_yaml.parser import REMOVED_REV1_KEYS, schema
+from skillab.suite import SUITE_MAX_BYTES, Setup, load_suite, parse_eval_yaml
 from skillab.suite.model import setup_path_problem
 from skillab.yaml_source import MAX_ALIAS_EXPANSION, MAX_NODES
 

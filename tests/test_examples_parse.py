@@ -20,8 +20,8 @@ import pytest
 from skillab.agents.base import ArmRequest
 from skillab.agents.mock import MockAdapter, load_mock_responses
 from skillab.grading.judge import Judge
-from skillab.providers.mock import MockModel
 from skillab.grading.trajectory import render_v1
+from skillab.providers.mock import MockModel
 from skillab.skill.loader import Skill, load_skill
 from skillab.suite import Case, Suite, load_suite
 from skillab.suite.trigger import suite_trigger_queries

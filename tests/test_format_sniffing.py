@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.formats.evals_json.specs import ChecklistGrader

@@ -21,7 +21,6 @@ from skillab.github.workflow_commands import (
 from .action_harness import EVENTS, parse_output_file
 
 
-
 def test_annotation_escapes_message_and_properties():
     line = Annotation("error", "bad 100%\nsecond line", file="skills/a,b/eval.yaml", line=12,
                       title="x: y").render()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from skillab.core.checks import DimensionScore, GraderResult
 from skillab.errors import ProviderError
 from skillab.formats.ruby_bench.dimensions import (
     DIMENSION_SYSTEM,
@@ -21,7 +22,6 @@ from skillab.formats.skillsbench.specs import VerifierGrader
 from skillab.formats.skillsbench.verifier import grade_verifier, read_reward
 from skillab.formats.task_suite.graders import grade_contains, grade_pytest
 from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
-from skillab.core.checks import DimensionScore, GraderResult
 from skillab.grading.graders import (
     AI_OUTPUT_ENV,
     GradingInput,

@@ -20,8 +20,8 @@ import pytest
 
 from skillab.agents.mock import load_mock_responses
 from skillab.cli import main
-from skillab.harbor.export import MANIFEST
 from skillab.core.runlog import RunLog
+from skillab.harbor.export import MANIFEST
 from skillab.reports.summary import summarize
 
 from .results_golden import ROOT

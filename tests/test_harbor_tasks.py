@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from skillab.cli import main
-from skillab.suite import load_suite
 from skillab.formats.skillsbench.dockerfile import expand_variables
+from skillab.suite import load_suite
 
 # Four checks on answer.json; the reward is the share that hold (partial credit, as SkillsBench
 # verifiers give it).

@@ -12,8 +12,7 @@ import yaml
 from skillab.cli import main
 from skillab.grading.judge import SYSTEM_PROMPT as JUDGE_SYSTEM
 
-from .action_harness import github, private_cache  # noqa: F401 (fixtures)
-from .action_harness import run_action
+from .action_harness import github, private_cache, run_action  # noqa: F401 (fixtures)
 from .fakes.model_server import FakeModelServer, text
 
 SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-api03-init-" + "A" * 32, "OPENAI_API_KEY": "sk-proj-init" + "O" * 40,

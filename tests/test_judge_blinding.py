@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-
 from skillab.cli import main
 from skillab.grading.blinding import WITHHELD_OUTPUT, blind_transcript
 from skillab.grading.judge import fenced_blocks

@@ -8,13 +8,13 @@ import pytest
 
 from skillab.agents.base import ArmRequest
 from skillab.agents.llm import LlmAdapter
-from .configs import run_config
 from skillab.errors import ProviderAuthError, UsageError
 from skillab.providers import RetryPolicy
 from skillab.providers.openai_compat import OpenAICompatClient
 from skillab.skill.loader import load_skill
 from skillab.suite.model import Case
 
+from .configs import run_config
 from .fakes.model_server import server_error, text
 from .skillgen import make_skill
 

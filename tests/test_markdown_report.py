@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-
 from skillab.reports import escape
 from skillab.reports.markdown import (
     GITHUB_COMMENT_LIMIT,

@@ -8,11 +8,12 @@ import pytest
 
 from skillab.agents.base import ArmRequest
 from skillab.agents.mock import MockAdapter, MockAnswer, default_answer, load_mock_responses
-from .configs import run_config
 from skillab.errors import EXIT_USAGE, SandboxError, SkillabError
 from skillab.grading.trajectory import render_v1
 from skillab.skill.loader import Skill
 from skillab.suite.model import Case
+
+from .configs import run_config
 
 CASE = Case(name="greet", prompt="Say hello to the team.")
 SKILL = Skill(root=Path("."), name="greeter", description="Greets.", body="Always greet with 'Ahoy'.")

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from .configs import judge_model_of, run_config
 from skillab.core.settings import Credentials
 from skillab.errors import ProviderAuthError
 from skillab.grading.judge import SYSTEM_PROMPT, Judge, fenced_blocks
@@ -17,6 +16,7 @@ from skillab.providers.anthropic import AnthropicClient
 from skillab.providers.judge_transport import ProviderJudgeTransport
 from skillab.providers.model_family import judge_independence_warning, model_family
 
+from .configs import judge_model_of, run_config
 from .fakes.model_server import overloaded, text
 
 INJECTION = (

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from skillab.core.usage import Usage
 from skillab.cli import main
-from skillab.engine.arm import combine_attempts
 from skillab.core.records import ArmRecord
+from skillab.core.usage import Usage
+from skillab.engine.arm import combine_attempts
 
 from .fakes.model_server import FakeModelServer, text, tool_call
 from .skillgen import answers, grep_case, make_skill

@@ -9,7 +9,6 @@ from email.utils import formatdate
 import pytest
 
 from skillab.core.usage import Usage
-from .configs import run_config, agent_settings_of, judge_settings_of
 from skillab.errors import ProviderAuthError, ProviderEndpointError, ProviderError, UsageError
 from skillab.providers import (
     Message,
@@ -31,6 +30,7 @@ from skillab.providers.retry import (
     retry_after_seconds,
 )
 
+from .configs import agent_settings_of, judge_settings_of, run_config
 from .fakes.model_server import (
     FakeModelServer,
     Hang,

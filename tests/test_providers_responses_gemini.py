@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from .configs import run_config, agent_settings_of, judge_settings_of
 from skillab.errors import ProviderAuthError, ProviderError
 from skillab.providers import (
     Message,
@@ -19,6 +18,7 @@ from skillab.providers import (
 from skillab.providers.gemini import GeminiClient
 from skillab.providers.openai_responses import OpenAIResponsesClient
 
+from .configs import agent_settings_of, judge_settings_of, run_config
 from .fakes.model_server import rate_limited, server_error, text, tool_call, unauthorized
 
 FAST = RetryPolicy(max_attempts=3, base_delay_s=0.001, max_delay_s=0.002)

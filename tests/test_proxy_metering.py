@@ -225,10 +225,10 @@ def test_a_request_for_another_model_is_refused_and_never_sent(server):
 
 def test_a_body_naming_the_model_twice_is_refused(server):
     # Parsers differ on which duplicate counts: the upstream might read the expensive one.
-    raw = ('{"model": "claude-haiku-4-5", "max_tokens": 5, "messages": [], '
-           '"model": "claude-opus-4-1"}').encode()
-    escaped = ('{"model": "claude-opus-4-1", "max_tokens": 5, "messages": [], '
-               '"\\u006dodel": "claude-haiku-4-5"}').encode()
+    raw = (b'{"model": "claude-haiku-4-5", "max_tokens": 5, "messages": [], '
+           b'"model": "claude-opus-4-1"}')
+    escaped = (b'{"model": "claude-opus-4-1", "max_tokens": 5, "messages": [], '
+               b'"\\u006dodel": "claude-haiku-4-5"}')
     with metered(server) as proxy:
         replies = [exchange(proxy, b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: "
                             + str(len(body)).encode() + b"\r\n\r\n" + body) for body in (raw, escaped)]

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from skillab.cli import main
 
 SUITES = Path(__file__).resolve().parent / "public_suites"

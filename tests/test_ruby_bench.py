@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillab.providers.mock import MockModel
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.formats.ruby_bench.dimensions import DIMENSION_SYSTEM
 from skillab.formats.ruby_bench.specs import DimensionGrader
 from skillab.grading.judge import fenced_blocks
+from skillab.providers.mock import MockModel
 from skillab.suite import load_suite
 from skillab.suite.json_source import parse_located_json
 

@@ -10,8 +10,8 @@ timeouts, and limits lowered for the bombs.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from skillab.engine.against import open_original
-from skillab.errors import UsageError
-from skillab.engine.cache import BaselineCache
-from skillab.grading.validators import run_validators
 from skillab.core.checks import GraderResult
 from skillab.core.records import ArmRecord
+from skillab.engine.against import open_original
+from skillab.engine.cache import BaselineCache
+from skillab.errors import UsageError
+from skillab.grading.validators import run_validators
 from skillab.sandbox.backend import active, use_sandbox
 from skillab.sandbox.image import STORE_ENV, image_sandbox
 from skillab.sandbox.limits import MAX_PIDS_ENV, MEMORY_MB_ENV, cgroup_support
@@ -309,8 +309,8 @@ def test_a_skill_inside_a_mounted_directory_is_covered_and_stays_covered(arms, t
 
 
 def test_a_system_python_is_not_covered_but_a_virtualenv_inside_the_system_is(monkeypatch):
-    from skillab.sandbox.view import View
     from skillab.sandbox.bwrap import _covers
+    from skillab.sandbox.view import View
 
     view = View(Path("/tmp/ws"), Path("/tmp/ws"))
     monkeypatch.setattr(sys, "prefix", "/usr/local")

@@ -14,11 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from skillab.sandbox import limits
+from skillab.sandbox import limits, scratch
 from skillab.sandbox.cgroup_keeper import STOCK
-from skillab.sandbox import scratch
-from skillab.sandbox.limits import (MAX_PIDS_ENV, MEMORY_MB_ENV, cgroup_support, command_cgroup,
-                                    sweep_cgroups)
+from skillab.sandbox.limits import MAX_PIDS_ENV, MEMORY_MB_ENV, cgroup_support, command_cgroup, sweep_cgroups
 from skillab.sandbox.scratch import SCRATCH_ENV, roomy_tmpfs, run_scratch
 from skillab.sandbox.workspace import Workspace, run_in
 

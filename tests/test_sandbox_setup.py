@@ -8,7 +8,6 @@ from skillab.sandbox.setup import prepare
 from skillab.suite.model import Setup
 
 
-
 def test_files_are_written_before_commands_run(workspace):
     setup = Setup(
         files={"seed.sql": "create table t(x);", "data/rows.csv": "a\n"},

@@ -7,7 +7,12 @@ import json
 import pytest
 
 from skillab.secrets import (
-    MASK, Redactor, is_secret_env_var, redact, redact_data, secret_values,
+    MASK,
+    Redactor,
+    is_secret_env_var,
+    redact,
+    redact_data,
+    secret_values,
 )
 
 ANTHROPIC_KEY = "sk-ant-api03-" + "A1b2C3d4" * 6
@@ -109,10 +114,10 @@ def test_the_key_reaches_only_the_auth_header_and_never_a_result(tmp_path, monke
 
     from skillab.agents.agent import AgentAdapter
     from skillab.agents.base import ArmRequest
-    from .configs import run_config
     from skillab.sandbox.workspace import Workspace
     from skillab.suite.model import Case
 
+    from .configs import run_config
     from .fakes.model_server import FakeModelServer, http_error, text, tool_call
 
     key = "sk-ant-api03-" + "S3cr3t" * 8

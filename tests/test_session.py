@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from skillab.core import settings as settings_module
-from skillab.core.events import (ArmFinished, Broadcast, CaseFinished, RunFinished, RunStarted,
-                                 SubscriberFailed)
+from skillab.core.events import ArmFinished, Broadcast, CaseFinished, RunFinished, RunStarted, SubscriberFailed
 from skillab.core.settings import Credentials
 from skillab.reports.results import document
+from skillab.secrets import Redactor
 from skillab.session import Session, SuiteRun
 from skillab.session.checkpoint import Checkpoint, read_journal, with_journal
-from skillab.secrets import Redactor
 
 from .configs import run_config
 from .skillgen import answers, grep_case, make_skill

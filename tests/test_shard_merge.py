@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
 from skillab.engine.shard import Shard, expected_cost, plan_shards
 from skillab.errors import UsageError
-from skillab.core.runlog import RunLog
 from skillab.reports.summary import summarize
 from skillab.suite.model import Case, ValidatorSpec
 

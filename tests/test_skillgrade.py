@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.suite import load_suite

@@ -9,8 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from skillab.cli import main
-from .configs import run_config
 from skillab.engine.prepare import prepare_suite
 from skillab.engine.runner import Execution
 from skillab.errors import SuiteError
@@ -18,6 +18,7 @@ from skillab.formats.skillsbench.parser import prompt_section, rewrite_paths
 from skillab.formats.skillsbench.specs import VerifierGrader
 from skillab.suite import load_suite
 
+from .configs import run_config
 from .fakes.agents import ListingAdapter
 from .fakes.model_server import FakeModelServer, text, tool_call
 

@@ -7,13 +7,14 @@ import json
 import random
 
 import pytest
-from scipy.stats import binomtest, fisher_exact, t as student_t
+from scipy.stats import binomtest, fisher_exact
+from scipy.stats import t as student_t
 
-from skillab.session import gate_failures
 from skillab.core.records import ArmRecord, CaseRecord
 from skillab.scoring import classify_outcome, paired_statistics
 from skillab.scoring.inference import CasePair, sign_flip_lower_p, sign_flip_p, t_quantile
 from skillab.scoring.statistics import case_statistics, fisher_lower_p, mcnemar_exact_p, pooled_statistics
+from skillab.session import gate_failures
 
 
 def rec(case: str, with_passed: bool, without_passed: bool, run: int = 0, *, errored: bool = False,

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.suite import load_suite

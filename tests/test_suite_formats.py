@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+
+from skillab.core.checks import GraderResult
 from skillab.errors import SuiteError, UsageError
 from skillab.formats import DEFAULT_REGISTRY, Grader, SuiteFormat
-from skillab.core.checks import GraderResult
 from skillab.grading.graders import GradingInput
 from skillab.suite import (
     FormatRegistry,

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillab.providers.mock import MockModel
 from skillab.cli import main
 from skillab.errors import SuiteError
 from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
 from skillab.grading.judge import fenced_blocks
 from skillab.grading.rubric import RUBRIC_SYSTEM
+from skillab.providers.mock import MockModel
 from skillab.suite import load_suite
 from skillab.suite.model import RubricGrader
 
@@ -299,9 +299,10 @@ def test_a_suite_copied_elsewhere_keeps_working(tmp_path, capsys):
 
 
 def test_fixtures_beside_the_skill_never_reach_an_agent_but_reach_the_judge(tmp_path):
-    from .configs import run_config
     from skillab.engine.prepare import prepare_suite
     from skillab.engine.runner import Execution
+
+    from .configs import run_config
 
     path = write_suite(tmp_path / "demo", task_with(judge={"type": "pytest", "test_file": "fixtures/test_json.py"}))
     (path.parent / "notes.md").write_text("bundled with the skill\n")

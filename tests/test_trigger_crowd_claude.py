@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from skillab.agents.claude_code import ClaudeCodeAdapter
-from .configs import run_config
 from skillab.engine.prepare import prepare_suite
 from skillab.engine.trigger import run_triggers
 
+from .configs import run_config
 from .fakes.model_server import text, tool_call
 from .test_claude_code import KEY, _claude_binary, turns_so_far
 

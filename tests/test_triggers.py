@@ -22,8 +22,7 @@ from skillab.scoring.trigger import (
 from skillab.suite import load_suite
 from skillab.suite.trigger import load_trigger_file, suite_trigger_queries
 
-from .action_harness import github, private_cache  # noqa: F401 (fixtures)
-from .action_harness import run_action
+from .action_harness import github, private_cache, run_action  # noqa: F401 (fixtures)
 from .fakes.model_server import FakeModelServer, http_error, text, tool_call
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "changelog-entry"

@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .action_harness import github, private_cache  # noqa: F401 (fixtures)
-from .action_harness import run_action
+from .action_harness import github, private_cache, run_action  # noqa: F401 (fixtures)
 from .skillgen import answers, grep_case, make_skill
 
 NO_BWRAP = {"SKILLAB_BWRAP": "/nonexistent/bwrap"}

@@ -6,15 +6,36 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import __version__
-from .commands.choices import (add_sampling_arguments, adapter_list, finite_float, lift_pts, non_negative_float, non_negative_int,
-                               positive_float, positive_int, probability, provider_name, reporter_choice,
-                               share, unit_interval)
-from .commands.parser_extras import (SuggestingParser, add_cache_parser, add_init_arguments, add_selection_arguments,
-                                     apply_run_config, config_help, describe_action, finish_run_config)
+from .commands.choices import (
+    adapter_list,
+    add_sampling_arguments,
+    finite_float,
+    lift_pts,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    probability,
+    provider_name,
+    reporter_choice,
+    share,
+    unit_interval,
+)
+from .commands.parser_extras import (
+    SuggestingParser,
+    add_cache_parser,
+    add_init_arguments,
+    add_selection_arguments,
+    apply_run_config,
+    config_help,
+    describe_action,
+    finish_run_config,
+)
 from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 from .errors import EXIT_INTERRUPTED, SkillabError
 
@@ -92,7 +113,7 @@ class _Unbuilt:
     def add_argument(self, *args: Any, **kwargs: Any) -> None:
         return None
 
-    def add_argument_group(self, *args: Any, **kwargs: Any) -> "_Unbuilt":
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> _Unbuilt:
         return self
 
     def set_defaults(self, **kwargs: Any) -> None:

@@ -8,11 +8,12 @@ provider quotes in an error, never lands in an output.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 import json
 import os
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 MASK = "[REDACTED]"
 
@@ -130,7 +131,7 @@ class Redactor:
     values: tuple[str, ...] = ()
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> "Redactor":
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Redactor:
         return cls(tuple(secret_values(environ)))
 
     def text(self, text: str) -> str:

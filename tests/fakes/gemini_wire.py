@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 GEMINI_ROUTE = re.compile(r"^/(?:v1beta|v1)/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
 _STATUS_NAMES = {

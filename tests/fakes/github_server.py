@@ -107,7 +107,7 @@ class GitHubServer:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def __enter__(self) -> "GitHubServer":
+    def __enter__(self) -> GitHubServer:
         self._thread.start()
         return self
 

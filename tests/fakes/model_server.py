@@ -30,9 +30,10 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import Any
 
 from . import gemini_wire, responses_wire
 
@@ -89,7 +90,7 @@ class Malformed:
     body: str = '{"id": "msg_broken", "type": "message", "content": [{"type": "te'
 
 
-Scripted = Union[Reply, HttpError, Hang, Malformed]
+Scripted = Reply | HttpError | Hang | Malformed
 Handler = Callable[["RecordedRequest"], Scripted]
 
 
@@ -270,7 +271,7 @@ class FakeModelServer:
         )
 
     # lifecycle
-    def start(self) -> "FakeModelServer":
+    def start(self) -> FakeModelServer:
         self._thread.start()
         return self
 
@@ -279,7 +280,7 @@ class FakeModelServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "FakeModelServer":
+    def __enter__(self) -> FakeModelServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

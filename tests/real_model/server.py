@@ -79,7 +79,7 @@ class LlamaServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "LlamaServer":
+    def start(self) -> LlamaServer:
         gguf = gguf_path()
         assert gguf is not None, missing()
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
@@ -115,7 +115,7 @@ class LlamaServer:
             proc.kill()
             proc.wait(timeout=10)
 
-    def __enter__(self) -> "LlamaServer":
+    def __enter__(self) -> LlamaServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -14,13 +14,13 @@ import hashlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ProviderError, UsageError
-from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..core.contracts import ModelClient
 from ..core.messages import Message, ToolOutcome, ToolUse
+from ..core.usage import Usage
+from ..errors import ProviderError, UsageError
+from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..secrets import redact
 from ..skill.loader import Skill
-from ..core.usage import Usage
 from .base import AgentResult, ArmRequest, sampling
 from .skill_view import (
     DISCOVER_DIR,
@@ -81,7 +81,7 @@ class AgentAdapter:
         self.endpoint = endpoint
 
     @classmethod
-    def from_config(cls, config: "RunConfig") -> "AgentAdapter":
+    def from_config(cls, config: RunConfig) -> AgentAdapter:
         from ..providers.registry import agent_settings, create_client, resolve_base_url
 
         settings = agent_settings(config.agent.model, config.tuning)
@@ -199,7 +199,7 @@ class AgentAdapter:
         toolbox: Toolbox,
         call: ToolUse,
         step: ModelTurn,
-        watch: "_ActivationWatch",
+        watch: _ActivationWatch,
         touched: list[str],
     ) -> ToolOutcome:
         started = time.monotonic()

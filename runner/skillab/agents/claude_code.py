@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.usage import Usage
 from ..grading.trajectory import ModelTurn, ToolCall
+from ..sandbox.workspace import HOME_NAME, safe_join
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE, Skill
-from ..core.usage import Usage
 from .base import ArmRequest
-from ..sandbox.workspace import HOME_NAME, safe_join
 from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
 from .skill_view import folder_name

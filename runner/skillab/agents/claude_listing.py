@@ -72,7 +72,7 @@ class _Capture:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_port}"
 
-    def __enter__(self) -> "_Capture":
+    def __enter__(self) -> _Capture:
         self.thread.start()
         return self
 

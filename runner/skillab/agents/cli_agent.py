@@ -26,27 +26,28 @@ import secrets
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..core.usage import Usage
 from ..errors import MissingDependencyError, ProviderAuthError
 from ..grading.trajectory import ToolCall, Trajectory
-from ..sandbox.view import ProxyRoute, View
+from ..providers.pricing import cost_usd
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.metering import SpendMeter
+from ..sandbox.nofollow import remove_inside
 from ..sandbox.process import CommandResult, run_command
 from ..sandbox.programs import install_paths, resolved_binary, token_holder
 from ..sandbox.sealed import sealed_binds
-from ..sandbox.nofollow import remove_inside
+from ..sandbox.view import ProxyRoute, View
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in, safe_join
-from ..providers.pricing import cost_usd
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
-from ..core.usage import Usage
 from .base import AgentResult, ArmRequest
-from .cli_session import CliSummary, Launch, apply_tally
 from .cli_events import workspace_relative
+from .cli_session import CliSummary, Launch, apply_tally
 from .skill_view import folder_name, stage_skill, unstage
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ class CliAgent(ABC):
         return f"npm install -g {cls.package}"
 
     @classmethod
-    def from_config(cls, config: "RunConfig") -> "CliAgent":
+    def from_config(cls, config: RunConfig) -> CliAgent:
         binary = cls.find_binary()
         environ = config.credentials.environ
         api_key = cls.read_key(environ)

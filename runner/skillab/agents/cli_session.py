@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ..core.usage import Usage
 from ..grading.trajectory import ModelTurn
-from ..sandbox.view import ProxyRoute
 from ..sandbox.metering import Tally
+from ..sandbox.view import ProxyRoute
 
 
 @dataclass(frozen=True)

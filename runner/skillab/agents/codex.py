@@ -27,10 +27,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.usage import Usage
 from ..grading.trajectory import ModelTurn, ToolCall
 from ..providers.pricing import cost_usd
 from ..secrets import redact
-from ..core.usage import Usage
 from .base import ArmRequest
 from .cli_agent import CliAgent, CliSummary
 from .cli_events import json_lines

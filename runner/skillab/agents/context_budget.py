@@ -22,8 +22,9 @@ every count here is an estimate at 4 characters a token, and says so (``method``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..skill.loader import Skill
 

@@ -11,10 +11,10 @@ import hashlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ProviderError, UsageError
-from ..grading.trajectory import ModelTurn, Trajectory
 from ..core.contracts import ModelClient
 from ..core.messages import Message
+from ..errors import ProviderError, UsageError
+from ..grading.trajectory import ModelTurn, Trajectory
 from ..secrets import redact
 from .base import AgentResult, ArmRequest, sampling
 from .skill_view import INLINE_TEMPLATE, inline_section
@@ -47,7 +47,7 @@ class LlmAdapter:
         self.endpoint = endpoint
 
     @classmethod
-    def from_config(cls, config: "RunConfig") -> "LlmAdapter":
+    def from_config(cls, config: RunConfig) -> LlmAdapter:
         from ..providers.registry import agent_settings, create_client, resolve_base_url
 
         if config.agent.skill_loading != "inline":

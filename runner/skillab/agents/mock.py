@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.usage import Usage
 from ..errors import SandboxError
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..providers.mock import MockModel, default_answer
-from ..suite.mock_script import ARM_KEY, MOCK_RESPONSES_FILE, MockAnswer, load_mock_responses
 from ..sandbox.workspace import safe_join
-from ..core.usage import Usage
+from ..suite.mock_script import ARM_KEY, MOCK_RESPONSES_FILE, MockAnswer, load_mock_responses
 from .base import AgentResult, ArmRequest
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class MockAdapter:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, config: RunConfig) -> "MockAdapter":
+    def from_config(cls, config: RunConfig) -> MockAdapter:
         agent = config.agent
         adapter = cls(latency_ms=agent.mock_latency_ms)
         if agent.mock_responses is not None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from ..errors import SandboxError
 from ..core.messages import ToolSpec
+from ..errors import SandboxError
 from ..sandbox.process import CommandResult
 from ..sandbox.workspace import run_in, safe_join
 from ..secrets import redact

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 def adapter_list(text: str) -> tuple[str, ...]:

@@ -10,8 +10,16 @@ import subprocess
 from pathlib import Path
 
 from ..errors import EXIT_OK, UsageError
-from .init_workflow import PLACEHOLDER_REF, SCHEMA_PATH, action_ref, append_ignores, missing_ignores, schema_text, workflow
 from .console import say
+from .init_workflow import (
+    PLACEHOLDER_REF,
+    SCHEMA_PATH,
+    action_ref,
+    append_ignores,
+    missing_ignores,
+    schema_text,
+    workflow,
+)
 
 SKILL_MD = """\
 ---

@@ -13,7 +13,6 @@ from .run import gate_exit, write_reports
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from ..reports.merge import load_shards, merge_shards
-
     from ..reports.results import document
 
     logs = merge_shards(load_shards(args.documents))

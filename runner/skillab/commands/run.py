@@ -13,8 +13,8 @@ from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
 from .console import say
 from .saved_results import load_results
-from .targets import suite_targets
 from .settings import configs_from_args
+from .targets import suite_targets
 
 
 def check_destinations(args: argparse.Namespace) -> None:
@@ -56,8 +56,8 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
         raise UsageError(f"{len(problems)} of {len(targets)} suites cannot run, so none ran:\n"
                          + "\n".join(str(exc) for exc in problems))
     if config.agent.adapter == "mock":
-        from ..suite.mock_script import check_case_names, scripted_names
         from ..suite import load_suite
+        from ..suite.mock_script import check_case_names, scripted_names
 
         scripts: dict[Path, set[str]] = {}
         for target, ready in zip(targets, prepared):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .targets import suite_targets
 from ..core.wording import counted
 from ..errors import EXIT_OK, EXIT_USAGE, SkillabError, SuiteError
+from .targets import suite_targets
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -52,8 +52,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def check_own_mock_script(path, suite) -> None:
     """The skill's own mock-responses.yaml, checked as ``run --adapter mock`` checks it: a case
     renamed in the suite but not in the script would pass here and stop the mock run."""
-    from ..suite.mock_script import MOCK_RESPONSES_FILE, check_case_names, scripted_names
     from ..skill import load_skill
+    from ..suite.mock_script import MOCK_RESPONSES_FILE, check_case_names, scripted_names
 
     script = (path if path.is_dir() else path.parent) / MOCK_RESPONSES_FILE
     if script.is_file():

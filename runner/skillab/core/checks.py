@@ -39,7 +39,7 @@ class ValidatorResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ValidatorResult":
+    def from_dict(cls, data: dict[str, Any]) -> ValidatorResult:
         return cls(**data)
 
 
@@ -65,7 +65,7 @@ class ExpectationResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ExpectationResult":
+    def from_dict(cls, data: dict[str, Any]) -> ExpectationResult:
         return cls(**data)
 
 
@@ -121,7 +121,7 @@ class GraderResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "GraderResult":
+    def from_dict(cls, data: dict[str, Any]) -> GraderResult:
         return cls(
             kind=data["kind"],
             label=str(data.get("label", "")),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Protocol
 
 from .records import ArmRecord, CaseRecord
 from .runlog import RunLog
@@ -84,7 +84,7 @@ class RunFinished:
     sharded: bool = False
 
 
-Event = Union[RunStarted, ArmFinished, CaseFinished, TriggerTrialFinished, Notice, RunFinished]
+Event = RunStarted | ArmFinished | CaseFinished | TriggerTrialFinished | Notice | RunFinished
 Emit = Callable[[Event], None]
 
 

@@ -57,7 +57,7 @@ class Message:
     tool_results: tuple[ToolOutcome, ...] = ()
 
     @classmethod
-    def user(cls, text: str) -> "Message":
+    def user(cls, text: str) -> Message:
         return cls("user", text=text)
 
 

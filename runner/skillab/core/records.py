@@ -66,7 +66,7 @@ class PassKSummary:
                 "attempts": [a.to_dict() for a in self.attempts]}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "PassKSummary":
+    def from_dict(cls, data: dict[str, Any]) -> PassKSummary:
         return cls(**{**data, "attempts": [PassKAttempt(**a) for a in data["attempts"]]})
 
 
@@ -173,7 +173,7 @@ class ArmRecord:
         return extra
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ArmRecord":
+    def from_dict(cls, data: dict[str, Any]) -> ArmRecord:
         extra = data.get("extra") or {}
         unknown = sorted(set(extra) - set(_EXTRA))
         if unknown:
@@ -242,7 +242,7 @@ class CaseRecord:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "CaseRecord":
+    def from_dict(cls, data: dict[str, Any]) -> CaseRecord:
         original = data.get("original")
         return cls(
             case_name=data["case_name"],

@@ -67,7 +67,7 @@ class RunSettings:
     stop_early: dict[str, Any] | None = None
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> "RunSettings":
+    def from_json(cls, doc: dict[str, Any]) -> RunSettings:
         judge = doc["usage"].get("judge")
         timings = doc["timings"]
         comparison = doc.get("comparison")
@@ -206,7 +206,7 @@ class RunLog:
         return doc
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> "RunLog":
+    def from_json(cls, doc: dict[str, Any]) -> RunLog:
         """The log a results document was written from; ``ValueError`` if it is not one."""
         if doc.get("format") != FORMAT:
             raise ValueError(f"not a skillab results document (format {doc.get('format')!r})")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace, dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -103,7 +103,7 @@ class Credentials:
 
     @classmethod
     def resolve(cls, given: Mapping[str, str] | None = None,
-                environ: Mapping[str, str] | None = None) -> "Credentials":
+                environ: Mapping[str, str] | None = None) -> Credentials:
         base = os.environ if environ is None else environ
         return cls({**base, **{name: value for name, value in (given or {}).items() if value}})
 
@@ -158,7 +158,7 @@ class EngineSettings:
     # listed takes ``case_names``).
     case_selection: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
-    def for_target(self, target: Path) -> "EngineSettings":
+    def for_target(self, target: Path) -> EngineSettings:
         """These settings with the case names ``case_selection`` gives ``target``."""
         key = str(Path(target).resolve())
         for path, names in self.case_selection:

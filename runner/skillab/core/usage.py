@@ -20,7 +20,7 @@ class Usage:
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    def add(self, other: "Usage") -> "Usage":
+    def add(self, other: Usage) -> Usage:
         cost = None
         if self.cost_usd is not None or other.cost_usd is not None:
             cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
@@ -43,7 +43,7 @@ class Usage:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Usage":
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
         return cls(
             int(data.get("input_tokens", 0)),
             int(data.get("output_tokens", 0)),

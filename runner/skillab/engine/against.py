@@ -125,7 +125,7 @@ class GitRepo:
     toplevel: Path
 
     @classmethod
-    def containing(cls, directory: Path) -> "GitRepo | None":
+    def containing(cls, directory: Path) -> GitRepo | None:
         # Found by walking up rather than asked of git, so the repository can be named as a
         # safe.directory: a CI checkout owned by another user is otherwise refused, and its
         # suite's commands are run anyway, so trusting its git config adds no exposure.

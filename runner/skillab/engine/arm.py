@@ -23,24 +23,25 @@ from pathlib import Path
 from typing import Any
 
 from ..agents.base import AgentResult, ArmName, ArmRequest
+from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
 from ..core.contracts import Agent
+from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
 from ..core.usage import Usage
 from ..errors import ProviderAuthError
-from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
 from ..formats.grading import run_graders
-from ..grading.graders import GradingInput, stage_seed
-from ..grading.workspace_diff import changes, render_changes, shown, snapshot
 from ..grading.blinding import blind_transcript
+from ..grading.graders import GradingInput, stage_seed
 from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
-from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
+from ..grading.workspace_diff import changes, render_changes, shown, snapshot
 from ..sandbox.backend import active
 from ..sandbox.disk_budget import DISK_MB_ENV, budget_bytes
-from ..sandbox.pristine import changes as tampered, describe_tampering, fingerprint, tops
+from ..sandbox.pristine import changes as tampered
+from ..sandbox.pristine import describe_tampering, fingerprint, tops
 from ..sandbox.process import stopping
-from ..scoring.pass_at_k import pass_at_k
 from ..sandbox.setup import prepare
 from ..sandbox.workspace import Workspace
+from ..scoring.pass_at_k import pass_at_k
 from ..secrets import redact
 from ..skill.loader import Skill
 from ..suite.model import Case

@@ -25,15 +25,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import math
+import os
 import secrets
 import stat
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_json
@@ -274,7 +274,7 @@ def _validated(data: Any, scope: str, key: str) -> ArmRecord:
     return record
 
 
-def baseline_slot(job: "ArmJob", skill: "Skill", config: "RunConfig", adapter: Any,
+def baseline_slot(job: ArmJob, skill: Skill, config: RunConfig, adapter: Any,
                   judge: Any | None) -> tuple[str, str]:
     """The cache's (scope, key) for a baseline arm: everything its verdict depends on."""
     from ..formats.grading import grading_scope

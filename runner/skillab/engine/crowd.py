@@ -24,10 +24,10 @@ def load_crowd(directory: Path, candidate: Skill) -> Crowd:
     """The skills in ``directory`` (each a subdirectory holding SKILL.md) but the candidate,
     found by path or by name. A sibling that does not load is left out with a warning, and one
     whose queries do not load is offered without them: they are not what is under test."""
-    from ..errors import SkillabError, UsageError
     from ..agents.skill_view import folder_name
-    from ..skill.loader import SKILL_FILE, load_skill
+    from ..errors import SkillabError, UsageError
     from ..formats.trigger.siblings import sibling_queries
+    from ..skill.loader import SKILL_FILE, load_skill
 
     directory = Path(directory)
     if not directory.is_dir():

@@ -14,10 +14,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.settings import RunConfig
 from ..core.usage import Usage
 from ..core.wording import counted
 from ..providers.pricing import cost_usd, price_of
-from ..core.settings import RunConfig
 from .prepare import Prepared
 from .resume import kept_arms
 from .runner import Execution

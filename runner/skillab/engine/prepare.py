@@ -5,10 +5,11 @@ input fails here, before the first case starts."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..core.settings import EngineSettings, RunConfig
 from ..errors import UsageError

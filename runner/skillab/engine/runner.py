@@ -6,36 +6,45 @@ import tempfile
 import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from queue import Empty, SimpleQueue
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from queue import Empty, SimpleQueue
 from typing import Any
 
 from ..agents.base import ArmName
 from ..agents.context_budget import context_block
 from ..agents.registry import create_adapter, create_judge
-from ..core.events import (ArmFinished, CaseFinished, Emit, Event, Notice, RunFinished, RunStarted,
-                           SubscriberFailed, ignore)
 from ..core.contracts import Agent
-from ..core.settings import RunConfig
-from ..heap import limit_arenas
+from ..core.events import (
+    ArmFinished,
+    CaseFinished,
+    Emit,
+    Event,
+    Notice,
+    RunFinished,
+    RunStarted,
+    SubscriberFailed,
+    ignore,
+)
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
+from ..core.settings import RunConfig
+from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
 from ..reports.summary import summarize
-from ..sandbox.isolation import detect_isolation
 from ..sandbox.backend import require_sandbox
+from ..sandbox.isolation import detect_isolation
 from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
+from ..scoring.history import record_into
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
-from ..scoring.history import record_into
 from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
@@ -170,7 +179,7 @@ class Execution:
                                         gate_on=engine.gate_on)
         self.kept_workspaces: Path | None = None
         self.consistency: dict[str, Any] | None = None
-        self.started = datetime.now(timezone.utc)
+        self.started = datetime.now(UTC)
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
         self._pairs_done = 0
@@ -417,7 +426,7 @@ class Execution:
             cache_hits=self.cache_hits,
             cache_arms=len(records) if self.cache is not None else 0,
             started_at=self.started,
-            finished_at=datetime.now(timezone.utc),
+            finished_at=datetime.now(UTC),
             interrupted=interrupted,
             original=self._original_info,
             warnings=tuple(self.warnings),

@@ -29,7 +29,7 @@ class Shard(ShardSetting):
     """A shard setting parsed from what the user writes (``2/3``)."""
 
     @classmethod
-    def parse(cls, text: str, *, source: str = "--shard") -> "Shard":
+    def parse(cls, text: str, *, source: str = "--shard") -> Shard:
         match = _SHARD.fullmatch(text or "")
         if not match:
             raise UsageError(f"{source} takes I/N (for example 2/3), got {text!r}")

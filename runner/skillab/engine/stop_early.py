@@ -32,7 +32,7 @@ class EarlyStop:
     checked: set[int] = field(default_factory=set)
 
     @classmethod
-    def plan(cls, design: str, seed: int | None, cases: int, runs: int, arms: int, **gate: Any) -> "EarlyStop":
+    def plan(cls, design: str, seed: int | None, cases: int, runs: int, arms: int, **gate: Any) -> EarlyStop:
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         order = list(range(cases))
         random.Random(seed).shuffle(order)

@@ -107,8 +107,8 @@ def _trial(plan: TriggerPlan, adapter: Any, root: Path, query: TriggerQuery, run
     )
 
 
-def run_triggers(prepared: "Prepared", config: "RunConfig", adapter: Any,
-                 original: "OriginalSkill | None", emit: Emit = ignore) -> dict[str, Any]:
+def run_triggers(prepared: Prepared, config: RunConfig, adapter: Any,
+                 original: OriginalSkill | None, emit: Emit = ignore) -> dict[str, Any]:
     """Run a prepared suite's trigger trials; the results document's ``triggers`` block."""
     from ..scoring.trigger_summary import trigger_block
 

@@ -24,8 +24,16 @@ from ..secrets import redact
 from .agents import choose_agents, results_file, run_delta_pts
 from .client import GitHubClient, GitHubError
 from .comment import publish_report
-from .discovery import (ChangedFile, Selection, SuiteLocation, find_suites, resolve_inside, resolve_root,
-                        select_all, select_changed)
+from .discovery import (
+    ChangedFile,
+    Selection,
+    SuiteLocation,
+    find_suites,
+    resolve_inside,
+    resolve_root,
+    select_all,
+    select_changed,
+)
 from .event import ActionContext
 from .inputs import ActionInputs, read_inputs
 from .original import choose_original

@@ -10,9 +10,10 @@ baselines differ, so each run is gated on its own.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import UsageError
 

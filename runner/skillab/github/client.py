@@ -69,7 +69,7 @@ class GitHubClient:
     def __repr__(self) -> str:
         return f"GitHubClient({self.api_url!r})"
 
-    def hurried(self, timeout_s: float = 3.0) -> "GitHubClient":
+    def hurried(self, timeout_s: float = 3.0) -> GitHubClient:
         """The same client without retries or waits and with a short timeout: for the last
         calls of a run that was told to stop, which must end within seconds."""
         clone = GitHubClient(self.api_url, self._token, session=self._session, timeout_s=timeout_s,

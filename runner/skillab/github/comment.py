@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..secrets import redact
-
 from .client import RETRYABLE_STATUS, GitHubClient, GitHubError, field_of
 from .workflow_commands import Log
 

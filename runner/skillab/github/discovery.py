@@ -15,10 +15,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import UsageError
-from ..skill.loader import SKILL_FILE
 from ..formats import DEFAULT_REGISTRY, load_suite
 from ..formats.suite_dirs import is_suite_dir
 from ..sandbox.trees import walk
+from ..skill.loader import SKILL_FILE
 
 # Directories never searched for skills: VCS data, dependency trees, caches, build output.
 SKIPPED_DIRS = frozenset(
@@ -54,7 +54,7 @@ class ChangedFile:
     previous_filename: str | None = None
 
     @classmethod
-    def from_api(cls, item: Any) -> "ChangedFile":
+    def from_api(cls, item: Any) -> ChangedFile:
         """One item of the files API; a malformed one raises ``GitHubError``."""
         from .client import field_of
 

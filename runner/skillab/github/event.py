@@ -60,7 +60,7 @@ class ActionContext:
         return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "ActionContext":
+    def from_env(cls, env: Mapping[str, str]) -> ActionContext:
         name = env.get("GITHUB_EVENT_NAME", "")
         if not name:
             raise UsageError(

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TextIO
 
-from ..core.inert_text import LEGACY_COMMAND as _LEGACY, ZWSP, neutralize, reveal
+from ..core.inert_text import LEGACY_COMMAND as _LEGACY
+from ..core.inert_text import ZWSP, neutralize, reveal
 
 AnnotationLevel = Literal["error", "warning", "notice"]
 

@@ -27,11 +27,12 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
-from ..errors import ProviderError
 from ..core.checks import ExpectationResult
+from ..errors import ProviderError
 
 OPEN_MARK = "⟦"
 CLOSE_MARK = "⟧"

@@ -7,11 +7,10 @@ import json
 import math
 from typing import Any
 
-from ..suite.model import RubricGrader
 from ..core.checks import GraderResult
-from .graders import GradingInput, ask_judge, unreadable_reply, judge_message
+from ..suite.model import RubricGrader
+from .graders import GradingInput, ask_judge, judge_message, unreadable_reply
 from .judge import UnreadableReply, clean_reason, json_objects
-
 
 # --- the rubric judge ------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ the case out of the lift instead of scoring a broken grader as a model failure.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..core.checks import ValidatorResult
 from ..sandbox.process import CommandResult

@@ -11,15 +11,15 @@ the aggregate, verdict and statistics are computed exactly as they would be here
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..core.usage import Usage
-from ..errors import UsageError
 from ..core.records import ArmRecord, CaseRecord, HarborTrial
 from ..core.runlog import RunLog, RunSettings
+from ..core.usage import Usage
+from ..errors import UsageError
 from ..reports.summary import summarize
 from ..scoring import classify_outcome
 from .export import ARMS, MANIFEST, task_name
@@ -189,7 +189,7 @@ def _settings(manifest: dict[str, Any], trials: list[dict[str, Any]], records: l
               notes: list[str]) -> RunSettings:
     agent: dict[str, Any] = next((t["agent_info"] for t in trials if t.get("agent_info")), {})
     times = [t for trial in trials for t in (_time(trial.get("started_at")), _time(trial.get("finished_at"))) if t]
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return RunSettings(
         tool_version=__version__,
         suite=dict(manifest["suite"]),

@@ -7,10 +7,11 @@ tool definitions before it) from the prompt cache; cache reads and writes are re
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.usage import Usage
 from .pricing import cost_usd
 from .retry import RetryPolicy, attempt_timeout, remaining_s
 from .sdk_client import SdkClient, importing_sdk

@@ -16,8 +16,9 @@ A server that says nothing (OpenAI, llama-cpp-python's server, Ollama) keeps the
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ..core.messages import ToolSpec
 

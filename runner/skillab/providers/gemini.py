@@ -10,10 +10,11 @@ retries are off (one attempt); its errors are translated for ``providers/retry.p
 from __future__ import annotations
 
 import itertools
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.usage import Usage
 from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
 from .sdk_client import SdkClient, importing_sdk

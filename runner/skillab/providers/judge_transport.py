@@ -7,9 +7,9 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core.usage import Usage
 from ..core.contracts import ModelClient
 from ..core.messages import Message, ModelResponse
+from ..core.usage import Usage
 from .registry import client_for
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class ProviderJudgeTransport:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, config: RunConfig) -> "ProviderJudgeTransport":
+    def from_config(cls, config: RunConfig) -> ProviderJudgeTransport:
         """The judge model (``judge_model_for``); no key is a clear error that says the way out."""
         from ..errors import ProviderAuthError
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+
 import yaml
 
 from ..grading.judge import fenced_blocks
@@ -28,6 +29,7 @@ from ..suite.mock_script import (
     parse_mock_rules,
 )
 
+
 class MockModel:
     """The scripted model; see the module docstring."""
 
@@ -41,7 +43,7 @@ class MockModel:
         self.script_sha256 = script_sha256 or content_sha256(self._responses, self._loads, self._rules)
 
     @classmethod
-    def from_file(cls, path: Path | None) -> "MockModel":
+    def from_file(cls, path: Path | None) -> MockModel:
         """The model scripted by a responses file (checked, the file named in any error)."""
         if path is None:
             return cls()

@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from ..core.usage import Usage
-from ..grading.judge import json_objects
-from ..errors import ProviderError
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.usage import Usage
+from ..errors import ProviderError
+from ..grading.judge import json_objects
 from .context import ContextWindow, read_context_window
 from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, attempt_timeout, classify_sdk_error

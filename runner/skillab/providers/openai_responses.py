@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from ..core.usage import Usage
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.usage import Usage
 from .openai_compat import _arguments
 from .pricing import cost_usd
 from .retry import RetryPolicy

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal, Mapping
+from typing import Literal
 
 from ..core import plugins
 from ..core.contracts import ModelClient

@@ -26,9 +26,10 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Mapping, TypeVar
+from typing import Any, Literal, TypeVar
 
 from ..errors import ProviderAuthError, ProviderEndpointError, ProviderError
 from ..secrets import redact

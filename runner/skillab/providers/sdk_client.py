@@ -28,14 +28,14 @@ import hashlib
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Sequence
+from typing import Any
 
 from ..core import stop
+from ..core.messages import Message, ModelResponse, ToolSpec
 from ..errors import ProviderError, UsageError
 from .base import KEY_ENV, ProviderName
-from ..core.messages import Message, ModelResponse, ToolSpec
 from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error, provider_slot
 
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from .context_view import context_text
-from ..scoring.statistics import pooled_statistics
 from .. import __version__
+from ..scoring.statistics import pooled_statistics
 from . import escape
+from .context_view import context_text
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
@@ -32,9 +32,9 @@ from .markdown_view import (
     fmt_rate,
 )
 from .partial import early_stop, interruption
-from .terminal import agreement_interval, consistency_unmeasured
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
+from .terminal import agreement_interval, consistency_unmeasured
 from .trigger_gates import only_triggers
 from .trigger_report import markdown_headline as trigger_headline
 from .trigger_report import markdown_section as trigger_section

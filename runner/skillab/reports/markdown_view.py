@@ -106,7 +106,7 @@ class SuiteView:
     sandbox: str = "?"
 
     @classmethod
-    def from_document(cls, index: int, doc: dict[str, Any]) -> "SuiteView":
+    def from_document(cls, index: int, doc: dict[str, Any]) -> SuiteView:
         rate = doc.get("pass_rate") or {}
         stats = doc.get("statistics") or {}
         ci = stats.get("ci95")

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..core.usage import Usage
-from ..errors import UsageError
 from ..core.records import CaseRecord
 from ..core.runlog import RunLog, RunSettings
+from ..core.usage import Usage
+from ..errors import UsageError
 from .results import load_documents
 from .summary import summarize
 

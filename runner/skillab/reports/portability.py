@@ -10,8 +10,9 @@ nothing is pooled across agents, because their baselines differ.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from . import escape
 
@@ -40,7 +41,7 @@ class PortabilityRow:
     withheld: str | None = None
 
     @classmethod
-    def from_document(cls, doc: dict[str, Any]) -> "PortabilityRow":
+    def from_document(cls, doc: dict[str, Any]) -> PortabilityRow:
         adapter = doc.get("adapter") or {}
         identity = adapter.get("identity") or {}
         stats = doc.get("statistics") or {}

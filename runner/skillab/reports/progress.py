@@ -78,7 +78,7 @@ class PlainProgress:
         self.stream = stream
         self.tally = Tally()
 
-    def __enter__(self) -> "PlainProgress":
+    def __enter__(self) -> PlainProgress:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -125,7 +125,7 @@ class LiveProgress:
         )
         self.task: Any = None
 
-    def __enter__(self) -> "LiveProgress":
+    def __enter__(self) -> LiveProgress:
         self.bar.start()
         return self
 
@@ -174,7 +174,7 @@ def describe(event: Event) -> str | None:
     return None
 
 
-def show(display: "PlainProgress | LiveProgress", event: Event) -> None:
+def show(display: PlainProgress | LiveProgress, event: Event) -> None:
     """A display's share of the event stream: finished cases move the bar, the rest are lines."""
     if isinstance(event, CaseFinished):
         display.tick(event)
@@ -204,7 +204,7 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-def open_progress(quiet: bool, stream: IO[str] | None = None) -> "PlainProgress | LiveProgress | None":
+def open_progress(quiet: bool, stream: IO[str] | None = None) -> PlainProgress | LiveProgress | None:
     """The display for this process: none when quiet, live on an interactive terminal outside
     CI, plain lines otherwise."""
     if quiet:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..core.runlog import RunLog, RunSettings, RunSummary
 from ..core.usage import Usage
-from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..scoring import aggregate, compute_verdict, run_verdict
-from ..scoring.pass_at_k import run_summary
 from ..scoring.inference import ALPHA
+from ..scoring.pass_at_k import run_summary
 from ..scoring.statistics import paired_statistics
+
 
 def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     """The run log of ``records`` (suite order) run with ``settings``."""

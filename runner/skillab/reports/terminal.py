@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from datetime import UTC
 from typing import Any
 
 from .context_view import context_text
@@ -381,14 +382,14 @@ def _trend(doc: dict[str, Any]) -> list[str]:
 
 def _when(iso: str) -> str:
     """``2026-11-22T03:12:50.23+00:00`` as ``2026-11-22 03:12 UTC`` (as written otherwise)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         moment = datetime.fromisoformat(iso)
     except ValueError:
         return iso
     if moment.tzinfo is not None:
-        return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return moment.strftime("%Y-%m-%d %H:%M")
 
 

@@ -16,8 +16,9 @@ when it works here and ``none`` otherwise, marked as a fallback so a non-mock ru
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from ..errors import UsageError
 from .view import View, Wrapped

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import shutil
-from typing import Sequence
+from collections.abc import Sequence
 
 from .view import ProxyRoute
 

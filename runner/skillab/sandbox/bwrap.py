@@ -24,13 +24,14 @@ import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from . import seccomp
-from .view import View, Wrapped
 from .limits import command_cgroup, describe_limits
 from .trees import walk
+from .view import View, Wrapped
 
 # Where bwrap is, when not in the system's directories (tests point it at nothing).
 BWRAP_ENV = "SKILLAB_BWRAP"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from ..secrets import is_secret_env_var, secret_values
 

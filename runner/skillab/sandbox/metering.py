@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..core.usage import Usage
 
@@ -68,7 +69,7 @@ class Tally:
     served_model: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def add(self, reader: "UsageReader", price: Price | None) -> float | None:
+    def add(self, reader: UsageReader, price: Price | None) -> float | None:
         """Count one relayed answer; returns its cost (None when unpriced or unread)."""
         usage = reader.usage()
         cost = price(usage) if price is not None and usage is not None else None

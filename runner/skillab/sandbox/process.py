@@ -28,16 +28,16 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from ..core import stop
 from .backend import active
-from .view import View, Wrapped
 from .bridge import bridge_argv
 from .keyring import join_fresh
 from .limits import ulimit_script
+from .view import View, Wrapped
 
 DEFAULT_OUTPUT_LIMIT = 65536
 # Output still arriving after the command ended comes from a process that escaped the kill.
@@ -222,8 +222,8 @@ def _supervise(
     proc: subprocess.Popen[bytes],
     wrapped: Wrapped,
     stdin: str | None,
-    out: "_Capture",
-    err: "_Capture",
+    out: _Capture,
+    err: _Capture,
     deadline: float,
 ) -> bool:
     """Feed stdin, drain output, and reap; kill the group at exit or deadline. True on timeout."""
@@ -252,7 +252,7 @@ class _Session:
     """The pipes of one running command and a watch on its exit, multiplexed by a selector."""
 
     def __init__(
-        self, proc: subprocess.Popen[bytes], stdin: str | None, out: "_Capture", err: "_Capture"
+        self, proc: subprocess.Popen[bytes], stdin: str | None, out: _Capture, err: _Capture
     ):
         assert proc.stdout is not None and proc.stderr is not None
         self._pid = proc.pid
@@ -273,7 +273,7 @@ class _Session:
             else:
                 self._close_stdin()
 
-    def __enter__(self) -> "_Session":
+    def __enter__(self) -> _Session:
         return self
 
     def __exit__(self, *exc: object) -> None:

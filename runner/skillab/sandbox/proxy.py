@@ -37,8 +37,8 @@ with the CLI configured to use ``route.endpoint`` as its base URL; with a ``toke
 
 from __future__ import annotations
 
-import http.client
 import hmac
+import http.client
 import os
 import re
 import shutil
@@ -47,16 +47,17 @@ import ssl
 import sys
 import tempfile
 import threading
+from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.inert_text import neutralize
-from .view import ProxyRoute
 from .framing import BadFraming, TooLarge, normal_target, read_body
 from .metering import DuplicateKey, Price, SpendMeter, Tally, UsageReader, requested_model
 from .turn_budget import OVER_BUDGET_STATUS, RequestBudget
+from .view import ProxyRoute
 
 # Where the bridge inside the sandbox listens (its own network namespace: no clash possible).
 BRIDGE_PORT = 38080
@@ -125,7 +126,7 @@ class CredentialProxy:
             return ProxyRoute(self.socket_path, port)
         return ProxyRoute(self.socket_path, port, self._token, token_env)
 
-    def start(self) -> "CredentialProxy":
+    def start(self) -> CredentialProxy:
         self._directory = tempfile.mkdtemp(prefix="skillab-proxy-")
         os.chmod(self._directory, 0o700)
         self._server = _Server(str(self.socket_path), _handler(self))
@@ -143,7 +144,7 @@ class CredentialProxy:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
 
-    def __enter__(self) -> "CredentialProxy":
+    def __enter__(self) -> CredentialProxy:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

@@ -18,8 +18,8 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from .backend import active
 from .programs import in_system

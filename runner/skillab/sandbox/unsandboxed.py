@@ -8,10 +8,11 @@ says "unsandboxed".
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from .view import View, Wrapped
 from .limits import describe_limits
+from .view import View, Wrapped
 
 
 class Unsandboxed:

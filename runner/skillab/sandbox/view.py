@@ -3,9 +3,10 @@ starts it (``Wrapped``): the plain types every backend and the workspace share (
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)

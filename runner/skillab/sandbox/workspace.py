@@ -17,18 +17,18 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import SandboxError
 from .disk_budget import mount_budget, unmount_budget
 from .environment import scrubbed_env
-from .view import ProxyRoute, View
 from .pristine import PRISTINE_DIR, tops
 from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command, stopping
 from .reaper import Reaper
 from .trees import remove_tree, walk
+from .view import ProxyRoute, View
 
 ROOT_NAME = "workspace"
 HOME_NAME = ".home"
@@ -92,7 +92,7 @@ class Workspace:
         self.budgeted = False
 
     @classmethod
-    def create(cls, parent: Path, label: str, *, budgeted: bool = False) -> "Workspace":
+    def create(cls, parent: Path, label: str, *, budgeted: bool = False) -> Workspace:
         """A fresh workspace in its own randomly named private directory under ``parent``;
         ``budgeted``: on a tmpfs of the arm's disk budget where one can be mounted
         (``disk_budget``)."""

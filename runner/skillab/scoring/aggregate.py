@@ -42,7 +42,7 @@ class PassRate:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "PassRate":
+    def from_dict(cls, data: dict[str, Any]) -> PassRate:
         return cls(data.get("with_skill"), data.get("without_skill"), data.get("delta_pts"))
 
 
@@ -55,7 +55,7 @@ class DimensionDelta:
     delta_pct: float | None
 
     @classmethod
-    def from_totals(cls, with_total: float, without_total: float, n: int) -> "DimensionDelta":
+    def from_totals(cls, with_total: float, without_total: float, n: int) -> DimensionDelta:
         divisor = max(n, 1)
         with_avg, without_avg = with_total / divisor, without_total / divisor
         pct = None
@@ -71,7 +71,7 @@ class DimensionDelta:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "DimensionDelta | None":
+    def from_dict(cls, data: dict[str, Any] | None) -> DimensionDelta | None:
         if data is None:
             return None
         return cls(data["with_skill_avg"], data["without_skill_avg"], data.get("delta_pct"))
@@ -105,7 +105,7 @@ class RunAggregate:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RunAggregate":
+    def from_dict(cls, data: dict[str, Any]) -> RunAggregate:
         """Read the aggregate back from a results document (unknown keys are ignored)."""
         values: dict[str, Any] = {}
         for f in fields(cls):

@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ class HistoryEntry:
         return (json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
     @classmethod
-    def from_dict(cls, data: Any) -> "HistoryEntry":
+    def from_dict(cls, data: Any) -> HistoryEntry:
         """Read one parsed line; ``ValueError`` when it is not an entry this version reads."""
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
@@ -98,7 +98,7 @@ class HistoryEntry:
             raise ValueError(f"missing {exc.args[0]!r}") from None
 
     @classmethod
-    def from_document(cls, doc: dict[str, Any]) -> "HistoryEntry":
+    def from_document(cls, doc: dict[str, Any]) -> HistoryEntry:
         """The entry for a results document."""
         comparison = doc.get("comparison") or {}
         compared = comparison.get("pass_rate") or {}
@@ -119,13 +119,13 @@ class HistoryEntry:
             verdict=doc["verdict"],
             cost_usd=((doc.get("usage") or {}).get("total") or {}).get("cost_usd"),
             recorded_at=(doc.get("timings") or {}).get("finished_at")
-            or datetime.now(timezone.utc).isoformat(),
+            or datetime.now(UTC).isoformat(),
             runs=int(doc.get("runs", 1)),
             cases=int(doc.get("total_cases", 0)),
             suite_hash=str(doc["suite"].get("suite_hash", "")),
             case_selection=_digest(sorted({str(c.get("case_name")) for c in doc.get("cases") or ()})),
             pass_k=int(doc.get("pass_k", 1) or 1),
-            adapter_identity=_digest((doc["adapter"].get("identity"))),
+            adapter_identity=_digest(doc["adapter"].get("identity")),
             judge=_digest([doc["models"].get("judge"), doc["models"].get("judge_prompt_sha256")]),
             case_passes=case_passes(doc.get("cases") or ()),
             original_hash=str((comparison.get("original") or {}).get("skill_hash") or ""),

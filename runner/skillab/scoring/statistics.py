@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed, is_comparable
 from .inference import ALPHA, CasePair
 from .interval import LiftInference, infer_lift
-from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
 from .power import PowerStatement, power_statement
 from .rounding import round_half_away
 from .sentences import lift_sentence

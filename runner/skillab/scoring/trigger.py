@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from statistics import NormalDist
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 from .inference import sign_flip_p as case_sign_flip_p

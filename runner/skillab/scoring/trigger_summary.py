@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 from .trigger import QueryCounts, rate_change, trigger_metrics
 
 if TYPE_CHECKING:
-    from ..suite.trigger_plan import TriggerPlan, TriggerTrial
     from ..suite.trigger import TriggerQuery
+    from ..suite.trigger_plan import TriggerPlan, TriggerTrial
 
 FORMAT = "skillab.triggers/1"
 
 
 @dataclass(frozen=True)
 class QueryResult:
-    query: "TriggerQuery"
+    query: TriggerQuery
     counts: QueryCounts
     errors: int
     # Other skills loaded in trials where the skill under test was not.
@@ -65,7 +65,7 @@ def _verdict(counts: QueryCounts) -> str:
     return "ok" if rate == 0 else ("false_trigger" if rate == 1 else "flaky")
 
 
-def query_results(plan: "TriggerPlan", trials: Sequence["TriggerTrial"]) -> list[QueryResult]:
+def query_results(plan: TriggerPlan, trials: Sequence[TriggerTrial]) -> list[QueryResult]:
     results = []
     for query in plan.queries:
         mine = [t for t in trials if t.query == query.name and t.arm == "candidate"]
@@ -85,12 +85,12 @@ def query_results(plan: "TriggerPlan", trials: Sequence["TriggerTrial"]) -> list
     return results
 
 
-def _counts(should_trigger: bool, trials: Sequence["TriggerTrial"]) -> QueryCounts:
+def _counts(should_trigger: bool, trials: Sequence[TriggerTrial]) -> QueryCounts:
     known = [t for t in trials if t.triggered is not None]
     return QueryCounts(should_trigger, sum(bool(t.triggered) for t in known), len(known))
 
 
-def trigger_block(plan: "TriggerPlan", trials: Sequence["TriggerTrial"], *,
+def trigger_block(plan: TriggerPlan, trials: Sequence[TriggerTrial], *,
                   listing: dict[str, Any] | None = None, original_label: str | None = None,
                   interrupted: bool = False, warnings: Sequence[str] = ()) -> dict[str, Any]:
     results = query_results(plan, trials)
@@ -128,7 +128,7 @@ def _worst(results: list[QueryResult], *, should_trigger: bool) -> list[dict[str
              "owner": r.query.owner, "taken_by": dict(r.taken_by)} for r in picked]
 
 
-def _crowd(plan: "TriggerPlan", results: list[QueryResult], listing: dict[str, Any] | None,
+def _crowd(plan: TriggerPlan, results: list[QueryResult], listing: dict[str, Any] | None,
            warnings: Sequence[str]) -> dict[str, Any] | None:
     if not plan.siblings and listing is None and not warnings:
         return None
@@ -176,7 +176,7 @@ def _comparison(results: list[QueryResult], label: str | None) -> dict[str, Any]
     }
 
 
-def _usage(trials: Sequence["TriggerTrial"]) -> dict[str, Any]:
+def _usage(trials: Sequence[TriggerTrial]) -> dict[str, Any]:
     from ..core.usage import Usage
 
     total = Usage()

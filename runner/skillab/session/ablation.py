@@ -18,9 +18,9 @@ it ran.
 from __future__ import annotations
 
 import json
+import random
 import tempfile
 from collections.abc import Callable
-import random
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..core.events import ArmFinished, Event, RunStarted

@@ -14,7 +14,6 @@ from ..core.settings import RunConfig
 from ..suite.mock_script import MOCK_RESPONSES_FILE
 
 
-
 @dataclass(frozen=True)
 class SuiteRun:
     """One suite to run, under one agent's settings."""

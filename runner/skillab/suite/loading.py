@@ -11,8 +11,8 @@ from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
 from ..skill.loader import SKILL_FILE
-from .model import SeedFiles
 from ..yaml_source import YamlDocument, YamlPath, read_suite_text
+from .model import SeedFiles
 
 # Never part of a suite's files: version control and caches.
 IGNORED_NAMES = frozenset({".git", "__pycache__", ".DS_Store", ".pytest_cache"})

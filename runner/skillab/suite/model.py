@@ -178,7 +178,7 @@ class Suite:
     # What the loader tolerated and the reader should know (an extra key, a format quirk).
     warnings: tuple[str, ...] = ()
 
-    def select(self, names: list[str] | None = None, tags: list[str] | None = None) -> "Suite":
+    def select(self, names: list[str] | None = None, tags: list[str] | None = None) -> Suite:
         """The subset named by ``--case`` and ``--tag`` (both empty: every case)."""
         picked = [
             c

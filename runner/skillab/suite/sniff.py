@@ -121,8 +121,8 @@ def _peek_yaml(path: Path) -> Any:
 
 
 def _peek_json(path: Path) -> Any:
-    from .json_source import parse_located_json
     from ..yaml_source import read_suite_text
+    from .json_source import parse_located_json
 
     try:
         return parse_located_json(read_suite_text(path), path).value

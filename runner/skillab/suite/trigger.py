@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
+from ..yaml_source import YamlDocument, YamlPath, parse_yaml, read_suite_text
 from .loading import IssueList
 from .model import Suite
 from .trigger_sets import trigger_files
-from ..yaml_source import YamlDocument, YamlPath, parse_yaml, read_suite_text
 
 ENTRY_KEYS = ("query", "should_trigger", "name", "skill")
 _SLUG = re.compile(r"[^a-z0-9]+")

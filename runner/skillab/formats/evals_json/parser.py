@@ -46,8 +46,18 @@ from ...suite.loading import IssueList, seed_files
 from ...suite.model import Case, SeedFiles, Setup, Suite, ValidatorSpec
 from ...yaml_source import YamlPath, read_suite_text
 from .assertions import assertion, relative_path
-from .dialects import (GRADER_KEYS, WORKSPACE_KEYS, dialect_graders, fixture_setup, looked_for, refusal,
-                       search_skill, skill_places, unknown_grader_keys, workspace_folder)
+from .dialects import (
+    GRADER_KEYS,
+    WORKSPACE_KEYS,
+    dialect_graders,
+    fixture_setup,
+    looked_for,
+    refusal,
+    search_skill,
+    skill_places,
+    unknown_grader_keys,
+    workspace_folder,
+)
 from .specs import ChecklistGrader, ChecklistItem
 
 FORMAT_NAME = "evals.json"

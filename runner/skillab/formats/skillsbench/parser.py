@@ -199,7 +199,7 @@ def _read_toml(path: Path) -> tuple[Any, IssueList]:
     return value, issues
 
 
-_LONG_NUMBER = re.compile(r"=\s*[+-]?\d[\d_]{%d,}" % MAX_NUMBER_DIGITS)
+_LONG_NUMBER = re.compile(r"=\s*[+-]?\d[\d_]{" + str(MAX_NUMBER_DIGITS) + ",}")
 
 
 def _toml_bounds(text: str, path: Path) -> None:
