@@ -19,14 +19,14 @@ import pytest
 from skillab.core import plugins
 
 PLUGIN = textwrap.dedent('''
-    """A throwaway skillab plugin: the "lines" suite format, the "echo-agent" agent and the
-    "tally" reporter."""
+    """A throwaway skillab plugin: the "lines" suite format, the "echo-agent" agent (and
+    "bare-agent", which skips the contract's base) and the "tally" reporter."""
 
     import json
     from dataclasses import dataclass
     from pathlib import Path
 
-    from skillab.agents.base import AgentResult
+    from skillab.agents.base import Agent, AgentResult
     from skillab.core.checks import GraderResult
     from skillab.grading.trajectory import Trajectory
     from skillab.suite.model import Case, Suite, ValidatorSpec
@@ -62,11 +62,11 @@ PLUGIN = textwrap.dedent('''
     FORMAT = LinesFormat()
 
 
-    class EchoAgent:
-        """Answers SKILLED when offered the skill, plain without it; writes its answer down."""
+    class EchoAgent(Agent):
+        """Answers SKILLED when offered the skill, plain without it; writes its answer down.
+        It stages nothing and chooses no skill itself: the contract's defaults say so."""
 
         name = "echo-agent"
-        staging_dirs = ()
 
         @classmethod
         def from_config(cls, config):
@@ -79,6 +79,18 @@ PLUGIN = textwrap.dedent('''
             answer = "SKILLED" if request.skill is not None else "plain"
             (request.workspace / "answer.txt").write_text(answer)
             return AgentResult(final_output=answer, trajectory=Trajectory(user_input=request.case.prompt))
+
+
+    class BareAgent:
+        """The same agent without the contract's base: it lacks the optional capabilities."""
+
+        name = "bare-agent"
+        staging_dirs = ()
+        identity, run = EchoAgent.identity, EchoAgent.run
+
+        @classmethod
+        def from_config(cls, config):
+            return cls()
 
 
     class Tally:
@@ -101,6 +113,7 @@ lines = skillab_lines_plugin:FORMAT
 
 [skillab.agents]
 echo-agent = skillab_lines_plugin:EchoAgent
+bare-agent = skillab_lines_plugin:BareAgent
 
 [skillab.reporters]
 tally = skillab_lines_plugin:REPORTER
@@ -151,6 +164,19 @@ def test_a_format_an_agent_and_a_reporter_from_another_package_run_a_suite(tmp_p
         assert case["with_skill"]["validator_results"][0]["passed"] is True
         assert case["without_skill"]["validator_results"][0]["passed"] is False
         assert case["without_skill"]["extra"]["graders"][0]["reason"] == "'SKILLED' is missing"
+
+
+def test_an_agent_that_lacks_part_of_the_contract_is_refused_naming_what_it_lacks(tmp_path):
+    # The engine reads every capability as an attribute; a plugin is checked once, when built.
+    site = tmp_path / "site"
+    install_plugin(site)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "bare-agent", "--model", "any", "--no-cache",
+                    "--no-history", "--quiet", "--output", "results.json"], site, tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert ("adapter 'bare-agent' (skillab_lines_plugin:BareAgent) lacks against_warning, discovers_skills, "
+            "reports_served_model, skill_listing: subclass skillab.agents.base.Agent") in done.stderr
+    assert not (tmp_path / "results.json").exists()
 
 
 def test_unknown_names_list_the_plugins_beside_the_built_ins(tmp_path):
