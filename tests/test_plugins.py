@@ -196,3 +196,13 @@ def test_without_the_plugin_its_names_are_unknown():
     assert plugins.names("reporters")[:3] == ("junit", "markdown", "html")
     with pytest.raises(plugins.UnknownPlugin, match="choose from mock, llm, agent"):
         plugins.load("agents", "echo-agent")
+
+
+def test_every_built_in_agent_declares_its_capabilities_on_the_contract():
+    # The engine reads capabilities as attributes: each built-in takes them from ``Agent``.
+    from skillab.agents.base import Agent
+
+    for name in plugins.BUILTINS["agents"]:
+        assert Agent in plugins.load("agents", name).__mro__, name
+    assert {n for n in plugins.BUILTINS["agents"] if plugins.load("agents", n).discovers_skills} == {
+        "mock", "agent", "claude-code"}
