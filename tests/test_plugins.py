@@ -20,7 +20,8 @@ from skillab.core import plugins
 
 PLUGIN = textwrap.dedent('''
     """A throwaway skillab plugin: the "lines" suite format, the "echo-agent" agent (and
-    "bare-agent", which skips the contract's base) and the "tally" reporter."""
+    "bare-agent", which skips the contract's base), the "tally" reporter and the "logged"
+    sandbox backend."""
 
     import json
     from dataclasses import dataclass
@@ -105,6 +106,26 @@ PLUGIN = textwrap.dedent('''
 
 
     REPORTER = Tally()
+
+
+    class LoggedBackend:
+        """Runs each command on the host, as ``none`` does, once it has logged its argv."""
+
+        name = "logged"
+        log = Path(__file__).with_name("commands.log")
+
+        def problem(self):
+            return None
+
+        def wrap(self, argv, view, env):
+            from skillab.sandbox.view import Wrapped
+
+            with self.log.open("a") as out:
+                out.write(json.dumps(list(argv)) + "\\n")
+            return Wrapped(list(argv), dict(env))
+
+        def guarantees(self):
+            return {"enforced_by": "nothing: a test backend that logs each command"}
 ''')
 
 ENTRY_POINTS = """\
@@ -117,6 +138,9 @@ bare-agent = skillab_lines_plugin:BareAgent
 
 [skillab.reporters]
 tally = skillab_lines_plugin:REPORTER
+
+[skillab.sandboxes]
+logged = skillab_lines_plugin:LoggedBackend
 """
 
 
@@ -175,8 +199,27 @@ def test_an_agent_that_lacks_part_of_the_contract_is_refused_naming_what_it_lack
                     "--no-history", "--quiet", "--output", "results.json"], site, tmp_path)
     assert done.returncode == 2, done.stderr
     assert ("adapter 'bare-agent' (skillab_lines_plugin:BareAgent) lacks against_warning, discovers_skills, "
-            "reports_served_model, skill_listing: subclass skillab.agents.base.Agent") in done.stderr
+            "reports_served_model, sandbox_profile, skill_listing: subclass skillab.agents.base.Agent") in done.stderr
     assert not (tmp_path / "results.json").exists()
+
+
+def test_a_sandbox_backend_from_another_package_runs_every_command_of_the_suite(tmp_path):
+    site = tmp_path / "site"
+    install_plugin(site)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "echo-agent", "--model", "any", "--sandbox", "logged",
+                    "--no-cache", "--no-history", "--quiet", "--output", "results.json"], site, tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["isolation"]["backend"] == "logged" and doc["isolation"]["unsandboxed"] is False
+    assert doc["isolation"]["guarantees"]["enforced_by"] == "nothing: a test backend that logs each command"
+    assert {case[arm]["extra"]["sandbox"] for case in doc["cases"] for arm in ("with_skill", "without_skill")} == {
+        "logged"}
+    # Both validators of both arms of both cases went through the backend's wrap.
+    logged = [json.loads(line) for line in (site / "commands.log").read_text().splitlines()]
+    assert sum("grep -q SKILLED answer.txt" in " ".join(argv) for argv in logged) == 4
+    done = skillab(["run", str(skill), "--adapter", "mock", "--sandbox", "nope"], site, tmp_path)
+    assert done.returncode == 2 and "'bwrap', 'image', 'none', 'logged'" in done.stderr
 
 
 def test_unknown_names_list_the_plugins_beside_the_built_ins(tmp_path):

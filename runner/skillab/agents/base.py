@@ -107,6 +107,11 @@ class Agent(Protocol):
         agent (``--against``), or None."""
         return None
 
+    def sandbox_profile(self) -> dict[str, Any] | None:
+        """How the agent's own work is confined (its process, its network, its model calls),
+        for the results' isolation block; None when there is nothing of its own to say."""
+        return None
+
     def skill_listing(self, skills: tuple[Skill, ...]) -> dict[str, Any] | None:
         """How the agent lists ``skills`` when all are offered at once (crowd trigger trials:
         whether any description was cut from the listing), or None when it cannot tell."""

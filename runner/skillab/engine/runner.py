@@ -421,8 +421,10 @@ class Execution:
         return RunReport(self._log(records, interrupted=interrupted), self.kept_workspaces)
 
     def _log(self, records: list[CaseRecord], *, interrupted: bool) -> RunLog:
+        profile = self.adapter.sandbox_profile()
+        agent = {"adapter": self.adapter.name, **profile} if profile is not None else None
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
-                       self.judge, detect_isolation(self.adapter))
+                       self.judge, detect_isolation(agent))
         return summarize(run_settings(
             meta,
             trigger_only=tuple(c.name for c in self.prepared.trigger_only),
