@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..core import plugins
 from ..errors import UsageError
 from .view import View, Wrapped
 
@@ -129,14 +128,20 @@ def require_sandbox(choice: Choice, adapter: str) -> None:
 
 def sandbox_names() -> tuple[str, ...]:
     """Every ``--sandbox`` name: the built-ins, then the installed plugins by name."""
+    from ..core import plugins  # the registry is read only when a name is asked for
+
     return (*SANDBOX_CHOICES, *plugins.plugins("sandboxes"))
 
 
 def is_sandbox_name(name: str) -> bool:
+    from ..core import plugins
+
     return name in SANDBOX_CHOICES or plugins.is_known("sandboxes", name)
 
 
 def _backend(name: str) -> Backend:
+    from ..core import plugins
+
     try:
         backend: Backend = plugins.load("sandboxes", name)()
     except plugins.UnknownPlugin:
