@@ -146,7 +146,7 @@ def publish(emit: Emit, event: Event, warnings: list[str]) -> None:
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
-    # ``judge``: ``agents.registry.create_judge``'s, which has no contract of its own yet.
+    # ``judge``: ``agents.registry.create_judge``'s, or None when no case asks a judge.
     def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: ExpectationJudge | None,
                  emit: Emit | None = None, original: OriginalSkill | None = None,
                  warnings: list[str] | None = None):
