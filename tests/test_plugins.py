@@ -19,14 +19,15 @@ import pytest
 from skillab.core import plugins
 
 PLUGIN = textwrap.dedent('''
-    """A throwaway skillab plugin: the "lines" suite format, the "echo-agent" agent and the
-    "tally" reporter."""
+    """A throwaway skillab plugin: the "lines" suite format, the "echo-agent" agent (and
+    "bare-agent", which skips the contract's base), the "tally" reporter and the "logged"
+    sandbox backend."""
 
     import json
     from dataclasses import dataclass
     from pathlib import Path
 
-    from skillab.agents.base import AgentResult
+    from skillab.agents.base import Agent, AgentResult
     from skillab.core.checks import GraderResult
     from skillab.grading.trajectory import Trajectory
     from skillab.suite.model import Case, Suite, ValidatorSpec
@@ -62,11 +63,11 @@ PLUGIN = textwrap.dedent('''
     FORMAT = LinesFormat()
 
 
-    class EchoAgent:
-        """Answers SKILLED when offered the skill, plain without it; writes its answer down."""
+    class EchoAgent(Agent):
+        """Answers SKILLED when offered the skill, plain without it; writes its answer down.
+        It stages nothing and chooses no skill itself: the contract's defaults say so."""
 
         name = "echo-agent"
-        staging_dirs = ()
 
         @classmethod
         def from_config(cls, config):
@@ -81,6 +82,18 @@ PLUGIN = textwrap.dedent('''
             return AgentResult(final_output=answer, trajectory=Trajectory(user_input=request.case.prompt))
 
 
+    class BareAgent:
+        """The same agent without the contract's base: it lacks the optional capabilities."""
+
+        name = "bare-agent"
+        staging_dirs = ()
+        identity, run = EchoAgent.identity, EchoAgent.run
+
+        @classmethod
+        def from_config(cls, config):
+            return cls()
+
+
     class Tally:
         description = "tally of outcomes"
 
@@ -93,6 +106,26 @@ PLUGIN = textwrap.dedent('''
 
 
     REPORTER = Tally()
+
+
+    class LoggedBackend:
+        """Runs each command on the host, as ``none`` does, once it has logged its argv."""
+
+        name = "logged"
+        log = Path(__file__).with_name("commands.log")
+
+        def problem(self):
+            return None
+
+        def wrap(self, argv, view, env):
+            from skillab.sandbox.view import Wrapped
+
+            with self.log.open("a") as out:
+                out.write(json.dumps(list(argv)) + "\\n")
+            return Wrapped(list(argv), dict(env))
+
+        def guarantees(self):
+            return {"enforced_by": "nothing: a test backend that logs each command"}
 ''')
 
 ENTRY_POINTS = """\
@@ -101,9 +134,13 @@ lines = skillab_lines_plugin:FORMAT
 
 [skillab.agents]
 echo-agent = skillab_lines_plugin:EchoAgent
+bare-agent = skillab_lines_plugin:BareAgent
 
 [skillab.reporters]
 tally = skillab_lines_plugin:REPORTER
+
+[skillab.sandboxes]
+logged = skillab_lines_plugin:LoggedBackend
 """
 
 
@@ -153,6 +190,38 @@ def test_a_format_an_agent_and_a_reporter_from_another_package_run_a_suite(tmp_p
         assert case["without_skill"]["extra"]["graders"][0]["reason"] == "'SKILLED' is missing"
 
 
+def test_an_agent_that_lacks_part_of_the_contract_is_refused_naming_what_it_lacks(tmp_path):
+    # The engine reads every capability as an attribute; a plugin is checked once, when built.
+    site = tmp_path / "site"
+    install_plugin(site)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "bare-agent", "--model", "any", "--no-cache",
+                    "--no-history", "--quiet", "--output", "results.json"], site, tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert ("adapter 'bare-agent' (skillab_lines_plugin:BareAgent) lacks against_warning, discovers_skills, "
+            "reports_served_model, sandbox_profile, skill_listing: subclass skillab.agents.base.Agent") in done.stderr
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_a_sandbox_backend_from_another_package_runs_every_command_of_the_suite(tmp_path):
+    site = tmp_path / "site"
+    install_plugin(site)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "echo-agent", "--model", "any", "--sandbox", "logged",
+                    "--no-cache", "--no-history", "--quiet", "--output", "results.json"], site, tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["isolation"]["backend"] == "logged" and doc["isolation"]["unsandboxed"] is False
+    assert doc["isolation"]["guarantees"]["enforced_by"] == "nothing: a test backend that logs each command"
+    assert {case[arm]["extra"]["sandbox"] for case in doc["cases"] for arm in ("with_skill", "without_skill")} == {
+        "logged"}
+    # Both validators of both arms of both cases went through the backend's wrap.
+    logged = [json.loads(line) for line in (site / "commands.log").read_text().splitlines()]
+    assert sum("grep -q SKILLED answer.txt" in " ".join(argv) for argv in logged) == 4
+    done = skillab(["run", str(skill), "--adapter", "mock", "--sandbox", "nope"], site, tmp_path)
+    assert done.returncode == 2 and "'bwrap', 'image', 'none', 'logged'" in done.stderr
+
+
 def test_unknown_names_list_the_plugins_beside_the_built_ins(tmp_path):
     site = tmp_path / "site"
     install_plugin(site)
@@ -170,3 +239,13 @@ def test_without_the_plugin_its_names_are_unknown():
     assert plugins.names("reporters")[:3] == ("junit", "markdown", "html")
     with pytest.raises(plugins.UnknownPlugin, match="choose from mock, llm, agent"):
         plugins.load("agents", "echo-agent")
+
+
+def test_every_built_in_agent_declares_its_capabilities_on_the_contract():
+    # The engine reads capabilities as attributes: each built-in takes them from ``Agent``.
+    from skillab.agents.base import Agent
+
+    for name in plugins.BUILTINS["agents"]:
+        assert Agent in plugins.load("agents", name).__mro__, name
+    assert {n for n in plugins.BUILTINS["agents"] if plugins.load("agents", n).discovers_skills} == {
+        "mock", "agent", "claude-code"}

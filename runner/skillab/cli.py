@@ -23,6 +23,7 @@ from .commands.choices import (
     probability,
     provider_name,
     reporter_choice,
+    sandbox_name,
     share,
     unit_interval,
 )
@@ -313,10 +314,11 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                            "(crowd mode)")
     plan.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
                       help="arms in flight at once (default %(default)s)")
-    plan.add_argument("--sandbox", choices=("bwrap", "image", "none"),
+    plan.add_argument("--sandbox", type=sandbox_name, metavar="{bwrap,image,none,PLUGIN}",
                       default=os.environ.get("SKILLAB_SANDBOX") or None,
                       help="isolation backend for every command a suite runs (default: "
-                           "$SKILLAB_SANDBOX, else bwrap; 'none' runs them unsandboxed)")
+                           "$SKILLAB_SANDBOX, else bwrap; 'none' runs them unsandboxed; an installed "
+                           "plugin's by its entry point name)")
     plan.add_argument("--dry-run", action="store_true",
                       help="preflight: check everything the run would (suites, keys of the agent and "
                            "the judge, paths), print the plan (each model, provider and key; every "

@@ -21,7 +21,7 @@ from ..errors import ProviderError, UsageError
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..secrets import redact
 from ..skill.loader import Skill
-from .base import AgentResult, ArmRequest, sampling
+from .base import Agent, AgentResult, ArmRequest, sampling
 from .skill_view import (
     DISCOVER_DIR,
     DISCOVER_TEMPLATE,
@@ -50,7 +50,7 @@ plain text and call no more tools.
 """
 
 
-class AgentAdapter:
+class AgentAdapter(Agent):
     name = "agent"
     # Discover mode stages the offered skills here (inline mode puts them in the prompt).
     staging_dirs = (DISCOVER_DIR,)

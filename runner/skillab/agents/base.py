@@ -1,10 +1,11 @@
-"""The adapter contract: how the engine asks an agent to work one arm of one case."""
+"""The adapter contract: how the engine asks an agent to work one arm of one case (``Agent``),
+with its request and result types."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..core.usage import Usage
 from ..grading.trajectory import Trajectory
@@ -68,6 +69,53 @@ class AgentResult:
     @property
     def tool_call_count(self) -> int:
         return len(self.trajectory.tool_calls)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """An agent runtime that works one arm of one case in its workspace and says what it did.
+    Chosen by ``--adapter NAME``; built with ``from_config(RunConfig)``.
+
+    The optional capabilities carry their defaults here: an adapter that subclasses ``Agent``
+    inherits them and overrides what it has, and the engine reads them as plain attributes.
+    ``agents.registry.create_adapter`` refuses a plugin that lacks any member, naming it.
+    """
+
+    name: str
+    # Workspace-relative directories where the agent is handed the skills it is offered; the
+    # baseline audit flags a without-skill arm that asks for one of them.
+    staging_dirs: tuple[str, ...] = ()
+    # Whether the agent finds offered skills itself (``skills_loaded`` is filled): trigger
+    # queries need it, and the run refuses them otherwise.
+    discovers_skills: bool = False
+    # Whether ``AgentResult.served_model`` names the model the provider served: the baseline
+    # cache then waits for the first arm's answer before it looks anything up.
+    reports_served_model: bool = False
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that changes the without-skill baseline (model, loading mode, max turns).
+        Scopes the baseline cache: two agents with equal identities may share baselines."""
+        ...
+
+    def run(self, request: ArmRequest) -> AgentResult:
+        """Work the arm in ``request.workspace``. Provider failures return a result with
+        ``error`` set, never raise."""
+        ...
+
+    def against_warning(self, root: Path, label: str) -> str | None:
+        """What makes a comparison with the original skill at ``root`` mean less for this
+        agent (``--against``), or None."""
+        return None
+
+    def sandbox_profile(self) -> dict[str, Any] | None:
+        """How the agent's own work is confined (its process, its network, its model calls),
+        for the results' isolation block; None when there is nothing of its own to say."""
+        return None
+
+    def skill_listing(self, skills: tuple[Skill, ...]) -> dict[str, Any] | None:
+        """How the agent lists ``skills`` when all are offered at once (crowd trigger trials:
+        whether any description was cut from the listing), or None when it cannot tell."""
+        return None
 
 
 def sampling(client: Any) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from ..sandbox.view import ProxyRoute, View
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in, safe_join
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE
-from .base import AgentResult, ArmRequest
+from .base import Agent, AgentResult, ArmRequest
 from .cli_events import workspace_relative
 from .cli_session import CliSummary, Launch, apply_tally
 from .skill_view import folder_name, stage_skill, unstage
@@ -59,10 +59,10 @@ OUTPUT_LIMIT = 64 << 20
 AUTH_STATUSES = (401, 403)
 
 
-class CliAgent(ABC):
+class CliAgent(Agent, ABC):
     """An agent CLI run headless, one process per arm."""
 
-    name: ClassVar[str]
+    name: str
     cli: ClassVar[str]  # the executable's name on PATH
     package: ClassVar[str]  # the npm package that provides it
     provider: ClassVar[str]  # whose API the CLI talks to (identity only)
@@ -79,7 +79,7 @@ class CliAgent(ABC):
     path_keys: ClassVar[tuple[str, ...]] = ("file_path", "path", "absolute_path", "dir_path")
     # The credential proxy reads the model each answer names, for every CLI (the baseline
     # cache is keyed on it).
-    reports_served_model: ClassVar[bool] = True
+    reports_served_model = True
     # Environment every invocation of the CLI needs, ``--version`` included.
     base_env: ClassVar[dict[str, str]] = {}
 

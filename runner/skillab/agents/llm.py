@@ -16,7 +16,7 @@ from ..core.messages import Message
 from ..errors import ProviderError, UsageError
 from ..grading.trajectory import ModelTurn, Trajectory
 from ..secrets import redact
-from .base import AgentResult, ArmRequest, sampling
+from .base import Agent, AgentResult, ArmRequest, sampling
 from .skill_view import INLINE_TEMPLATE, inline_section
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ You are a capable assistant. Answer the user's request directly and completely i
 """
 
 
-class LlmAdapter:
+class LlmAdapter(Agent):
     name = "llm"
     staging_dirs: tuple[str, ...] = ()  # the skill is in the system prompt
     # Each response names the model served; the baseline cache is keyed on it.

@@ -29,7 +29,7 @@ from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
 from ..providers.mock import MockModel, default_answer
 from ..sandbox.workspace import safe_join
 from ..suite.mock_script import ARM_KEY, MOCK_RESPONSES_FILE, MockAnswer, load_mock_responses
-from .base import AgentResult, ArmRequest
+from .base import Agent, AgentResult, ArmRequest
 
 if TYPE_CHECKING:
     from ..core.settings import RunConfig
@@ -40,7 +40,7 @@ __all__ = ["MockAdapter", "MockAnswer", "default_answer", "load_mock_responses"]
 CHARS_PER_TOKEN = 4
 
 
-class MockAdapter:
+class MockAdapter(Agent):
     """Answers each arm from the script; see the module docstring."""
 
     name = "mock"

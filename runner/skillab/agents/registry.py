@@ -4,12 +4,15 @@ Adapter names resolve through ``core.plugins`` (group ``skillab.agents``)."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import plugins
-from ..core.contracts import Agent
 from ..core.settings import RunConfig
 from ..errors import UsageError
+from .base import Agent
+
+if TYPE_CHECKING:
+    from ..grading.judge import ExpectationJudge
 
 MOCK_JUDGE = "skillab.providers.mock:MockModel"
 MODEL_JUDGE = "skillab.providers.judge_transport:ProviderJudgeTransport"
@@ -18,6 +21,10 @@ MODEL_JUDGE = "skillab.providers.judge_transport:ProviderJudgeTransport"
 def _load(target: str) -> Any:
     module, _, attr = target.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+# Every member of the contract (what ``isinstance(adapter, Agent)`` checks), to name a lacking one.
+_AGENT_MEMBERS = {*Agent.__annotations__, *(n for n, v in vars(Agent).items() if callable(v) and n[0] != "_")}
 
 
 def adapter_names() -> tuple[str, ...]:
@@ -33,10 +40,20 @@ def create_adapter(config: RunConfig) -> Agent:
         raise UsageError(
             f"unknown adapter '{config.agent.adapter}' (choose from {', '.join(exc.available)})"
         ) from None
-    return factory.from_config(config)
+    adapter = factory.from_config(config)
+    if not isinstance(adapter, Agent):
+        # A plugin's class is checked here, once, so the engine reads every capability as a
+        # plain attribute; subclassing ``Agent`` gives the optional ones their defaults.
+        missing = [m for m in sorted(_AGENT_MEMBERS) if not hasattr(adapter, m)]
+        raise UsageError(
+            f"adapter '{config.agent.adapter}' ({plugins.target('agents', config.agent.adapter)}) lacks "
+            f"{', '.join(missing)}: subclass skillab.agents.base.Agent, whose defaults declare "
+            "the optional capabilities"
+        )
+    return adapter
 
 
-def create_judge(config: RunConfig) -> Any:
+def create_judge(config: RunConfig) -> ExpectationJudge:
     """The expectation judge: the mock judge for mock runs without a judge model, else a model."""
     from ..grading.judge import Judge
 

@@ -1,5 +1,5 @@
 """The argparse types of the command line: numbers within bounds, and the names a plugin can
-add (agents, model providers, reporters). Those resolve through ``core.plugins`` only when such
+add (agents, model providers, reporters, sandbox backends). Those resolve through ``core.plugins`` only when such
 a flag is given, and read the installed plugins only for a name no built-in has (or to list
 them in the error)."""
 
@@ -32,6 +32,15 @@ def provider_name(text: str) -> str:
     if not plugins.is_known("models", text):
         known = plugins.names("models")
         raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(repr, known))})")
+    return text
+
+
+def sandbox_name(text: str) -> str:
+    """``--sandbox NAME``: a built-in sandbox backend or a plugin's."""
+    from ..sandbox.backend import is_sandbox_name, sandbox_names
+
+    if not is_sandbox_name(text):
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(repr, sandbox_names()))})")
     return text
 
 

@@ -1,9 +1,9 @@
 """The contracts the layers meet at, as structural protocols: whatever has these members plugs in,
 built-in or shipped by another package (``core.plugins``).
 
-The request and result types of ``Agent`` and ``SuiteFormat`` belong to the layers that define
-them (``agents.base.ArmRequest``/``AgentResult``, ``suite.model.Suite``); the core names them only
-in prose so that it imports nothing above it.
+The agent's contract lives with its request and result types, in ``agents.base.Agent``. The
+result type of ``SuiteFormat`` belongs to the layer that defines it (``suite.model.Suite``); the
+core names it only in prose so that it imports nothing above it.
 """
 
 from __future__ import annotations
@@ -15,28 +15,6 @@ from typing import Any, Protocol, runtime_checkable
 from .checks import GraderResult
 from .messages import Message, ModelResponse, ToolSpec
 from .runlog import RunLog
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """An agent runtime that works one arm of one case (``agents.base.ArmRequest``) in its
-    workspace and says what it did (``agents.base.AgentResult``). Chosen by ``--adapter NAME``;
-    built with ``from_config(RunConfig)``."""
-
-    name: str
-    # Workspace-relative directories where the agent is handed the skills it is offered; the
-    # baseline audit flags a without-skill arm that asks for one of them.
-    staging_dirs: tuple[str, ...]
-
-    def identity(self) -> dict[str, Any]:
-        """Everything that changes the without-skill baseline (model, loading mode, max turns).
-        Scopes the baseline cache: two agents with equal identities may share baselines."""
-        ...
-
-    def run(self, request: Any) -> Any:
-        """Work the arm in ``request.workspace``. Provider failures return a result with
-        ``error`` set, never raise."""
-        ...
 
 
 @runtime_checkable

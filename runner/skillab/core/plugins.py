@@ -1,4 +1,5 @@
-"""The one plugin registry: suite formats, agents, model providers and reporters by name.
+"""The one plugin registry: suite formats, agents, model providers, reporters and sandbox
+backends by name.
 
 Built-ins are named here as ``"module:attr"`` strings and imported on first use, so the core
 imports nothing and an optional part costs nothing until it is chosen. Another package adds one
@@ -7,10 +8,12 @@ by declaring a Python entry point in the matching group, for example in its ``py
     [project.entry-points."skillab.formats"]
     my-format = "my_package.format:FORMAT"      # a core.contracts.SuiteFormat
 
-Groups: ``skillab.formats`` (``SuiteFormat``), ``skillab.agents`` (an ``Agent`` class with
-``from_config``), ``skillab.models`` (a ``ModelClient`` class), ``skillab.reporters`` (a
-``Reporter``). The entry point's name is the name users select (``--format``, ``--adapter``,
-``--provider``, ``--reporter``). A built-in name wins over a plugin of the same name.
+Groups: ``skillab.formats`` (``SuiteFormat``), ``skillab.agents`` (an ``agents.base.Agent``
+class with ``from_config``), ``skillab.models`` (a ``ModelClient`` class), ``skillab.reporters``
+(a ``Reporter``), ``skillab.sandboxes`` (a ``sandbox.backend.Backend`` class, built without
+arguments). The entry point's name is the name users select (``--format``, ``--adapter``,
+``--provider``, ``--reporter``, ``--sandbox``). A built-in name wins over a plugin of the same
+name.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from importlib import metadata
 
-Kind = Literal["formats", "agents", "models", "reporters"]
-KINDS: tuple[Kind, ...] = ("formats", "agents", "models", "reporters")
+Kind = Literal["formats", "agents", "models", "reporters", "sandboxes"]
+KINDS: tuple[Kind, ...] = ("formats", "agents", "models", "reporters", "sandboxes")
 GROUP_PREFIX = "skillab."
 
 BUILTINS: dict[Kind, dict[str, str]] = {
@@ -57,6 +60,12 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "markdown": "skillab.reports.reporters:MARKDOWN",
         "html": "skillab.reports.reporters:HTML",
     },
+    # Backends chosen by ``--sandbox NAME`` (``sandbox.backend.Backend``). ``image`` is not here:
+    # it is built per suite from the suite's own Dockerfile (``sandbox.image``).
+    "sandboxes": {
+        "bwrap": "skillab.sandbox.bwrap:BwrapBackend",
+        "none": "skillab.sandbox.unsandboxed:Unsandboxed",
+    },
 }
 
 
@@ -65,7 +74,7 @@ class UnknownPlugin(LookupError):
 
     def __init__(self, kind: Kind, name: str, available: tuple[str, ...]) -> None:
         self.kind, self.name, self.available = kind, name, available
-        super().__init__(f"unknown {kind[:-1]} {name!r} (choose from {', '.join(available) or 'none'})")
+        super().__init__(f"unknown {kind.removesuffix('es' if kind == 'sandboxes' else 's')} {name!r} (choose from {', '.join(available) or 'none'})")
 
 
 def group(kind: Kind) -> str:

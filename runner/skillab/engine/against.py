@@ -18,10 +18,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UsageError
 from ..skill.loader import SKILL_FILE, Skill, load_skill
+
+if TYPE_CHECKING:
+    from ..agents.base import Agent
 
 OriginalSource = Literal["directory", "git"]
 GIT_TIMEOUT_S = 120.0
@@ -65,12 +68,11 @@ class OriginalSkill:
         return out
 
 
-def against_warnings(adapter: Any, original: OriginalSkill | None) -> list[str]:
+def against_warnings(adapter: Agent, original: OriginalSkill | None) -> list[str]:
     """What makes the comparison with the original mean less, as the adapter tells it."""
-    warn = getattr(adapter, "against_warning", None)
-    if original is None or not callable(warn):
+    if original is None:
         return []
-    said = warn(original.skill.root, original.label)
+    said = adapter.against_warning(original.skill.root, original.label)
     return [said] if said else []
 
 

@@ -20,11 +20,10 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..agents.base import AgentResult, ArmName, ArmRequest
+from ..agents.base import Agent, AgentResult, ArmName, ArmRequest
 from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
-from ..core.contracts import Agent
 from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
 from ..core.usage import Usage
 from ..errors import ProviderAuthError
@@ -47,6 +46,9 @@ from ..skill.loader import Skill
 from ..suite.model import Case
 from .audit import find_contamination
 
+if TYPE_CHECKING:
+    from ..grading.judge import ExpectationJudge
+
 
 @dataclass(frozen=True)
 class ArmJob:
@@ -62,7 +64,7 @@ class ArmContext:
     """What every arm of a run shares."""
 
     adapter: Agent
-    judge: Any | None
+    judge: ExpectationJudge | None
     # The skill under test: its bundled files are staged for setup and validators in every arm.
     skill: Skill
     workspace_parent: Path

@@ -40,7 +40,9 @@ from ..atomic import write_json
 from ..core.records import ArmRecord
 
 if TYPE_CHECKING:
+    from ..agents.base import Agent
     from ..core.settings import RunConfig
+    from ..grading.judge import ExpectationJudge
     from ..skill.loader import Skill
     from .arm import ArmJob
 
@@ -274,8 +276,8 @@ def _validated(data: Any, scope: str, key: str) -> ArmRecord:
     return record
 
 
-def baseline_slot(job: ArmJob, skill: Skill, config: RunConfig, adapter: Any,
-                  judge: Any | None) -> tuple[str, str]:
+def baseline_slot(job: ArmJob, skill: Skill, config: RunConfig, adapter: Agent,
+                  judge: ExpectationJudge | None) -> tuple[str, str]:
     """The cache's (scope, key) for a baseline arm: everything its verdict depends on."""
     from ..formats.grading import grading_scope
     from .prepare import sandbox_scope

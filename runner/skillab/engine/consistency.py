@@ -23,11 +23,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.checks import AGREEMENT_FLOOR, ConsistencyCheck
 from ..grading.blinding import blind_transcript
 from ..scoring.interval import clopper_pearson_lower, clopper_pearson_upper
+
+if TYPE_CHECKING:
+    from ..grading.judge import ExpectationJudge
 
 DEFAULT_SHARE = 0.10
 MINIMUM_SAMPLE = 5
@@ -39,7 +42,7 @@ _ARMS = ("with_skill", "without_skill", "original")
 
 
 def check_consistency(
-    records: Sequence[Any], judge: Any, *, prompts: dict[str, str], skills: Iterable[Any],
+    records: Sequence[Any], judge: ExpectationJudge, *, prompts: dict[str, str], skills: Iterable[Any],
     share: float = DEFAULT_SHARE, minimum: int = MINIMUM_SAMPLE, seed: int = 0,
     maximum: int = MAXIMUM_REASKS,
 ) -> ConsistencyCheck | None:

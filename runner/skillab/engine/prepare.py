@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.settings import EngineSettings, RunConfig
 from ..errors import UsageError
@@ -19,6 +19,9 @@ from ..suite import load_suite
 from ..suite.model import Case, Suite
 from ..suite.trigger import TriggerQuery, select_queries, suite_trigger_queries, with_sibling_queries
 from .crowd import Crowd, load_crowd
+
+if TYPE_CHECKING:
+    from ..grading.judge import ExpectationJudge
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ def in_own_image(suite: Suite) -> Suite:
     return dataclasses.replace(suite, cases=tuple(case(c) for c in suite.cases))
 
 
-def run_warnings(config: RunConfig, judge: Any | None) -> list[str]:
+def run_warnings(config: RunConfig, judge: ExpectationJudge | None) -> list[str]:
     """What the reader of the results should know about how this run was set up."""
     if judge is None or not config.agent.model.name:
         return []

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agents.base import ArmName
 from ..core.records import ArmRecord
 from ..errors import UsageError
 
+if TYPE_CHECKING:
+    from ..agents.base import Agent
+    from ..grading.judge import ExpectationJudge
+
 _ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original")
 
 
-def check_resumable(document: dict[str, Any], adapter: Any, judge: Any | None) -> None:
+def check_resumable(document: dict[str, Any], adapter: Agent, judge: ExpectationJudge | None) -> None:
     """``--resume`` keeps arms only of the same experiment: the agent as configured (its
     identity: script, skill loading, turn cap...; not the endpoint, as the same model may be
     served from another address) and the judge that graded them."""
@@ -25,9 +29,9 @@ def check_resumable(document: dict[str, Any], adapter: Any, judge: Any | None) -
     models = document.get("models") or {}
     changed = [what for what, recorded, current in (
         ("agent configuration", agent((document.get("adapter") or {}).get("identity")), agent(adapter.identity())),
-        ("judge model", models.get("judge") if judge is not None else None, getattr(judge, "model", None)),
+        ("judge model", models.get("judge") if judge is not None else None, judge.model if judge is not None else None),
         ("judge prompt", models.get("judge_prompt_sha256") if judge is not None else None,
-         getattr(judge, "prompt_sha256", None)),
+         judge.prompt_sha256 if judge is not None else None),
     ) if not same(recorded, current)]
     if changed:
         raise UsageError(f"--resume: the {' and '.join(changed)} changed since that run; resuming "

@@ -11,12 +11,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from queue import Empty, SimpleQueue
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agents.base import ArmName
 from ..agents.context_budget import context_block
 from ..agents.registry import create_adapter, create_judge
-from ..core.contracts import Agent
 from ..core.events import (
     ArmFinished,
     CaseFinished,
@@ -50,6 +49,10 @@ from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
 from .stop_early import EarlyStop
 from .trigger import run_triggers
+
+if TYPE_CHECKING:
+    from ..agents.base import Agent
+    from ..grading.judge import ExpectationJudge
 
 # How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
 POLL_S = 0.5
@@ -110,7 +113,7 @@ def run_suite(
             execution.resume(resume_from)
         report = execution.run()
         settings = report.log.settings
-        if prepared.triggers and not getattr(adapter, "discovers_skills", False):
+        if prepared.triggers and not adapter.discovers_skills:
             report.log = replace(report.log, settings=replace(settings, warnings=(
                 *settings.warnings,
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
@@ -143,8 +146,8 @@ def publish(emit: Emit, event: Event, warnings: list[str]) -> None:
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
-    # ``judge``: ``agents.registry.create_judge``'s, which has no contract of its own yet.
-    def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: Any,
+    # ``judge``: ``agents.registry.create_judge``'s, or None when no case asks a judge.
+    def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: ExpectationJudge | None,
                  emit: Emit | None = None, original: OriginalSkill | None = None,
                  warnings: list[str] | None = None):
         self.prepared = prepared
@@ -278,7 +281,7 @@ class Execution:
         waiting: list[tuple[int, ArmJob, tuple[str, str] | None]] = []
         pending: dict[Future[ArmRecord], tuple[int, ArmJob, tuple[str, str] | None]] = {}
         finished: SimpleQueue[Future[ArmRecord]] = SimpleQueue()
-        settled = not getattr(self.adapter, "reports_served_model", False)
+        settled = not self.adapter.reports_served_model
         served: str | None = None
         lookups = True
         slots = arms_in_flight(self.config.engine.concurrency)
@@ -333,7 +336,7 @@ class Execution:
         if not record.cached and record.usage.cost_usd is not None:
             self.arm_spend_usd += record.usage.cost_usd
         # The judge's calls are billed too; its transport keeps the running total.
-        judged = getattr(getattr(self.judge, "transport", None), "usage", None)
+        judged = self.judge.usage if self.judge is not None else None
         self.spent_usd = self.arm_spend_usd + ((judged.cost_usd or 0.0) if judged is not None else 0.0)
         cap = self.config.engine.max_cost_usd
         if cap is not None and self.spent_usd >= cap and self.stopped is None:
@@ -363,7 +366,7 @@ class Execution:
                                   job.arm, record))
         if pair is not None:
             self._publish(CaseFinished(skill, done, self.planned, pair,
-                                       getattr(getattr(self.judge, "transport", None), "usage", None)))
+                                       self.judge.usage if self.judge is not None else None))
             if self.early is not None and self.early.stopped_at is None and self.early.check(
                     self.records(), [c.name for c in self.prepared.graded]):
                 self._publish(Notice(f"stopping early: {self.early.reason}; arms already running finish"))
@@ -418,8 +421,10 @@ class Execution:
         return RunReport(self._log(records, interrupted=interrupted), self.kept_workspaces)
 
     def _log(self, records: list[CaseRecord], *, interrupted: bool) -> RunLog:
+        profile = self.adapter.sandbox_profile()
+        agent = {"adapter": self.adapter.name, **profile} if profile is not None else None
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
-                       self.judge, detect_isolation(self.adapter))
+                       self.judge, detect_isolation(agent))
         return summarize(run_settings(
             meta,
             trigger_only=tuple(c.name for c in self.prepared.trigger_only),

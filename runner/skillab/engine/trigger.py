@@ -29,6 +29,7 @@ from ..suite.trigger import TriggerQuery
 from ..suite.trigger_plan import TRIGGER_MAX_TURNS, TrialArm, TriggerPlan, TriggerTrial
 
 if TYPE_CHECKING:
+    from ..agents.base import Agent
     from ..core.settings import RunConfig
     from .against import OriginalSkill
     from .prepare import Prepared
@@ -40,7 +41,7 @@ class TriggerRun:
     interrupted: bool = False
 
 
-def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> TriggerRun:
+def run_trigger_trials(plan: TriggerPlan, adapter: Agent, emit: Emit = ignore) -> TriggerRun:
     """Every trial of ``plan``, ``plan.concurrency`` at a time, in plan order."""
     planned = plan.trials()
     done: dict[int, TriggerTrial] = {}
@@ -70,7 +71,7 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Any, emit: Emit = ignore) -> 
     return TriggerRun([done[i] for i in sorted(done)], interrupted)
 
 
-def _trial(plan: TriggerPlan, adapter: Any, root: Path, query: TriggerQuery, run_index: int,
+def _trial(plan: TriggerPlan, adapter: Agent, root: Path, query: TriggerQuery, run_index: int,
            arm: TrialArm, skill: Skill, beside: tuple[Skill, ...]) -> TriggerTrial:
     workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}")  # never the arm: the agent sees it
     request = ArmRequest(
@@ -107,7 +108,7 @@ def _trial(plan: TriggerPlan, adapter: Any, root: Path, query: TriggerQuery, run
     )
 
 
-def run_triggers(prepared: Prepared, config: RunConfig, adapter: Any,
+def run_triggers(prepared: Prepared, config: RunConfig, adapter: Agent,
                  original: OriginalSkill | None, emit: Emit = ignore) -> dict[str, Any]:
     """Run a prepared suite's trigger trials; the results document's ``triggers`` block."""
     from ..scoring.trigger_summary import trigger_block
@@ -125,10 +126,9 @@ def run_triggers(prepared: Prepared, config: RunConfig, adapter: Any,
     emit(Notice(f"trigger trials: {len(plan.queries)} queries x {plan.runs} run(s)"
                 + (f", {len(plan.siblings)} sibling skill(s)" if plan.siblings else "")))
     run = run_trigger_trials(plan, adapter, emit)
-    probe = getattr(adapter, "skill_listing", None)
     listing = None
-    if plan.siblings and callable(probe) and not run.interrupted:
-        listing = probe(tuple(sorted((plan.skill, *plan.siblings), key=lambda s: s.name)))
+    if plan.siblings and not run.interrupted:
+        listing = adapter.skill_listing(tuple(sorted((plan.skill, *plan.siblings), key=lambda s: s.name)))
     block = trigger_block(plan, run.trials, listing=listing, warnings=prepared.crowd_warnings,
                           original_label=original.label if original is not None else None,
                           interrupted=run.interrupted)

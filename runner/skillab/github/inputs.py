@@ -13,7 +13,7 @@ from typing import Literal
 
 from ..engine.shard import Shard
 from ..errors import UsageError
-from ..sandbox.backend import SANDBOX_CHOICES
+from ..sandbox.backend import is_sandbox_name, sandbox_names
 
 Mode = Literal["auto", "changed", "all", "merge"]
 MODES: tuple[Mode, ...] = ("auto", "changed", "all", "merge")
@@ -272,8 +272,8 @@ def _cost(raw: dict[str, str], name: str) -> float | None:
 
 def _sandbox(text: str) -> str | None:
     value = text.strip().lower()
-    if value and value not in SANDBOX_CHOICES:
-        raise UsageError(f"input 'sandbox' must be one of {', '.join(SANDBOX_CHOICES)} or empty, "
+    if value and not is_sandbox_name(value):
+        raise UsageError(f"input 'sandbox' must be one of {', '.join(sandbox_names())} or empty, "
                          f"got {text!r}")
     return value or None
 

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ..errors import UsageError
-from .judge import Judge
+from .judge import ExpectationJudge
 
 DEFAULT_SET = Path(__file__).with_name("judge_calibration.yaml")
 SET_FORMAT = "skillab.judge-calibration/1"
@@ -124,7 +124,7 @@ def _label(value: Any) -> bool:
     return value
 
 
-def calibrate(judge: Judge, items: Sequence[Item]) -> dict[str, Agreement]:
+def calibrate(judge: ExpectationJudge, items: Sequence[Item]) -> dict[str, Agreement]:
     """Grade every item; the agreement per arm and over all of them (key ``all``)."""
     by_arm: dict[str, Agreement] = {"all": Agreement()}
     for item in items:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..core.checks import ExpectationResult
+from ..core.usage import Usage
 from ..errors import ProviderError
 
 OPEN_MARK = "⟦"
@@ -109,6 +110,38 @@ class JudgeTransport(Protocol):
     def complete(self, *, system: str, user: str) -> str:
         ...
 
+    @property
+    def usage(self) -> Usage | None:
+        """Tokens (and cost, when priced) of every call so far; None when nothing is billed
+        (the mock model)."""
+        ...
+
+
+class ExpectationJudge(Protocol):
+    """What the engine asks of a run's judge (``Judge`` is the one ``agents.registry`` builds):
+    verdicts, what identifies them (the model and the prompt's hash key the baseline cache and
+    a resume), the transport the score judges of imported formats share, and the spend."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def prompt_sha256(self) -> str: ...
+
+    @property
+    def transport(self) -> JudgeTransport: ...
+
+    @property
+    def usage(self) -> Usage | None: ...
+
+    def grade(
+        self, expectation: str, *, prompt: str, transcript: str, final_output: str, salt: str = ""
+    ) -> ExpectationResult: ...
+
+    def grade_all(
+        self, expectations: Sequence[str], *, prompt: str, transcript: str, final_output: str
+    ) -> list[ExpectationResult]: ...
+
 
 @dataclass(frozen=True)
 class JudgeVerdict:
@@ -137,6 +170,11 @@ class Judge:
     def transport(self) -> JudgeTransport:
         """The seam the judge calls through; the score judges of imported formats share it."""
         return self._transport
+
+    @property
+    def usage(self) -> Usage | None:
+        """What the judge's calls have cost so far (the cost cap counts it)."""
+        return self._transport.usage
 
     @property
     def prompt_sha256(self) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from ..core.usage import Usage
 from ..grading.judge import fenced_blocks
 from ..grading.mock_judge import reply
 from ..suite.mock_script import (
@@ -35,6 +36,8 @@ class MockModel:
 
     # The name a judge reports: results record it as the judge's model.
     model = "mock-judge"
+    # Scripted answers bill nothing: no usage to count against the cost cap.
+    usage: Usage | None = None
 
     def __init__(self, script: dict | None = None, *, script_sha256: str | None = None):
         self._responses = parse_mock_responses(script or {}, source="mock responses")

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..atomic import write_json
-from ..core.contracts import Agent
 from ..core.runlog import FORMAT, RunLog, RunSettings
 from ..formats.grading import grading_scope
 from ..sandbox.isolation import Isolation
@@ -26,7 +25,9 @@ from ..skill.loader import Skill
 from ..suite.model import Suite
 
 if TYPE_CHECKING:  # the engine imports this module
+    from ..agents.base import Agent
     from ..core.settings import RunConfig
+    from ..grading.judge import ExpectationJudge
 
 SET_FORMAT = "skillab.results-set/1"
 
@@ -39,7 +40,7 @@ class RunMeta:
     skill: Skill
     config: RunConfig
     adapter: Agent
-    judge: Any | None
+    judge: ExpectationJudge | None
     isolation: Isolation
 
 
@@ -72,7 +73,7 @@ def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
         pass_n=max(engine.pass_k, engine.pass_n) if engine.pass_k > 1 or engine.pass_n > 1 else None,
         target_lift_pts=engine.target_lift_pts,
         cache_enabled=engine.cache_enabled,
-        judge_usage=getattr(judge.transport, "usage", None) if judge is not None else None,
+        judge_usage=judge.usage if judge is not None else None,
         **state,
     )
 

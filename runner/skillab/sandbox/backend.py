@@ -6,7 +6,9 @@ goes through ``run_command``, which hands its argv and ``View`` to the active ba
 * ``bwrap`` (bubblewrap): the default wherever it works. See ``bwrap.py`` for the view.
 * ``image``: bwrap on the root filesystem of a task's own image (``image.py``), per suite;
 * ``none``: only when asked for by name (``--sandbox none``); every report then says
-  "unsandboxed".
+  "unsandboxed";
+* another package's backend, named by its entry point (group ``skillab.sandboxes``,
+  ``core.plugins``): used when asked for by name and only if its ``problem()`` is None.
 
 The backend is chosen once per process (``use_sandbox``). Without a choice, ``bwrap`` is used
 when it works here and ``none`` otherwise, marked as a fallback so a non-mock run refuses it
@@ -124,21 +126,40 @@ def require_sandbox(choice: Choice, adapter: str) -> None:
         )
 
 
-def _choose(name: str | None) -> Choice:
-    from .bwrap import BwrapBackend
-    from .unsandboxed import Unsandboxed
+def sandbox_names() -> tuple[str, ...]:
+    """Every ``--sandbox`` name: the built-ins, then the installed plugins by name."""
+    from ..core import plugins  # the registry is read only when a name is asked for
 
+    return (*SANDBOX_CHOICES, *plugins.plugins("sandboxes"))
+
+
+def is_sandbox_name(name: str) -> bool:
+    from ..core import plugins
+
+    return name in SANDBOX_CHOICES or plugins.is_known("sandboxes", name)
+
+
+def _backend(name: str) -> Backend:
+    from ..core import plugins
+
+    try:
+        backend: Backend = plugins.load("sandboxes", name)()
+    except plugins.UnknownPlugin:
+        raise UsageError(f"unknown sandbox {name!r} (choose from {', '.join(sandbox_names())})") from None
+    return backend
+
+
+def _choose(name: str | None) -> Choice:
     if name == "none":
-        return Choice(Unsandboxed(), reason="asked for by --sandbox none")
+        return Choice(_backend("none"), reason="asked for by --sandbox none")
     if name == "image":
         raise UsageError("--sandbox image applies to a suite that brings a Dockerfile "
                          "(a SkillsBench task's environment/Dockerfile)")
-    if name not in (None, "bwrap"):
-        raise UsageError(f"unknown sandbox {name!r} (choose from {', '.join(SANDBOX_CHOICES)})")
-    bwrap = BwrapBackend()
-    problem = bwrap.problem()
+    chosen = _backend(name or "bwrap")
+    problem = chosen.problem()
     if problem is None:
-        return Choice(bwrap)
-    if name == "bwrap":
-        raise UsageError(f"--sandbox bwrap does not work here: {problem}. To fix: {HOW_TO_GET_ONE}")
-    return Choice(Unsandboxed(), fallback=True, reason=f"bwrap does not work here: {problem}")
+        return Choice(chosen)
+    if name is not None:
+        how = HOW_TO_GET_ONE if name == "bwrap" else "install what it needs, or choose another with --sandbox"
+        raise UsageError(f"--sandbox {name} does not work here: {problem}. To fix: {how}")
+    return Choice(_backend("none"), fallback=True, reason=f"bwrap does not work here: {problem}")

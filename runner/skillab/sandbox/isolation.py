@@ -41,11 +41,11 @@ class Isolation:
         }
 
 
-def detect_isolation(adapter: Any = None) -> Isolation:
-    """The isolation commands get under the active backend, and ``adapter``'s agent."""
+def detect_isolation(agent: dict[str, Any] | None = None) -> Isolation:
+    """The isolation commands get under the active backend, and ``agent``: how the agent's own
+    work is confined (``agents.base.Agent.sandbox_profile``, with the adapter's name)."""
     choice = active()
-    profile = getattr(adapter, "sandbox_profile", None)
-    agent = {"adapter": adapter.name, **profile()} if callable(profile) else {}
+    agent = agent or {}
     if choice.unsandboxed:
         return Isolation("none", f"unsandboxed: {choice.reason}", False, choice.describe(), agent)
     described = choice.describe()
