@@ -68,7 +68,7 @@ def test_skillab_toml_is_found_from_a_subdirectory_and_paths_are_the_files(proje
 @pytest.mark.parametrize(("text", "words"), [
     ('concurency = 2\n', "unknown key 'concurency' (did you mean 'concurrency'?)"),
     ('concurrency = 0\n', "concurrency: must be a positive integer"),
-    ('sandbox = "docker"\n', "sandbox: 'docker' is not one of bwrap, image, none"),
+    ('sandbox = "docker"\n', "sandbox: invalid choice: 'docker' (choose from 'bwrap', 'image', 'none')"),
     ('no-cache = "yes"\n', "no-cache must be true or false"),
     ('resume = "r.json"\n', "unknown key 'resume'"),
     ('model = [\n', "not a readable TOML file"),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from skillab.agents.base import AgentResult, ArmRequest
+from skillab.agents.base import Agent, AgentResult, ArmRequest
 from skillab.grading.trajectory import Trajectory
 
 
-class ListingAdapter:
+class ListingAdapter(Agent):
     """An agent that lists every file in its workspace, records the list per arm, and answers
     with a fixed text."""
 
