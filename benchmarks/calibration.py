@@ -16,7 +16,9 @@ Printed per scenario, each beside its target:
 - cover: share of 95% intervals that contain the true lift (>= 0.94);
 - "detects X": the median X printed, and the real power of the test at a true lift of X in this
   scenario (0.75-0.90; checked where at least 10% of runs print a number), the share of runs
-  that print one ("shown"), and how often "cannot show a lift at any size of effect" is printed
+  that print one ("shown"); where fewer than 10% print one, the real power at the largest lift
+  the baseline leaves room for ("@max": printing no X is right only if it is below 0.75, else
+  the scenario is "off: silent"), and how often "cannot show a lift at any size of effect" is printed
   ("never");
 - advice: from each run as a pilot, the cases it advises for +10 pts; the share of pilots whose
   advice reaches 80% real power at a true +10 pts (>= 0.80), and the median advice against the
@@ -162,7 +164,8 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) ->
         pairs = draw(s, rng, s.n)
         if len(pairs) < 2 or (s.errors and error_dominated(s, pairs)):
             continue  # no statistic is reported
-        stats = case_statistics(pairs, target_lift_pts=ADVICE_TARGET_PTS)
+        errored = s.n * s.runs - sum(p.runs for p in pairs)
+        stats = case_statistics(pairs, target_lift_pts=ADVICE_TARGET_PTS, errored=errored)
         judged += 1
         lo, hi = stats.ci95
         covered += lo <= truth <= hi
@@ -177,11 +180,15 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) ->
                 advice.append(power.cases_needed)
     cell = {"judged": judged, "false": false / max(judged, 1), "cover": covered / max(judged, 1),
             "never": never / max(judged, 1), "printed": len(printed) / max(judged, 1), "x": None, "power_at_x": None, "advice_share": None,
-            "advice_median": None, "needed": None}
+            "advice_median": None, "needed": None, "power_at_max": None}
     if printed and not s.het_null:
         x = float(np.median(printed))
         cell["x"] = x
         cell["power_at_x"] = real_power(s, s.n, x, max(reps, 200), seed + 1)
+    if cell["printed"] < PRINTED_FLOOR and not s.het_null:
+        # Printing no X is right only if no lift the baseline allows reaches 80% real power.
+        cell["power_at_max"] = real_power(s, s.n, 100 * max_lift(s.baseline, s.spread) - 0.5,
+                                          max(reps, 200), seed + 3)
     if advice and not s.het_null:
         needed = cases_really_needed(Scenario(s.n, s.runs, 0, s.baseline, s.spread, s.errors),
                                      max(reps, 200), seed + 2)
@@ -309,6 +316,8 @@ def _misses(cell: dict, slack: float) -> list[str]:
     if (cell["power_at_x"] is not None and cell["printed"] >= PRINTED_FLOOR
             and not low - slack <= cell["power_at_x"] <= high + slack):
         misses.append("power")
+    if cell["power_at_max"] is not None and cell["power_at_max"] > TARGETS["power"][0] + slack:
+        misses.append("silent")
     if cell["advice_share"] is not None and cell["advice_share"] < TARGETS["advice"] - slack:
         misses.append("advice")
     return misses
@@ -327,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"skillab calibration: {reps} simulated runs per scenario, seed {args.seed}; "
           f"Monte Carlo SE ±{se:.3f} at 0.05 and 0.95")
     print(f"{'scenario':<30} {'n':>4} {'runs':>4}  {'false':>6} {'cover':>6}  {'detects X':>9} "
-          f"{'power@X':>7} {'shown':>5} {'never':>5}  {'advice':>6} {'needed':>6} {'share':>6}")
+          f"{'power@X':>7} {'shown':>5} {'@max':>5} {'never':>5}  {'advice':>6} {'needed':>6} {'share':>6}")
     worst = {"false": 0.0, "cover": 1.0}
     off = 0
     for s in scenarios(args.quick):
@@ -339,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         flag = f"  <- off: {', '.join(misses)}" if misses else ""
         print(f"{s.label:<30} {s.n:>4} {s.runs:>4}  {cell['false']:>6.3f} {cell['cover']:>6.3f}  "
               f"{_fmt(cell['x'], '.0f'):>9} {_fmt(cell['power_at_x'], '.2f'):>7} {cell['printed']:>5.2f} "
-              f"{cell['never']:>5.2f}  "
+              f"{_fmt(cell['power_at_max'], '.2f'):>5} {cell['never']:>5.2f}  "
               f"{_fmt(cell['advice_median'], 'd'):>6} {_fmt(cell['needed'], 'd'):>6} "
               f"{_fmt(cell['advice_share'], '.2f'):>6}{flag}", flush=True)
     print()

@@ -24,13 +24,16 @@ from typing import Any
 
 from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
 from . import power_model
-from .inference import ALPHA, adjusted_moments
+from .aggregate import ERROR_DOMINATED_FLOOR
+from .inference import ALPHA
 from .interval import clopper_pearson_upper
 
 POWER = 0.80
 # One-sided confidence that the planning discordance is not below the true one.
 _PLANNING_CONFIDENCE = 0.80
 _MAX_CASES = 5_000
+# Pseudo-evidence on the discordance: one discordant run (see ``discordance``).
+_PSEUDO_DISCORDANT_RUNS = 1.0
 
 
 @dataclass(frozen=True)
@@ -60,13 +63,20 @@ class PowerStatement:
 
 def power_statement(
     diffs: Sequence[float], *, baseline_rate: float | None, runs: int,
-    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS,
+    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, errored_share: float = 0.0,
 ) -> PowerStatement | None:
-    """The statement for a suite whose per-case differences are ``diffs``; None below 2 cases."""
+    """The statement for a suite whose per-case differences are ``diffs``; None below 2 cases.
+
+    ``errored_share`` is the share of the suite's records that errored. An error may hide a
+    run the skill changed (an agent that fails is also the one that times out), so a lift of
+    ``X`` is modelled as ``X * (1 - errored_share)`` on the graded records: a suite with errors
+    promises only what it can show if its errors fell on the runs that carried the lift.
+    """
     n = len(diffs)
     if n < 2:
         return None
     runs = max(runs, 1)
+    seen = 1 - min(max(errored_share, 0.0), ERROR_DOMINATED_FLOOR)
     target = abs(target_lift_pts) / 100
     psi, psi_upper = discordance(diffs, runs=runs)
     room = 1.0 if baseline_rate is None else max(0.0, 1 - baseline_rate)
@@ -79,8 +89,8 @@ def power_statement(
         note = (f"the baseline already passes {baseline_rate * 100:.0f}%, so a lift of "
                 f"{target * 100:.0f} pts is not possible")
     else:
-        needed = power_model.cases_needed(runs, psi_upper, target, room, POWER, _MAX_CASES)
-        low = power_model.cases_needed(runs, psi, target, room, POWER, _MAX_CASES)
+        needed = power_model.cases_needed(runs, psi_upper, target * seen, room, POWER, _MAX_CASES)
+        low = power_model.cases_needed(runs, psi, target * seen, room, POWER, _MAX_CASES)
         if needed is not None and low is not None:
             span = (min(low, needed), needed)
         if needed is None:
@@ -90,10 +100,13 @@ def power_statement(
     sure_room = room if baseline_rate is None else 1 - clopper_pearson_upper(
         math.ceil(baseline_rate * n - 1e-9), n, 1 - _PLANNING_CONFIDENCE)
     detectable = None if never else power_model.detectable_lift(n, runs, psi, sure_room, POWER)
+    if detectable is not None:
+        detectable = detectable / seen if detectable / seen <= sure_room else None
     assumptions = (
         f"the exact sign-flip test at 5% (two-sided), 80% power, {runs} run{'s' if runs != 1 else ''}"
         f" per case, cases like these (the arms of a run differ {psi * 100:.0f}% of the time; "
         f"{psi_upper * 100:.0f}% at its 80% upper bound for the advice)"
+        + (f"; {1 - seen:.0%} of records errored, and a lift may have been on them" if seen < 1 else "")
     )
     return PowerStatement(
         target_lift_pts=abs(target_lift_pts),
@@ -115,15 +128,18 @@ def discordance(diffs: Sequence[float], *, runs: int) -> tuple[float, float]:
 
     By moments of the per-case differences ``d`` (each a mean over ``runs``): under the model
     ``Var(d) = (psi - lift^2) / runs``, so ``psi = runs * Var(d) + lift^2`` (at the observed lift,
-    which reads the discordance with the skill; the model then takes it as the chance one). The variance is the
-    Agresti-Min-adjusted one (a suite with no discordant case still gets some), and its bound
-    is the chi-square bound on a variance.
+    which reads the discordance with the skill; the model then takes it as the chance one). A
+    suite with no discordant run still gets some: one pseudo discordant run, added on the scale
+    of runs (a pseudo-pair of whole-case differences would weigh ``runs`` times as much, and made
+    the power of several-run suites too low). Its bound is the chi-square bound on a variance.
     """
     n = len(diffs)
-    centre, variance, _ = adjusted_moments(diffs)
-    upper = variance * (n - 1) / chi2_quantile(1 - _PLANNING_CONFIDENCE, n - 1)
+    centre = sum(diffs) / n
+    squares = sum((d - centre) ** 2 for d in diffs)
+    spread = (runs * squares + _PSEUDO_DISCORDANT_RUNS) / (n - 1)
+    upper = spread * (n - 1) / chi2_quantile(1 - _PLANNING_CONFIDENCE, n - 1)
     lift2 = centre * centre
-    return min(1.0, runs * variance + lift2), min(1.0, runs * upper + lift2)
+    return min(1.0, spread + lift2), min(1.0, upper + lift2)
 
 
 def chi2_quantile(q: float, df: int) -> float:
