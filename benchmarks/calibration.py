@@ -27,6 +27,9 @@ Printed per scenario, each beside its target:
   "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke;
 - --stop-early: both designs replayed on the same simulated runs (``scoring.stopping.replay``),
   the share of cases (model calls) saved, and false claims and power beside the fixed design's;
+- ``--min-delta-pts 5`` on a skill with no effect: how often the point gate (the default
+  ``--gate-on point``) and the lower-bound gate pass it, and the rate the point gate's note
+  prints (within 0.08 of the real one; the lower-bound gate <= 0.05);
 - the judge gate: ``check_consistency`` against judges that agree with themselves 70-95% of the
   time (a 70% judge caught >= 0.9, a 95% one kept >= 0.9), and the re-asks it spent.
 
@@ -47,6 +50,7 @@ import numpy as np
 
 from skillab.engine.consistency import check_consistency
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
+from skillab.scoring.power_model import null_point_pass_rate
 from skillab.scoring.statistics import case_statistics, regression_cases
 from skillab.scoring.stopping import claim, replay
 
@@ -56,6 +60,9 @@ HET_SHIFT = 0.30
 ADVICE_TARGET_PTS = 10
 # "detects X" printed by fewer runs than this is shown, not checked (its median is a few pilots').
 PRINTED_FLOOR = 0.10
+GATE_PTS = 5
+# How far the no-effect pass rate the point gate's note prints may sit from the real one.
+GATE_NOTE_SLACK = 0.08
 
 
 @dataclass(frozen=True)
@@ -290,6 +297,27 @@ def judge_gate(agree: float, verdicts: int, reps: int, rng: np.random.Generator)
     return withheld / reps, calls / reps
 
 
+def point_gate(s: Scenario, threshold_pts: float, reps: int, rng: np.random.Generator) -> dict:
+    """``--min-delta-pts`` on a skill with no effect: how often the point gate and the
+    lower-bound gate pass it, and the pass rate the point gate's note prints (the power model's
+    ``null_point_pass_rate`` at each run's own cases, runs and discordance), as its median."""
+    point = lower = judged = 0
+    said: list[float] = []
+    for _ in range(reps):
+        pairs = draw(s, rng, s.n)
+        if len(pairs) < 2:
+            continue
+        stats = case_statistics(pairs)
+        judged += 1
+        point += stats.delta_pts >= threshold_pts
+        lower += stats.ci95 is not None and stats.ci95[0] >= threshold_pts
+        if stats.power is not None and stats.power.discordance is not None:
+            said.append(null_point_pass_rate(len(pairs), stats.power.runs, stats.power.discordance,
+                                             threshold_pts / 100))
+    return {"point": point / max(judged, 1), "lower": lower / max(judged, 1),
+            "said": float(np.median(said)) if said else None}
+
+
 def scenarios(quick: bool) -> list[Scenario]:
     if quick:
         return [Scenario(n, 1, lift) for n in (5, 20) for lift in (0, 10)] + [Scenario(20, 1, 0, het_null=True)]
@@ -378,6 +406,21 @@ def main(argv: list[str] | None = None) -> int:
         off += bool(flag)
         print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f}  "
               f"{c[0]:>10.3f} / {c[1]:.3f} / {c[2]:.3f}  {g[0]:>12.3f} / {g[1]:.3f} / {g[2]:.3f}{flag}", flush=True)
+    print()
+    print(f"--min-delta-pts {GATE_PTS} on a skill with no effect: how often each --gate-on passes it, and the "
+          f"rate the point gate's note prints (median; target: within {GATE_NOTE_SLACK} of the real rate; "
+          f"the lower-bound gate <= {TARGETS['false']})")
+    print(f"{'scenario':<16} {'n':>4} {'runs':>4}  {'point':>6} {'note says':>9} {'lower-bound':>11}")
+    gate_cells = [Scenario(20, 1, 0)] if args.quick else [
+        Scenario(n, runs, 0, spread=spread) for n in (5, 10, 20, 50) for runs in (1, 3)
+        for spread in (1.5, 4.0)]
+    for s in gate_cells:
+        cell = point_gate(s, GATE_PTS, reps, rng)
+        bad = cell["lower"] > TARGETS["false"] + 2 * se or (
+            cell["said"] is not None and abs(cell["said"] - cell["point"]) > GATE_NOTE_SLACK + 2 * se)
+        off += bad
+        print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['point']:>6.3f} {_fmt(cell['said']):>9} "
+              f"{cell['lower']:>11.3f}{'  <- off' if bad else ''}", flush=True)
     print()
     print("judge consistency gate (engine.consistency.check_consistency): share of runs whose lift it "
           "withholds, and re-asks spent (targets: a 70%-consistent judge caught >= 0.9, a 95% one kept >= 0.9)")

@@ -206,3 +206,39 @@ def cases_needed(runs: int, psi0: float, delta: float, room: float, target_power
         mid = (lo + n) // 2
         lo, n = (mid, n) if power(mid, runs, psi0, delta, room) < target_power else (lo, mid)
     return n
+
+
+def null_point_pass_rate(n: int, runs: int, psi0: float, threshold: float) -> float:
+    """P(the point estimate of the lift >= ``threshold``) for a skill with no effect.
+
+    What ``--gate-on point`` lets through: under the same model at lift 0 (each run's arms
+    differ ``psi0`` of the time, half each way), the distribution of the suite's summed
+    score, by exact convolution of the case scores, or its normal form beyond
+    ``EXACT_MAX_CASES`` cases.
+    """
+    if n < 1:
+        return 0.0
+    runs = max(runs, 1)
+    return _null_point_pass_rate(n, runs, quantize_up(min(max(psi0, 0.0), 1.0)), round(threshold, 6))
+
+
+@lru_cache(maxsize=4096)
+def _null_point_pass_rate(n: int, runs: int, psi: float, threshold: float) -> float:
+    # The point estimate is the summed score over n * runs graded runs.
+    need = math.ceil(threshold * n * runs - 1e-9)
+    if psi <= 0:
+        return 1.0 if need <= 0 else 0.0
+    if n > EXACT_MAX_CASES:
+        sd = math.sqrt(n * runs * psi)
+        return 1 - NormalDist(0, sd).cdf(need - 0.5)
+    case = score_pmf(runs, psi, 0.0)
+    total = [1.0]
+    for _ in range(n):
+        grown = [0.0] * (len(total) + len(case) - 1)
+        for i, a in enumerate(total):
+            if a > 1e-18:
+                for j, b in enumerate(case):
+                    grown[i + j] += a * b
+        total = grown
+    offset = (len(total) - 1) // 2  # index i is summed score i - offset
+    return min(1.0, sum(total[max(0, need + offset):]))
