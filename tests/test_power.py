@@ -202,3 +202,20 @@ def test_the_point_gates_no_effect_pass_rate_is_the_models(n, runs, psi):
     rate = power_model.null_point_pass_rate(n, runs, psi, 0.05)
     assert abs(rate - hits / reps) < 4 * math.sqrt(rate * (1 - rate) / reps) + 0.006
     assert power_model.null_point_pass_rate(n, runs, 0.0, 0.05) == 0.0
+
+
+def test_a_pilots_discordance_is_read_back_to_the_chance_one():
+    """A pilot at +30 pts reads its discordance with the skill; the model grows it with the lift
+    from the chance one, so taking it as chance counted the growth twice ("detects X" at +30 pts:
+    real power 0.91-0.93, conservative)."""
+    from skillab.scoring.power import discordance
+
+    for psi, delta, room in ((0.45, 0.3, 0.5), (0.3, 0.1, 0.8), (0.6, 0.5, 1.0)):
+        psi0 = power_model.chance_discordance(psi, delta, room)
+        assert psi0 < psi and power_model.discordance_at(psi0, delta, room) == pytest.approx(psi, abs=1e-6)
+    assert power_model.chance_discordance(0.3, 0.0, 0.5) == 0.3
+    pairs = cases(14, 2, 24)
+    read = discordance([p.diff for p in pairs], runs=1)[0]
+    stated = case_statistics(pairs).power.discordance
+    room = 1 - case_statistics(pairs).power.baseline_rate
+    assert stated == pytest.approx(power_model.chance_discordance(read, 12 / 40, room), abs=1e-4) and stated < read

@@ -78,8 +78,12 @@ def power_statement(
     runs = max(runs, 1)
     seen = 1 - min(max(errored_share, 0.0), ERROR_DOMINATED_FLOOR)
     target = abs(target_lift_pts) / 100
-    psi, psi_upper = discordance(diffs, runs=runs)
+    read, read_upper = discordance(diffs, runs=runs)
     room = 1.0 if baseline_rate is None else max(0.0, 1 - baseline_rate)
+    # Read with the skill at its observed lift; the model wants the chance discordance.
+    lift = sum(diffs) / n
+    psi = power_model.chance_discordance(read, lift, room)
+    psi_upper = max(psi, power_model.chance_discordance(read_upper, lift, room))
     note = ""
     needed: int | None = None
     span: tuple[int, int] | None = None

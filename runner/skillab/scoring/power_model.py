@@ -56,6 +56,22 @@ def discordance_at(psi0: float, delta: float, room: float) -> float:
     return min(1.0, max(delta, (rescue + max(psi0, delta)) / 2))
 
 
+def chance_discordance(psi: float, delta: float, room: float) -> float:
+    """The ``psi0`` whose discordance at lift ``delta`` is ``psi``: ``discordance_at`` inverted.
+
+    A pilot's discordance is read with the skill, at its observed lift; the model grows it
+    with the lift from the chance one, so taking the read one as chance counted the growth twice.
+    """
+    delta = abs(delta)
+    if delta <= 0 or discordance_at(0.0, delta, room) >= psi:
+        return psi if delta <= 0 else 0.0
+    lo, hi = 0.0, psi
+    for _ in range(40):  # discordance_at rises with psi0
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if discordance_at(mid, delta, room) < psi else (lo, mid)
+    return hi
+
+
 def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0) -> float:
     """P(the test says "beyond noise" in the direction of ``delta``) for ``n`` cases."""
     delta = abs(delta)
