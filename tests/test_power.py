@@ -151,14 +151,17 @@ def _model_suite(rng: random.Random, n: int, runs: int, psi: float) -> list[Case
 def test_the_discordance_is_read_on_the_scale_of_runs(runs):
     """Its pseudo-evidence once weighed ``runs`` whole-case differences: at 5 runs and 20 cases
     the discordance read 0.24 too high, and "detects X" promised too little (real power 0.91-0.97)."""
+    from skillab.scoring import power
     from skillab.scoring.power import discordance
 
     rng = random.Random(runs)
     reads = [discordance([p.diff for p in _model_suite(rng, 20, runs, 0.3)], runs=runs)[0] for _ in range(300)]
-    # Unbiased, plus the one pseudo discordant run, plus the squared observed lift's mean.
-    assert sum(reads) / len(reads) == pytest.approx(0.3 + 1 / 19 + 0.3 / (20 * runs), abs=0.02)
+    # Median-unbiased (a chi-square's median sits below its mean: x19/18.34), plus the one
+    # pseudo discordant run, plus the squared observed lift's mean.
+    median = 19 / power.chi2_quantile(0.5, 19)
+    assert sum(reads) / len(reads) == pytest.approx(median * (0.3 + 1 / 19) + 0.3 / (20 * runs), abs=0.02)
     # Nothing differs: one pseudo discordant run, whatever the runs.
-    assert discordance([0.0] * 20, runs=runs)[0] == pytest.approx(1 / 19)
+    assert discordance([0.0] * 20, runs=runs)[0] == pytest.approx(median / 19)
 
 
 def test_errored_records_dilute_the_lift_the_statement_promises():
