@@ -31,6 +31,7 @@ from .inference import ALPHA, sign_flip_p
 SIMULATION_REPS = 400
 SIMULATED_MAX_CASES = 40
 EXACT_MAX_CASES = 400
+EXACT_MAX_RUNS = 300
 # Discordance is rounded up to this grid, so nearby suites share cached answers.
 PSI_GRID = 200
 
@@ -229,8 +230,9 @@ def null_point_pass_rate(n: int, runs: int, psi0: float, threshold: float) -> fl
 
     What ``--gate-on point`` lets through: under the same model at lift 0 (each run's arms
     differ ``psi0`` of the time, half each way), the distribution of the suite's summed
-    score, by exact convolution of the case scores, or its normal form beyond
-    ``EXACT_MAX_CASES`` cases.
+    score, by exact convolution of the case scores up to ``EXACT_MAX_RUNS`` graded runs (a
+    report pays at most a few hundred thousand steps), or its normal form beyond, where the
+    sum of that many small integer scores is close to normal.
     """
     if n < 1:
         return 0.0
@@ -244,7 +246,7 @@ def _null_point_pass_rate(n: int, runs: int, psi: float, threshold: float) -> fl
     need = math.ceil(threshold * n * runs - 1e-9)
     if psi <= 0:
         return 1.0 if need <= 0 else 0.0
-    if n > EXACT_MAX_CASES:
+    if n * runs > EXACT_MAX_RUNS:
         sd = math.sqrt(n * runs * psi)
         return 1 - NormalDist(0, sd).cdf(need - 0.5)
     case = score_pmf(runs, psi, 0.0)
