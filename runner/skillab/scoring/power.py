@@ -5,8 +5,10 @@ at this suite's runs per case, under a model whose only parameter besides the li
 discordance (how often the two arms of a run differ). The discordance is read from the spread
 of the per-case differences, not from the observed lift, which at pilot sizes is mostly noise:
 
-- "this suite detects lifts of about X pts": the discordance at its estimate, at this size, for
-  lifts the baseline leaves room for at its 80% upper bound (cases passing without the skill);
+- "this suite detects lifts of about X pts": the discordance at its median-unbiased estimate,
+  read back from the observed lift to the chance one (``power_model.chance_discordance``), at
+  this size, for lifts the baseline leaves room for at its 80% upper bound (cases passing
+  without the skill), and as if the errored share of the records had carried the lift;
 - "about N cases would detect T pts": the discordance at its one-sided 80% upper confidence
   bound, so the advice from a small pilot reaches 80% power in most pilots, with the range from
   the estimate to the bound beside it;
