@@ -137,18 +137,33 @@ def discordance(diffs: Sequence[float], *, runs: int) -> tuple[float, float]:
     which reads the discordance with the skill; the model then takes it as the chance one). A
     suite with no discordant run still gets some: one pseudo discordant run, added on the scale
     of runs (a pseudo-pair of whole-case differences would weigh ``runs`` times as much, and made
-    the power of several-run suites too low). Its bound is the chi-square bound on a variance.
+    the power of several-run suites too low). Its bound is the chi-square bound on a variance,
+    or, when the differences are heavier-tailed than normal (a near-deterministic agent's are
+    mostly 0 and now and then a whole case), the larger bound their own kurtosis gives.
     """
     n = len(diffs)
     centre = sum(diffs) / n
     squares = sum((d - centre) ** 2 for d in diffs)
     spread = (runs * squares + _PSEUDO_DISCORDANT_RUNS) / (n - 1)
-    upper = spread * (n - 1) / chi2_quantile(1 - _PLANNING_CONFIDENCE, n - 1)
+    upper = spread * max((n - 1) / chi2_quantile(1 - _PLANNING_CONFIDENCE, n - 1),
+                         _kurtosis_bound(diffs, centre, squares))
     # Median-unbiased: a small pilot's read is as often above the truth as below it (the mean-
     # unbiased one is below it more often, and the suites that print "detects X" are those).
     median = spread * (n - 1) / chi2_quantile(0.5, n - 1)
     lift2 = centre * centre
     return min(1.0, median + lift2), min(1.0, upper + lift2)
+
+
+def _kurtosis_bound(diffs: Sequence[float], centre: float, squares: float) -> float:
+    """The one-sided 80% upper bound on a variance over its estimate, by the sample variance's
+    large-sample spread ``(kurtosis - (n - 3) / (n - 1)) / n``, which holds for any shape."""
+    n = len(diffs)
+    if squares <= 0:
+        return 1.0
+    m2 = squares / n
+    kurtosis = sum((d - centre) ** 4 for d in diffs) / n / (m2 * m2)
+    z = NormalDist().inv_cdf(_PLANNING_CONFIDENCE)
+    return 1 + z * math.sqrt(max(kurtosis - (n - 3) / (n - 1), 0.0) / n)
 
 
 def chi2_quantile(q: float, df: int) -> float:
