@@ -236,7 +236,7 @@ def test_heavy_tailed_differences_get_a_wider_planning_bound():
     chi2 = spread * 49 / power.chi2_quantile(0.2, 49) + (1 / 50) ** 2
     assert upper > 1.15 * chi2
     # Normal-shaped differences keep the chi-square bound.
-    even = [(-1) ** i * (i % 4) / 3 for i in range(50)]
+    even = [(-1) ** i * (i % 4) / 12 for i in range(50)]
     _, upper_even = power.discordance(even, runs=3)
     centre = sum(even) / 50
     spread = (3 * sum((d - centre) ** 2 for d in even) + 1) / 49
