@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from calibration_judge import judge_gate  # a sibling: benchmarks/ is the script's directory
 
-from skillab.engine.consistency import check_consistency
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
 from skillab.scoring.power_model import null_point_pass_rate
 from skillab.scoring.statistics import case_statistics, regression_cases
@@ -252,49 +252,6 @@ def stop_early(s: Scenario, reps: int, rng: np.random.Generator) -> dict:
             cell[2] += said != full
     return {"fixed": out["fixed"] / reps,
             **{d: (v[0] / reps, v[1] / reps, v[2] / reps) for d, v in out.items() if d != "fixed"}}
-
-
-class _Verdict:
-    def __init__(self, expectation: str, passed: bool):
-        self.expectation, self.passed, self.errored = expectation, passed, False
-
-
-class _Arm:
-    def __init__(self, verdict: _Verdict):
-        self.expectation_results, self.transcript, self.final_output = [verdict], [], ""
-
-
-class _Record:
-    def __init__(self, i: int):
-        self.case_name = f"c{i}"
-        self.with_skill = _Arm(_Verdict(f"e{i} pass", True))
-        self.without_skill = _Arm(_Verdict(f"e{i} fail", False))
-        self.original = None
-
-
-class _FlippingJudge:
-    """The judge seam ``check_consistency`` calls: the same verdict again with probability ``agree``."""
-
-    def __init__(self, agree: float, rng: np.random.Generator):
-        self.agree, self.rng, self.calls = agree, rng, 0
-
-    def grade(self, expectation, *, prompt, transcript, final_output, salt):
-        self.calls += 1
-        first = expectation.endswith("pass")
-        return _Verdict(expectation, first if self.rng.random() < self.agree else not first)
-
-
-def judge_gate(agree: float, verdicts: int, reps: int, rng: np.random.Generator) -> tuple[float, float]:
-    """``engine.consistency.check_consistency`` against a judge that agrees with itself ``agree``
-    of the time: how often it withholds the lift, and the re-asks it spent."""
-    records = [_Record(i) for i in range(verdicts // 2)]
-    withheld = calls = 0
-    for _ in range(reps):
-        judge = _FlippingJudge(agree, rng)
-        check = check_consistency(records, judge, prompts={}, skills=(), seed=int(rng.integers(1 << 30)))
-        withheld += check.lift_withheld
-        calls += judge.calls
-    return withheld / reps, calls / reps
 
 
 def point_gate(s: Scenario, threshold_pts: float, reps: int, rng: np.random.Generator) -> dict:
