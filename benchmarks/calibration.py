@@ -16,7 +16,9 @@ Printed per scenario, each beside its target:
 - cover: share of 95% intervals that contain the true lift (>= 0.94);
 - "detects X": the median X printed, and the real power of the test at a true lift of X in this
   scenario (0.75-0.90; checked where at least 10% of runs print a number), the share of runs
-  that print one ("shown"), and how often "cannot show a lift at any size of effect" is printed
+  that print one ("shown"); where fewer than 10% print one, the real power at the largest lift
+  the baseline leaves room for ("@max": printing no X is right only if it is below 0.75, else
+  the scenario is "off: silent"), and how often "cannot show a lift at any size of effect" is printed
   ("never");
 - advice: from each run as a pilot, the cases it advises for +10 pts; the share of pilots whose
   advice reaches 80% real power at a true +10 pts (>= 0.80), and the median advice against the
@@ -25,6 +27,9 @@ Printed per scenario, each beside its target:
   "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke;
 - --stop-early: both designs replayed on the same simulated runs (``scoring.stopping.replay``),
   the share of cases (model calls) saved, and false claims and power beside the fixed design's;
+- ``--min-delta-pts 5`` on a skill with no effect: how often the point gate (the default
+  ``--gate-on point``) and the lower-bound gate pass it, and the rate the point gate's note
+  prints (within 0.08 of the real one; the lower-bound gate <= 0.05);
 - the judge gate: ``check_consistency`` against judges that agree with themselves 70-95% of the
   time (a 70% judge caught >= 0.9, a 95% one kept >= 0.9), and the re-asks it spent.
 
@@ -42,9 +47,10 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from calibration_judge import judge_gate  # a sibling: benchmarks/ is the script's directory
 
-from skillab.engine.consistency import check_consistency
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
+from skillab.scoring.power_model import null_point_pass_rate
 from skillab.scoring.statistics import case_statistics, regression_cases
 from skillab.scoring.stopping import claim, replay
 
@@ -54,6 +60,9 @@ HET_SHIFT = 0.30
 ADVICE_TARGET_PTS = 10
 # "detects X" printed by fewer runs than this is shown, not checked (its median is a few pilots').
 PRINTED_FLOOR = 0.10
+GATE_PTS = 5
+# How far the no-effect pass rate the point gate's note prints may sit from the real one.
+GATE_NOTE_SLACK = 0.08
 
 
 @dataclass(frozen=True)
@@ -162,7 +171,8 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) ->
         pairs = draw(s, rng, s.n)
         if len(pairs) < 2 or (s.errors and error_dominated(s, pairs)):
             continue  # no statistic is reported
-        stats = case_statistics(pairs, target_lift_pts=ADVICE_TARGET_PTS)
+        errored = s.n * s.runs - sum(p.runs for p in pairs)
+        stats = case_statistics(pairs, target_lift_pts=ADVICE_TARGET_PTS, errored=errored)
         judged += 1
         lo, hi = stats.ci95
         covered += lo <= truth <= hi
@@ -177,11 +187,15 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) ->
                 advice.append(power.cases_needed)
     cell = {"judged": judged, "false": false / max(judged, 1), "cover": covered / max(judged, 1),
             "never": never / max(judged, 1), "printed": len(printed) / max(judged, 1), "x": None, "power_at_x": None, "advice_share": None,
-            "advice_median": None, "needed": None}
+            "advice_median": None, "needed": None, "power_at_max": None}
     if printed and not s.het_null:
         x = float(np.median(printed))
         cell["x"] = x
         cell["power_at_x"] = real_power(s, s.n, x, max(reps, 200), seed + 1)
+    if cell["printed"] < PRINTED_FLOOR and not s.het_null:
+        # Printing no X is right only if no lift the baseline allows reaches 80% real power.
+        cell["power_at_max"] = real_power(s, s.n, 100 * max_lift(s.baseline, s.spread) - 0.5,
+                                          max(reps, 200), seed + 3)
     if advice and not s.het_null:
         needed = cases_really_needed(Scenario(s.n, s.runs, 0, s.baseline, s.spread, s.errors),
                                      max(reps, 200), seed + 2)
@@ -240,47 +254,25 @@ def stop_early(s: Scenario, reps: int, rng: np.random.Generator) -> dict:
             **{d: (v[0] / reps, v[1] / reps, v[2] / reps) for d, v in out.items() if d != "fixed"}}
 
 
-class _Verdict:
-    def __init__(self, expectation: str, passed: bool):
-        self.expectation, self.passed, self.errored = expectation, passed, False
-
-
-class _Arm:
-    def __init__(self, verdict: _Verdict):
-        self.expectation_results, self.transcript, self.final_output = [verdict], [], ""
-
-
-class _Record:
-    def __init__(self, i: int):
-        self.case_name = f"c{i}"
-        self.with_skill = _Arm(_Verdict(f"e{i} pass", True))
-        self.without_skill = _Arm(_Verdict(f"e{i} fail", False))
-        self.original = None
-
-
-class _FlippingJudge:
-    """The judge seam ``check_consistency`` calls: the same verdict again with probability ``agree``."""
-
-    def __init__(self, agree: float, rng: np.random.Generator):
-        self.agree, self.rng, self.calls = agree, rng, 0
-
-    def grade(self, expectation, *, prompt, transcript, final_output, salt):
-        self.calls += 1
-        first = expectation.endswith("pass")
-        return _Verdict(expectation, first if self.rng.random() < self.agree else not first)
-
-
-def judge_gate(agree: float, verdicts: int, reps: int, rng: np.random.Generator) -> tuple[float, float]:
-    """``engine.consistency.check_consistency`` against a judge that agrees with itself ``agree``
-    of the time: how often it withholds the lift, and the re-asks it spent."""
-    records = [_Record(i) for i in range(verdicts // 2)]
-    withheld = calls = 0
+def point_gate(s: Scenario, threshold_pts: float, reps: int, rng: np.random.Generator) -> dict:
+    """``--min-delta-pts`` on a skill with no effect: how often the point gate and the
+    lower-bound gate pass it, and the pass rate the point gate's note prints (the power model's
+    ``null_point_pass_rate`` at each run's own cases, runs and discordance), as its median."""
+    point = lower = judged = 0
+    said: list[float] = []
     for _ in range(reps):
-        judge = _FlippingJudge(agree, rng)
-        check = check_consistency(records, judge, prompts={}, skills=(), seed=int(rng.integers(1 << 30)))
-        withheld += check.lift_withheld
-        calls += judge.calls
-    return withheld / reps, calls / reps
+        pairs = draw(s, rng, s.n)
+        if len(pairs) < 2:
+            continue
+        stats = case_statistics(pairs)
+        judged += 1
+        point += stats.delta_pts >= threshold_pts
+        lower += stats.ci95 is not None and stats.ci95[0] >= threshold_pts
+        if stats.power is not None and stats.power.discordance is not None:
+            said.append(null_point_pass_rate(len(pairs), stats.power.runs, stats.power.discordance,
+                                             threshold_pts / 100))
+    return {"point": point / max(judged, 1), "lower": lower / max(judged, 1),
+            "said": float(np.median(said)) if said else None}
 
 
 def scenarios(quick: bool) -> list[Scenario]:
@@ -309,6 +301,8 @@ def _misses(cell: dict, slack: float) -> list[str]:
     if (cell["power_at_x"] is not None and cell["printed"] >= PRINTED_FLOOR
             and not low - slack <= cell["power_at_x"] <= high + slack):
         misses.append("power")
+    if cell["power_at_max"] is not None and cell["power_at_max"] > TARGETS["power"][0] + slack:
+        misses.append("silent")
     if cell["advice_share"] is not None and cell["advice_share"] < TARGETS["advice"] - slack:
         misses.append("advice")
     return misses
@@ -327,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"skillab calibration: {reps} simulated runs per scenario, seed {args.seed}; "
           f"Monte Carlo SE ±{se:.3f} at 0.05 and 0.95")
     print(f"{'scenario':<30} {'n':>4} {'runs':>4}  {'false':>6} {'cover':>6}  {'detects X':>9} "
-          f"{'power@X':>7} {'shown':>5} {'never':>5}  {'advice':>6} {'needed':>6} {'share':>6}")
+          f"{'power@X':>7} {'shown':>5} {'@max':>5} {'never':>5}  {'advice':>6} {'needed':>6} {'share':>6}")
     worst = {"false": 0.0, "cover": 1.0}
     off = 0
     for s in scenarios(args.quick):
@@ -339,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         flag = f"  <- off: {', '.join(misses)}" if misses else ""
         print(f"{s.label:<30} {s.n:>4} {s.runs:>4}  {cell['false']:>6.3f} {cell['cover']:>6.3f}  "
               f"{_fmt(cell['x'], '.0f'):>9} {_fmt(cell['power_at_x'], '.2f'):>7} {cell['printed']:>5.2f} "
-              f"{cell['never']:>5.2f}  "
+              f"{_fmt(cell['power_at_max'], '.2f'):>5} {cell['never']:>5.2f}  "
               f"{_fmt(cell['advice_median'], 'd'):>6} {_fmt(cell['needed'], 'd'):>6} "
               f"{_fmt(cell['advice_share'], '.2f'):>6}{flag}", flush=True)
     print()
@@ -369,6 +363,21 @@ def main(argv: list[str] | None = None) -> int:
         off += bool(flag)
         print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f}  "
               f"{c[0]:>10.3f} / {c[1]:.3f} / {c[2]:.3f}  {g[0]:>12.3f} / {g[1]:.3f} / {g[2]:.3f}{flag}", flush=True)
+    print()
+    print(f"--min-delta-pts {GATE_PTS} on a skill with no effect: how often each --gate-on passes it, and the "
+          f"rate the point gate's note prints (median; target: within {GATE_NOTE_SLACK} of the real rate; "
+          f"the lower-bound gate <= {TARGETS['false']})")
+    print(f"{'scenario':<16} {'n':>4} {'runs':>4}  {'point':>6} {'note says':>9} {'lower-bound':>11}")
+    gate_cells = [Scenario(20, 1, 0)] if args.quick else [
+        Scenario(n, runs, 0, spread=spread) for n in (5, 10, 20, 50) for runs in (1, 3)
+        for spread in (1.5, 4.0)]
+    for s in gate_cells:
+        cell = point_gate(s, GATE_PTS, reps, rng)
+        bad = cell["lower"] > TARGETS["false"] + 2 * se or (
+            cell["said"] is not None and abs(cell["said"] - cell["point"]) > GATE_NOTE_SLACK + 2 * se)
+        off += bad
+        print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['point']:>6.3f} {_fmt(cell['said']):>9} "
+              f"{cell['lower']:>11.3f}{'  <- off' if bad else ''}", flush=True)
     print()
     print("judge consistency gate (engine.consistency.check_consistency): share of runs whose lift it "
           "withholds, and re-asks spent (targets: a 70%-consistent judge caught >= 0.9, a 95% one kept >= 0.9)")

@@ -173,6 +173,9 @@ def test_gates_fail_with_a_one_line_reason(repo, github):
     assert errors == ["skillab: check failed: alpha: delta +50.00 pts is below the minimum +60.00"]
     assert "> Check failed: alpha: delta +50.00 pts is below the minimum +60.00" in result.summary
     assert result.outputs["verdict"] == "pass" and result.outputs["delta-pts"] == "50"
+    # The point gate says what it cannot show, as a notice beside the failure.
+    [note] = re.findall(r"^::notice::(alpha: --min-delta-pts \+60 .*)$", result.stdout, re.M)
+    assert "not that it is beyond noise" in note and "--gate-on lower-bound" in note
 
 
 def test_a_run_that_measured_nothing_fails(repo, github):

@@ -82,6 +82,7 @@ def test_gates_fail_the_run_with_exit_1(tmp_path, cache_dir, capsys):
     code, _, err = run([str(skill), "--adapter", "mock", "--output", out, "--min-delta-pts", "5"],
                        cache_dir, capsys)
     assert code == 1 and "below the minimum" in err
+    assert "gate note:" in err and "a skill with no effect passes it about" in err
     code, _, _ = run([str(skill), "--adapter", "mock", "--output", out, "--min-delta-pts", "0"],
                      cache_dir, capsys)
     assert code == 0

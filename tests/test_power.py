@@ -133,3 +133,111 @@ def test_trigger_intervals_cover_at_ten_to_twenty_queries():
                           for k, b in enumerate(bounds) if b.low <= p <= b.high)
             worst = min(worst, covered)
     assert worst >= 0.95
+
+
+def _model_suite(rng: random.Random, n: int, runs: int, psi: float) -> list[CasePair]:
+    """A suite drawn from the power model at lift 0: each run's arms differ ``psi`` of the time."""
+    pairs = []
+    for _ in range(n):
+        w = o = 0
+        for _ in range(runs):
+            r = rng.random()
+            w, o = (w + 1, o) if r < psi / 2 else (w, o + 1) if r < psi else (w, o)
+        pairs.append(CasePair(w, o, runs))
+    return pairs
+
+
+@pytest.mark.parametrize("runs", [1, 3, 5])
+def test_the_discordance_is_read_on_the_scale_of_runs(runs):
+    """Its pseudo-evidence once weighed ``runs`` whole-case differences: at 5 runs and 20 cases
+    the discordance read 0.24 too high, and "detects X" promised too little (real power 0.91-0.97)."""
+    from skillab.scoring import power
+    from skillab.scoring.power import discordance
+
+    rng = random.Random(runs)
+    reads = [discordance([p.diff for p in _model_suite(rng, 20, runs, 0.3)], runs=runs)[0] for _ in range(300)]
+    # Median-unbiased (a chi-square's median sits below its mean: x19/18.34), plus the one
+    # pseudo discordant run, plus the squared observed lift's mean.
+    median = 19 / power.chi2_quantile(0.5, 19)
+    assert sum(reads) / len(reads) == pytest.approx(median * (0.3 + 1 / 19) + 0.3 / (20 * runs), abs=0.02)
+    # Nothing differs: one pseudo discordant run, whatever the runs.
+    assert discordance([0.0] * 20, runs=runs)[0] == pytest.approx(median / 19)
+
+
+def test_errored_records_dilute_the_lift_the_statement_promises():
+    """Failure-linked errors hide runs that carried the lift: with 30% of them "detects X" was
+    optimistic (real power 0.64-0.67). The statement promises X only as if the errored share of
+    the records had carried the lift and was lost."""
+    rng = random.Random(5)
+    pairs = _model_suite(rng, 60, 3, 0.3)
+    clean = case_statistics(pairs, target_lift_pts=10).power
+    errored = case_statistics(pairs, target_lift_pts=10, errored=45).power  # 45 of 225 records: 20%
+    assert errored.detectable_lift_pts == pytest.approx(clean.detectable_lift_pts / 0.8, abs=0.3)
+    assert errored.cases_needed > clean.cases_needed
+    assert "20% of records errored" in errored.assumptions
+    # The errored records never count twice: the statistics stay the graded records'.
+    assert case_statistics(pairs, errored=45).ci95 == case_statistics(pairs).ci95
+
+
+def test_paired_statistics_hand_the_errored_share_to_the_power_statement():
+    from skillab.core.records import ArmRecord, CaseRecord
+    from skillab.scoring import classify_outcome, paired_statistics
+
+    def rec(case: str, w: bool, o: bool, *, errored: bool = False) -> CaseRecord:
+        outcome = classify_outcome(with_passed=w, without_passed=o, errored=errored)
+        return CaseRecord(case, outcome, ArmRecord(passed=w, errored=errored), ArmRecord(passed=o, errored=False))
+
+    graded = [rec(f"c{i}", i % 3 == 0, i % 4 == 0) for i in range(30)]
+    stats = paired_statistics(graded + [rec(f"c{i}", False, False, errored=True) for i in range(3)])
+    assert "9% of records errored" in stats.power.assumptions
+    assert "errored" not in paired_statistics(graded).power.assumptions
+
+
+@pytest.mark.parametrize("n,runs,psi", [(20, 1, 0.35), (10, 3, 0.4), (50, 2, 0.2)])
+def test_the_point_gates_no_effect_pass_rate_is_the_models(n, runs, psi):
+    """--min-delta-pts 5 with --gate-on point: how often a skill with no effect passes, exactly."""
+    rng = random.Random(n * runs)
+    reps = 4000
+    hits = 0
+    for _ in range(reps):
+        pairs = _model_suite(rng, n, runs, psi)
+        hits += sum(p.with_passes - p.without_passes for p in pairs) / (n * runs) >= 0.05
+    rate = power_model.null_point_pass_rate(n, runs, psi, 0.05)
+    assert abs(rate - hits / reps) < 4 * math.sqrt(rate * (1 - rate) / reps) + 0.006
+    assert power_model.null_point_pass_rate(n, runs, 0.0, 0.05) == 0.0
+
+
+def test_a_pilots_discordance_is_read_back_to_the_chance_one():
+    """A pilot at +30 pts reads its discordance with the skill; the model grows it with the lift
+    from the chance one, so taking it as chance counted the growth twice ("detects X" at +30 pts:
+    real power 0.91-0.93, conservative)."""
+    from skillab.scoring.power import discordance
+
+    for psi, delta, room in ((0.45, 0.3, 0.5), (0.3, 0.1, 0.8), (0.6, 0.5, 1.0)):
+        psi0 = power_model.chance_discordance(psi, delta, room)
+        assert psi0 < psi and power_model.discordance_at(psi0, delta, room) == pytest.approx(psi, abs=1e-6)
+    assert power_model.chance_discordance(0.3, 0.0, 0.5) == 0.3
+    pairs = cases(14, 2, 24)
+    read = discordance([p.diff for p in pairs], runs=1)[0]
+    stated = case_statistics(pairs).power.discordance
+    room = 1 - case_statistics(pairs).power.baseline_rate
+    assert stated == pytest.approx(power_model.chance_discordance(read, 12 / 40, room), abs=1e-4) and stated < read
+
+
+def test_heavy_tailed_differences_get_a_wider_planning_bound():
+    """A near-deterministic suite's differences are mostly 0 and now and then a whole case: their
+    variance is read far more loosely than a normal sample's, and advice sized at the chi-square
+    bound reached 80% power in only 74% of 50-case, 3-run pilots."""
+    from skillab.scoring import power
+
+    heavy = [1.0, -1.0, 1.0] + [0.0] * 47
+    read, upper = power.discordance(heavy, runs=3)
+    spread = (3 * sum((d - 1 / 50) ** 2 for d in heavy) + 1) / 49
+    chi2 = spread * 49 / power.chi2_quantile(0.2, 49) + (1 / 50) ** 2
+    assert upper > 1.15 * chi2
+    # Normal-shaped differences keep the chi-square bound.
+    even = [(-1) ** i * (i % 4) / 12 for i in range(50)]
+    _, upper_even = power.discordance(even, runs=3)
+    centre = sum(even) / 50
+    spread = (3 * sum((d - centre) ** 2 for d in even) + 1) / 49
+    assert upper_even == pytest.approx(spread * 49 / power.chi2_quantile(0.2, 49) + centre**2)

@@ -355,3 +355,49 @@ def test_boschloo_is_the_exact_unconditional_test_and_never_weaker_than_fisher()
         assert boschloo_lower_p(w, o, r) <= observed + 1e-12
     # Broken in all five runs: 1/1024, where Fisher's 1/252 could not pass a 20-case BH step.
     assert boschloo_lower_p(0, 5, 5) == pytest.approx(1 / 1024)
+
+
+def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes():
+    """--min-delta-pts 5 with the default --gate-on point let a no-effect skill through 26-41% of
+    the time at n <= 20 without a word; its line now says so, at this suite's size."""
+    from skillab.scoring import power_model
+    from skillab.session import Gates
+
+    pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
+    stats = case_statistics(pairs)
+    doc = {"suite": {"skill": "s"}, "verdict": "pass", "pass_rate": {"delta_pts": stats.delta_pts},
+           "statistics": stats.to_dict()}
+    gates = Gates(min_delta_pts=5.0)
+    assert gates.failures(doc) == []  # the verdict stays the point estimate's (+5 pts)
+    [note] = gates.notes(doc)
+    rate = power_model.null_point_pass_rate(20, 1, stats.power.discordance, 0.05)
+    assert 0.26 <= rate <= 0.5
+    assert f"a skill with no effect passes it about {rate:.0%} of the time" in note
+    assert "20 cases x 1 run" in note and "not that it is beyond noise" in note
+    assert "--gate-on lower-bound passes only when the data show at least +5 pts" in note
+    assert Gates(min_delta_pts=5.0, gate_on="lower-bound").notes(doc) == []
+    assert Gates().notes(doc) == []
+    # Without a power block (an older results file) it still says what the gate cannot show.
+    old = {**doc, "statistics": {"ci95": [-10.0, 20.0]}}
+    [note] = gates.notes(old)
+    assert "not that it is beyond noise" in note and "passes it about" not in note
+
+
+def test_the_cli_prints_the_point_gates_note_beside_its_verdict(capsys):
+    import argparse
+
+    from skillab.commands.run import gate_exit
+
+    pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
+    stats = case_statistics(pairs)
+    doc = {"suite": {"skill": "s"}, "verdict": "pass", "pass_rate": {"delta_pts": stats.delta_pts},
+           "statistics": stats.to_dict()}
+    args = argparse.Namespace(fail_on_verdict=[], allow_error_verdict=False, min_delta_pts=5.0, gate_on="point",
+                              min_trigger_recall=None, max_false_trigger_rate=None)
+    assert gate_exit(args, [doc]) == 0
+    out = capsys.readouterr()
+    assert "gate note: s: --min-delta-pts +5 compares the point estimate" in out.out + out.err
+    args.gate_on = "lower-bound"
+    assert gate_exit(args, [doc]) == 1
+    out = capsys.readouterr()
+    assert "gate note" not in out.out + out.err and "lower bound" in out.out + out.err

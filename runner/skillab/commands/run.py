@@ -307,6 +307,8 @@ def gate_exit(args: argparse.Namespace, documents: list[dict]) -> int:
     reasons = [r for doc in documents for r in gates.failures(doc)]
     for reason in reasons:
         say(f"gate failed: {reason}")
+    for note in (n for doc in documents for n in gates.notes(doc)):
+        say(f"gate note: {note}")
     return EXIT_GATE if reasons else EXIT_OK
 
 

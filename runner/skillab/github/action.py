@@ -382,6 +382,8 @@ class Action:
                 continue
             state.failures.extend(reason + (f" (agent {outcome.agent})" if outcome.agent else "")
                                   for reason in gates.failures(doc, outcome.label))
+            for note in gates.notes(doc):
+                self.log.notice(note)
         if state.outcomes and not state.documents and not state.failures:
             state.failures.append("no suite produced results")
 

@@ -5,8 +5,10 @@ at this suite's runs per case, under a model whose only parameter besides the li
 discordance (how often the two arms of a run differ). The discordance is read from the spread
 of the per-case differences, not from the observed lift, which at pilot sizes is mostly noise:
 
-- "this suite detects lifts of about X pts": the discordance at its estimate, at this size, for
-  lifts the baseline leaves room for at its 80% upper bound (cases passing without the skill);
+- "this suite detects lifts of about X pts": the discordance at its median-unbiased estimate,
+  read back from the observed lift to the chance one (``power_model.chance_discordance``), at
+  this size, for lifts the baseline leaves room for at its 80% upper bound (cases passing
+  without the skill), and as if the errored share of the records had carried the lift;
 - "about N cases would detect T pts": the discordance at its one-sided 80% upper confidence
   bound, so the advice from a small pilot reaches 80% power in most pilots, with the range from
   the estimate to the bound beside it;
@@ -24,13 +26,16 @@ from typing import Any
 
 from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
 from . import power_model
-from .inference import ALPHA, adjusted_moments
+from .aggregate import ERROR_DOMINATED_FLOOR
+from .inference import ALPHA
 from .interval import clopper_pearson_upper
 
 POWER = 0.80
 # One-sided confidence that the planning discordance is not below the true one.
 _PLANNING_CONFIDENCE = 0.80
 _MAX_CASES = 5_000
+# Pseudo-evidence on the discordance: one discordant run (see ``discordance``).
+_PSEUDO_DISCORDANT_RUNS = 1.0
 
 
 @dataclass(frozen=True)
@@ -60,16 +65,27 @@ class PowerStatement:
 
 def power_statement(
     diffs: Sequence[float], *, baseline_rate: float | None, runs: int,
-    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS,
+    target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, errored_share: float = 0.0,
 ) -> PowerStatement | None:
-    """The statement for a suite whose per-case differences are ``diffs``; None below 2 cases."""
+    """The statement for a suite whose per-case differences are ``diffs``; None below 2 cases.
+
+    ``errored_share`` is the share of the suite's records that errored. An error may hide a
+    run the skill changed (an agent that fails is also the one that times out), so a lift of
+    ``X`` is modelled as ``X * (1 - errored_share)`` on the graded records: a suite with errors
+    promises only what it can show if its errors fell on the runs that carried the lift.
+    """
     n = len(diffs)
     if n < 2:
         return None
     runs = max(runs, 1)
+    seen = 1 - min(max(errored_share, 0.0), ERROR_DOMINATED_FLOOR)
     target = abs(target_lift_pts) / 100
-    psi, psi_upper = discordance(diffs, runs=runs)
+    read, read_upper = discordance(diffs, runs=runs)
     room = 1.0 if baseline_rate is None else max(0.0, 1 - baseline_rate)
+    # Read with the skill at its observed lift; the model wants the chance discordance.
+    lift = sum(diffs) / n
+    psi = power_model.chance_discordance(read, lift, room)
+    psi_upper = max(psi, power_model.chance_discordance(read_upper, lift, room))
     note = ""
     needed: int | None = None
     span: tuple[int, int] | None = None
@@ -79,8 +95,8 @@ def power_statement(
         note = (f"the baseline already passes {baseline_rate * 100:.0f}%, so a lift of "
                 f"{target * 100:.0f} pts is not possible")
     else:
-        needed = power_model.cases_needed(runs, psi_upper, target, room, POWER, _MAX_CASES)
-        low = power_model.cases_needed(runs, psi, target, room, POWER, _MAX_CASES)
+        needed = power_model.cases_needed(runs, psi_upper, target * seen, room, POWER, _MAX_CASES)
+        low = power_model.cases_needed(runs, psi, target * seen, room, POWER, _MAX_CASES)
         if needed is not None and low is not None:
             span = (min(low, needed), needed)
         if needed is None:
@@ -90,10 +106,13 @@ def power_statement(
     sure_room = room if baseline_rate is None else 1 - clopper_pearson_upper(
         math.ceil(baseline_rate * n - 1e-9), n, 1 - _PLANNING_CONFIDENCE)
     detectable = None if never else power_model.detectable_lift(n, runs, psi, sure_room, POWER)
+    if detectable is not None:
+        detectable = detectable / seen if detectable / seen <= sure_room else None
     assumptions = (
         f"the exact sign-flip test at 5% (two-sided), 80% power, {runs} run{'s' if runs != 1 else ''}"
         f" per case, cases like these (the arms of a run differ {psi * 100:.0f}% of the time; "
         f"{psi_upper * 100:.0f}% at its 80% upper bound for the advice)"
+        + (f"; {1 - seen:.0%} of records errored, and a lift may have been on them" if seen < 1 else "")
     )
     return PowerStatement(
         target_lift_pts=abs(target_lift_pts),
@@ -115,15 +134,36 @@ def discordance(diffs: Sequence[float], *, runs: int) -> tuple[float, float]:
 
     By moments of the per-case differences ``d`` (each a mean over ``runs``): under the model
     ``Var(d) = (psi - lift^2) / runs``, so ``psi = runs * Var(d) + lift^2`` (at the observed lift,
-    which reads the discordance with the skill; the model then takes it as the chance one). The variance is the
-    Agresti-Min-adjusted one (a suite with no discordant case still gets some), and its bound
-    is the chi-square bound on a variance.
+    which reads the discordance with the skill; the model then takes it as the chance one). A
+    suite with no discordant run still gets some: one pseudo discordant run, added on the scale
+    of runs (a pseudo-pair of whole-case differences would weigh ``runs`` times as much, and made
+    the power of several-run suites too low). Its bound is the chi-square bound on a variance,
+    or, when the differences are heavier-tailed than normal (a near-deterministic agent's are
+    mostly 0 and now and then a whole case), the larger bound their own kurtosis gives.
     """
     n = len(diffs)
-    centre, variance, _ = adjusted_moments(diffs)
-    upper = variance * (n - 1) / chi2_quantile(1 - _PLANNING_CONFIDENCE, n - 1)
+    centre = sum(diffs) / n
+    squares = sum((d - centre) ** 2 for d in diffs)
+    spread = (runs * squares + _PSEUDO_DISCORDANT_RUNS) / (n - 1)
+    upper = spread * max((n - 1) / chi2_quantile(1 - _PLANNING_CONFIDENCE, n - 1),
+                         _kurtosis_bound(diffs, centre, squares))
+    # Median-unbiased: a small pilot's read is as often above the truth as below it (the mean-
+    # unbiased one is below it more often, and the suites that print "detects X" are those).
+    median = spread * (n - 1) / chi2_quantile(0.5, n - 1)
     lift2 = centre * centre
-    return min(1.0, runs * variance + lift2), min(1.0, runs * upper + lift2)
+    return min(1.0, median + lift2), min(1.0, upper + lift2)
+
+
+def _kurtosis_bound(diffs: Sequence[float], centre: float, squares: float) -> float:
+    """The one-sided 80% upper bound on a variance over its estimate, by the sample variance's
+    large-sample spread ``(kurtosis - (n - 3) / (n - 1)) / n``, which holds for any shape."""
+    n = len(diffs)
+    if squares <= 0:
+        return 1.0
+    m2 = squares / n
+    kurtosis = sum((d - centre) ** 4 for d in diffs) / n / (m2 * m2)
+    z = NormalDist().inv_cdf(_PLANNING_CONFIDENCE)
+    return 1 + z * math.sqrt(max(kurtosis - (n - 3) / (n - 1), 0.0) / n)
 
 
 def chi2_quantile(q: float, df: int) -> float:

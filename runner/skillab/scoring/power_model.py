@@ -31,6 +31,7 @@ from .inference import ALPHA, sign_flip_p
 SIMULATION_REPS = 400
 SIMULATED_MAX_CASES = 40
 EXACT_MAX_CASES = 400
+EXACT_MAX_RUNS = 300
 # Discordance is rounded up to this grid, so nearby suites share cached answers.
 PSI_GRID = 200
 
@@ -54,6 +55,22 @@ def discordance_at(psi0: float, delta: float, room: float) -> float:
     share = min(1.0, delta / room) if room > 0 else 1.0
     rescue = psi0 * (1 - share) + delta
     return min(1.0, max(delta, (rescue + max(psi0, delta)) / 2))
+
+
+def chance_discordance(psi: float, delta: float, room: float) -> float:
+    """The ``psi0`` whose discordance at lift ``delta`` is ``psi``: ``discordance_at`` inverted.
+
+    A pilot's discordance is read with the skill, at its observed lift; the model grows it
+    with the lift from the chance one, so taking the read one as chance counted the growth twice.
+    """
+    delta = abs(delta)
+    if delta <= 0 or discordance_at(0.0, delta, room) >= psi:
+        return psi if delta <= 0 else 0.0
+    lo, hi = 0.0, psi
+    for _ in range(40):  # discordance_at rises with psi0
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if discordance_at(mid, delta, room) < psi else (lo, mid)
+    return hi
 
 
 def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0) -> float:
@@ -206,3 +223,40 @@ def cases_needed(runs: int, psi0: float, delta: float, room: float, target_power
         mid = (lo + n) // 2
         lo, n = (mid, n) if power(mid, runs, psi0, delta, room) < target_power else (lo, mid)
     return n
+
+
+def null_point_pass_rate(n: int, runs: int, psi0: float, threshold: float) -> float:
+    """P(the point estimate of the lift >= ``threshold``) for a skill with no effect.
+
+    What ``--gate-on point`` lets through: under the same model at lift 0 (each run's arms
+    differ ``psi0`` of the time, half each way), the distribution of the suite's summed
+    score, by exact convolution of the case scores up to ``EXACT_MAX_RUNS`` graded runs (a
+    report pays at most a few hundred thousand steps), or its normal form beyond, where the
+    sum of that many small integer scores is close to normal.
+    """
+    if n < 1:
+        return 0.0
+    runs = max(runs, 1)
+    return _null_point_pass_rate(n, runs, quantize_up(min(max(psi0, 0.0), 1.0)), round(threshold, 6))
+
+
+@lru_cache(maxsize=4096)
+def _null_point_pass_rate(n: int, runs: int, psi: float, threshold: float) -> float:
+    # The point estimate is the summed score over n * runs graded runs.
+    need = math.ceil(threshold * n * runs - 1e-9)
+    if psi <= 0:
+        return 1.0 if need <= 0 else 0.0
+    if n * runs > EXACT_MAX_RUNS:
+        sd = math.sqrt(n * runs * psi)
+        return 1 - NormalDist(0, sd).cdf(need - 0.5)
+    case = score_pmf(runs, psi, 0.0)
+    total = [1.0]
+    for _ in range(n):
+        grown = [0.0] * (len(total) + len(case) - 1)
+        for i, a in enumerate(total):
+            if a > 1e-18:
+                for j, b in enumerate(case):
+                    grown[i + j] += a * b
+        total = grown
+    offset = (len(total) - 1) // 2  # index i is summed score i - offset
+    return min(1.0, sum(total[max(0, need + offset):]))

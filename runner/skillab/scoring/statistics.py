@@ -154,7 +154,7 @@ def paired_statistics(
         withheld = f"more than {ERROR_DOMINATED_FLOOR:.0%} of records errored: no statistic is reported"
     return case_statistics(
         pairs, names=names, flips=(b, c), subject=subject, target_lift_pts=target_lift_pts,
-        withheld=withheld, alpha=alpha,
+        withheld=withheld, alpha=alpha, errored=errors,
     )
 
 
@@ -162,8 +162,10 @@ def case_statistics(
     pairs: Sequence[CasePair], *, names: Sequence[str] | None = None,
     flips: tuple[int, int] | None = None, subject: str = "the skill",
     target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None, alpha: float = ALPHA,
+    errored: int = 0,
 ) -> PairedStats:
-    """The statistics of per-case pass counts (what ``paired_statistics`` builds from records)."""
+    """The statistics of per-case pass counts (what ``paired_statistics`` builds from records);
+    ``errored`` is how many records errored (not in ``pairs``), for the power statement."""
     names = list(names) if names is not None else [f"case {i + 1}" for i in range(len(pairs))]
     n_records = sum(p.runs for p in pairs)
     b, c = flips if flips is not None else (0, 0)
@@ -200,7 +202,8 @@ def case_statistics(
         cases_up=up,
         cases_down=down,
         power=power_statement([p.diff for p in pairs], baseline_rate=baseline, runs=runs,
-                              target_lift_pts=target_lift_pts),
+                              target_lift_pts=target_lift_pts,
+                              errored_share=errored / (n_records + errored) if errored else 0.0),
     )
     stats.runs_range = (min(p.runs for p in pairs), max(p.runs for p in pairs))
     stats.regressed_cases = regression_cases(pairs, names)

@@ -37,6 +37,43 @@ class Gates:
                                        max_false_trigger_rate=self.max_false_trigger_rate)
 
 
+    def notes(self, doc: dict[str, Any]) -> list[str]:
+        """What a passing or failing gate cannot show, said beside its verdict (see ``point_gate_note``)."""
+        note = point_gate_note(doc, self.min_delta_pts, self.gate_on)
+        return [note] if note else []
+
+
+def point_gate_note(doc: dict[str, Any], min_delta: float | None, gate_on: str) -> str | None:
+    """What ``--gate-on point`` can and cannot show for this document, or None without that gate.
+
+    The point estimate moves with noise: a skill with no effect passes ``--min-delta-pts 5`` a
+    third of the time at 20 cases. The rate is the power model's (``null_point_pass_rate``) at
+    this suite's cases, runs and discordance, the same model the power statement uses.
+    """
+    stats = doc.get("statistics") or {}
+    delta = (doc.get("pass_rate") or {}).get("delta_pts")
+    if min_delta is None or gate_on != "point" or delta is None or stats.get("withheld"):
+        return None
+    from ..scoring.power_model import null_point_pass_rate
+
+    power = stats.get("power") or {}
+    n, runs, psi = stats.get("n_cases"), power.get("runs"), power.get("discordance")
+    head = (f"{doc['suite']['skill']}: --min-delta-pts {min_delta:+g} compares the point estimate "
+            f"({delta:+.2f} pts), which shows where the lift landed this run, not that it is beyond noise")
+    tail = f"; --gate-on lower-bound passes only when the data show at least {min_delta:+g} pts"
+    if not n or not runs or psi is None:
+        return head + tail
+    rate = null_point_pass_rate(int(n), int(runs), float(psi), min_delta / 100)
+    return (f"{head}: a skill with no effect passes it about {_share(rate)} of the time at this suite's "
+            f"size ({n} cases x {runs} run{'s' if runs != 1 else ''}, by the power model){tail}")
+
+
+def _share(rate: float) -> str:
+    if 0 < rate < 0.01:
+        return "<1%"
+    return f"{rate:.0%}"
+
+
 def _triggers_measured(doc: dict[str, Any]) -> bool:
     """A suite of trigger queries only measured something when a trial ran without error."""
     block = doc.get("triggers") or {}
