@@ -96,6 +96,20 @@ def test_a_tool_placed_outside_the_workspace_refuses_that_task_in_one_line(tmp_p
     assert capsys.readouterr().out.count("unsupported") == 1
 
 
+def test_trial_config_and_tool_usage_graders_refuse_the_task_in_one_line_not_a_list_of_errors(tmp_path, capsys):
+    # gemini-cli-extensions/devops' shape: per-trial setup in skillgrade's container, and a grader
+    # on the agent's own tool names (Gemini CLI's activate_skill).
+    task = {**DOC["tasks"][0], "trialConfig": {"setup": "git clone https://example.invalid/site.git"},
+            "graders": [*DOC["tasks"][0]["graders"],
+                        {"type": "tool_usage", "expectedTools": [{"name": "activate_skill"}], "weight": 0.5}]}
+    root = skill(tmp_path / "s", {**DOC, "tasks": [task]}, **FILES)
+    (case,) = load_suite(root).cases
+    assert "trialConfig" in case.unsupported and "activate_skill" in case.unsupported
+    assert case.unsupported.endswith("run it with `skillgrade`")
+    assert main(["validate", str(root)]) == 0
+    assert "error:" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("task, message", [
     ({"name": "t", "graders": [{"type": "llm_rubric", "rubric": "r"}]}, "needs an 'instruction'"),
     ({"name": "t", "instruction": "i", "graders": [{"type": "script", "run": "x"}]}, "not deterministic or llm_rubric"),

@@ -37,7 +37,10 @@ from .specs import SkillgradeGrader, TaskGrader
 FORMAT_NAME = "skillgrade"
 TOP_KEYS = ("version", "skill", "defaults", "tasks")
 TASK_KEYS = ("name", "instruction", "workspace", "graders", "agent", "trials", "timeout", "threshold", "provider",
-             "docker", "environment", "grader_model")
+             "docker", "environment", "grader_model", "trialConfig")
+# Later skillgrade releases grade the harness's own tool names and run per-trial shell in their
+# container: read, then refused in one line, since neither carries over to another agent offline.
+TOOL_USAGE = "tool_usage"
 DEFAULT_TIMEOUT, DEFAULT_THRESHOLD = 300.0, 0.8
 
 
@@ -122,14 +125,21 @@ def _task(raw: Any, at: tuple[str, int], root: Path, defaults: dict, issues: Iss
     count = raw.get("trials", defaults.get("trials", 1))
     if isinstance(count, int) and not isinstance(count, bool):
         trials.add(count)
-    graders = _graders(raw.get("graders"), (*at, "graders"), root, name, issues)
+    foreign: list[str] = []
+    graders = _graders(raw.get("graders"), (*at, "graders"), root, name, issues, foreign)
     seed, outside = _workspace(raw.get("workspace"), (*at, "workspace"), root, name, issues)
     if len(issues.issues) > before:
         return None
+    trial = raw.get("trialConfig", defaults.get("trialConfig"))
+    if isinstance(trial, dict) and (trial.get("setup") or trial.get("cleanup")):
+        foreign.insert(0, "it runs trialConfig setup/cleanup commands in skillgrade's container around each trial")
     unsupported = None
     if outside:
-        unsupported = (f"it places {', '.join(outside)} outside the workspace (skillgrade builds a Docker image for "
-                       "it) — run it with `skillgrade`, or give the tool a workspace path")
+        foreign.insert(0, f"it places {', '.join(outside)} outside the workspace (skillgrade builds a Docker image "
+                          "for it)")
+    if foreign:
+        unsupported = "; ".join(foreign) + " — run it with `skillgrade`" + (
+            ", or give the tool a workspace path" if outside else "")
     return Case(
         name=name,
         prompt=instruction.strip(),
@@ -141,7 +151,8 @@ def _task(raw: Any, at: tuple[str, int], root: Path, defaults: dict, issues: Iss
     )
 
 
-def _graders(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList) -> tuple[TaskGrader, ...]:
+def _graders(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList,
+             foreign: list[str]) -> tuple[TaskGrader, ...]:
     field = f"tasks[{at[1]}].graders"
     if not isinstance(raw, list) or not raw:
         issues.add("needs at least one grader (deterministic or llm_rubric)", at, field=field, case=case)
@@ -150,6 +161,11 @@ def _graders(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList) -
     for index, entry in enumerate(raw):
         where, label = (*at, index), f"{field}[{index}]"
         kind = entry.get("type") if isinstance(entry, dict) else None
+        if kind == TOOL_USAGE:
+            tools = [t.get("name") for t in entry.get("expectedTools") or [] if isinstance(t, dict)]
+            foreign.append(f"a tool_usage grader expects the agent's own tool names ({', '.join(map(str, tools))}), "
+                           "which other agents name differently")
+            continue
         if kind not in ("deterministic", "llm_rubric"):
             issues.add(f"type {kind!r} is not deterministic or llm_rubric", where, field=f"{label}.type", case=case)
             continue
