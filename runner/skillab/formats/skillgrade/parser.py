@@ -16,7 +16,9 @@
 Each task is one A/B case. The suite's ``graders/`` folder reaches the workspace only after the
 agent finished, for the deterministic graders' scripts. ``workspace`` files are copied into both arms at ``dest``; a ``dest``
 outside the workspace (``/usr/local/bin/tool``) cannot be placed there under the bwrap sandbox,
-so that task is refused in one line. ``timeout`` bounds the agent; the arm's reward (Σ score ×
+so that task is refused in one line, as is one with ``trialConfig`` setup/cleanup (shell run in
+skillgrade's container around each trial) or a ``tool_usage`` grader (the agent's own tool names,
+``activate_skill``). ``timeout`` bounds the agent; the arm's reward (Σ score ×
 weight / Σ weight) passes at ``threshold`` (default 0.8). ``trials`` is skillgrade's repeat count
 (skillab repeats with ``--runs``: a warning names it); ``agent``, ``provider``, ``docker`` and
 ``grader_model`` choose skillgrade's own runtime and are not read.
