@@ -30,6 +30,7 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "skillgrade-graders-script": ("faithful", ("verifier",)),
     "skillgrade-superlint": ("refused", ("/usr/local/bin/superlint", "outside the workspace", "skillgrade")),
     "skillgrade-inline-run": ("faithful", ("verifier",)),
+    "skillgrade-detected-skills": ("faithful", ("verifier",)),
     "skillgrade-tool-usage": ("refused", ("trialConfig", "tool_usage", "activate_skill", "`skillgrade`")),
     "agent-eval-harness-eval-yaml": ("refused", ("Agent Eval Harness", "agent-eval-harness")),
     "dotnet-skills-scenarios": ("refused", ("skill-validator", "'scenarios'")),

@@ -1,7 +1,8 @@
 """skillgrade's ``eval.yaml`` (npm ``skillgrade``; its README's "eval.yaml Reference")::
 
     version: "1"
-    skill: path/to/skill            # optional: else the folder holding eval.yaml
+    skill: path/to/skill            # optional: else the folder holding eval.yaml, or the skills
+                                    # below it in .agents/skills, .claude/skills or skills/ (all given together)
     defaults: {agent, provider, trials, timeout, threshold, grader_model, docker: {base, setup},
                environment: {cpus, memory_mb}}
     tasks:
@@ -79,8 +80,19 @@ def load_skillgrade(path: Path) -> Suite:
     return Suite(path=path, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_dir, warnings=tuple(warnings))
 
 
+# Where skillgrade looks for skills when ``skill:`` is not given (its run command detects every
+# skill below the eval's folder and gives them all to the agent).
+SKILL_FOLDERS = (".agents/skills", ".claude/skills", "skills")
+
+
 def _skill_dir(root: Path, named: Any, issues: IssueList) -> Path:
     if named is None:
+        if (root / SKILL_FILE).is_file():
+            return root
+        for folder in (root / f for f in SKILL_FOLDERS):
+            members = sorted(d for d in folder.iterdir() if (d / SKILL_FILE).is_file()) if folder.is_dir() else []
+            if members:
+                return members[0] if len(members) == 1 else folder
         return root
     if not isinstance(named, str) or os.path.isabs(named) or ".." in Path(named).parts \
             or not (root / named / SKILL_FILE).is_file():
