@@ -109,6 +109,15 @@ def test_without_skill_key_the_skills_below_the_eval_folder_are_found_and_given_
     assert load_suite(root).skill_dir == root / ".agents/skills/hello"
 
 
+def test_a_docker_setup_the_graders_may_need_is_named_in_a_warning_not_dropped_silently(tmp_path):
+    # jimmyokusa/GoSkill's shape: defaults.docker.setup installs Go and golangci-lint for the grader.
+    doc = {**DOC, "defaults": {**DOC["defaults"], "docker": {"base": "node:20-bookworm",
+                                                             "setup": "apt-get install -y git curl"}}}
+    root = skill(tmp_path / "s", doc, **FILES)
+    (warning,) = [w for w in load_suite(root).warnings if "docker.setup" in w]
+    assert "(defaults)" in warning and "without it" in warning
+
+
 def test_trial_config_and_tool_usage_graders_refuse_the_task_in_one_line_not_a_list_of_errors(tmp_path, capsys):
     # gemini-cli-extensions/devops' shape: per-trial setup in skillgrade's container, and a grader
     # on the agent's own tool names (Gemini CLI's activate_skill).

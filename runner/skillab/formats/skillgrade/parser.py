@@ -74,6 +74,11 @@ def load_skillgrade(path: Path) -> Suite:
     for name in sorted({n for n in names if names.count(n) > 1}):
         issues.add(f"two tasks are named {name!r} — task names must be unique", ("tasks",), field="tasks")
     issues.raise_if_any()
+    setups = [t.get("name", "?") for t in value["tasks"] if isinstance(t, dict) and _docker_setup(t)]
+    if _docker_setup(defaults) or setups:
+        where = "defaults" if _docker_setup(defaults) else f"tasks {', '.join(map(str, setups))}"
+        warnings.append(f"{path}: docker.setup ({where}) installs tools into skillgrade's image; skillab runs the "
+                        "agent and the graders without it, so what it installs must already be on this machine")
     if trials - {1}:
         warnings.append(f"{path}: the tasks ask for trials: {', '.join(map(str, sorted(trials)))} — skillab repeats "
                         f"every case --runs N times (default 1); pass --runs {max(trials)} to match")
@@ -83,6 +88,11 @@ def load_skillgrade(path: Path) -> Suite:
 # Where skillgrade looks for skills when ``skill:`` is not given (its run command detects every
 # skill below the eval's folder and gives them all to the agent).
 SKILL_FOLDERS = (".agents/skills", ".claude/skills", "skills")
+
+
+def _docker_setup(raw: Any) -> bool:
+    docker = raw.get("docker") if isinstance(raw, dict) else None
+    return isinstance(docker, dict) and isinstance(docker.get("setup"), str) and bool(docker["setup"].strip())
 
 
 def _skill_dir(root: Path, named: Any, issues: IssueList) -> Path:
