@@ -3,9 +3,9 @@
 ``apt-get install`` runs offline in the build, the verifier's ``pytest --ctrf`` runs on the image
 with ``BENCHFLOW_SKIP_VERIFIER_DEPS=1``, and the reward lands in the arm's workspace.
 
-Opt-in (``SKILLAB_IMAGE_TESTS=1``): building the stand-in takes 1-2 minutes and reaches the
+Opt-in (``SKILLAB_IMAGE_TESTS=1``): building the stand-in takes about 3 minutes and reaches the
 host's Debian mirror and PyPI once; ``SKILLAB_STANDIN_STORE`` keeps it between runs. The five
-tasks then take 15-60 s each on 2 cores.
+tasks then take 25-45 s each on 2 cores.
 """
 
 from __future__ import annotations
