@@ -51,7 +51,10 @@ def write_environment(directory: Path, dockerfile: str = "FROM python:3.12-slim\
 
 STANDIN_TAG = "localhost/ubuntu:24.04"  # what FROM ubuntu:24.04 finds with --pull=never
 STANDIN_SUITE = "trixie"  # pytest 8: pytest-json-ctrf 0.3.5 needs TestReport.start
-STANDIN_PACKAGES = ("python3", "python3-pip", "python3-pytest")
+# What the tasks' Dockerfiles apt-get install (present, so the install succeeds offline); gnumeric's
+# ssconvert and openpyxl are what weighted-gdp-calc's verifier runs (openpyxl 3.1.5, as its pip pins).
+STANDIN_PACKAGES = ("python3", "python3-pip", "python3-pytest", "python3-venv", "python3-openpyxl", "gnumeric",
+                    "libreoffice")
 # The one tool SkillsBench v1.1 verifiers need that Debian does not package (MIT, pure Python).
 CTRF_REQUIREMENT = "pytest-json-ctrf==0.3.5"
 STANDIN_STORE_ENV = "SKILLAB_STANDIN_STORE"

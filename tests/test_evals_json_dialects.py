@@ -73,6 +73,21 @@ def test_checks_and_keyword_lists_become_validators_and_statements(tmp_path):
     assert [v["passed"] for v in record["without_skill"]["validator_results"]] == [True, True, False, False]
 
 
+def test_a_string_match_assertion_is_a_substring_check_with_a_literal_and_a_statement_without(tmp_path):
+    # 0xTwyne/twyne-cli's shape: {id, text, type: string_match} whose text says in words what to find.
+    root = repo(tmp_path / "repo", [{"id": 0, "prompt": "p", "assertions": [
+        {"id": "dry-run", "text": "Mentions --dry-run", "type": "string_match"},
+        {"id": "literal", "text": "names the flag", "type": "string_match", "value": "--dry-run"}]}])
+    (case,) = load_suite(root).cases
+    assert [i.description for i in case.graders[0].items] == ["Mentions --dry-run"]
+    (check,) = case.validators
+    doc = run(root, {"eval-0": {"with": "vault-cli close --dry-run", "without": "vault-cli close"}}, tmp_path)
+    (record,) = doc["cases"]
+    assert check.label == "literal"
+    assert [v["passed"] for v in record["with_skill"]["validator_results"]] == [True]
+    assert [v["passed"] for v in record["without_skill"]["validator_results"]] == [False]
+
+
 def test_a_fixture_folder_is_the_workspace_both_arms_start_from(tmp_path):
     root = repo(tmp_path / "repo", [{"id": 1, "prompt": "fix it", "fixture": "evals/fixtures/app",
                                      "assertions": [{"type": "file_exists", "path": "src/add.ts"}]}],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,17 @@ def test_scripted_files_are_written_into_the_workspace(tmp_path):
     ]
     assert result.tool_call_count == 2
     assert 'Agent → tool: write_file(path="out/report.md")' in render_v1(result.trajectory)
+
+
+def test_a_binary_file_given_as_yaml_binary_is_written_byte_for_byte(tmp_path):
+    # A SkillsBench oracle's output can be a spreadsheet: YAML's !!binary carries its bytes.
+    blob = bytes(range(256)) + b"PK\x03\x04"
+    path = write(tmp_path, "book:\n  with:\n    text: done\n    files:\n      out/gdp.xlsx: !!binary |\n        "
+                 + base64.b64encode(blob).decode() + "\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    MockAdapter(load_mock_responses(path)).run(request(workspace, "with_skill", Case(name="book", prompt="p")))
+    assert (workspace / "out" / "gdp.xlsx").read_bytes() == blob
 
 
 @pytest.mark.parametrize("rel", ["../escaped.txt", "/tmp/skillab-mock-escape.txt", "a/../../escaped.txt"])

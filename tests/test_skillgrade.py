@@ -96,6 +96,42 @@ def test_a_tool_placed_outside_the_workspace_refuses_that_task_in_one_line(tmp_p
     assert capsys.readouterr().out.count("unsupported") == 1
 
 
+def test_without_skill_key_the_skills_below_the_eval_folder_are_found_and_given_together(tmp_path):
+    # juanca202/exercise-skills' shape: eval.yaml at the repository root, skills in .agents/skills.
+    root = tmp_path / "repo"
+    for name in ("hello", "roll-dice"):
+        (root / ".agents/skills" / name).mkdir(parents=True)
+        (root / ".agents/skills" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nbody\n")
+    (root / "eval.yaml").write_text(yaml.safe_dump({k: v for k, v in DOC.items() if k != "tasks"} | {"tasks": [
+        {"name": "t", "instruction": "say hi", "graders": [{"type": "llm_rubric", "rubric": "greets"}]}]}))
+    assert load_suite(root).skill_dir == root / ".agents/skills"
+    (root / ".agents/skills/roll-dice/SKILL.md").unlink()
+    assert load_suite(root).skill_dir == root / ".agents/skills/hello"
+
+
+def test_a_docker_setup_the_graders_may_need_is_named_in_a_warning_not_dropped_silently(tmp_path):
+    # jimmyokusa/GoSkill's shape: defaults.docker.setup installs Go and golangci-lint for the grader.
+    doc = {**DOC, "defaults": {**DOC["defaults"], "docker": {"base": "node:20-bookworm",
+                                                             "setup": "apt-get install -y git curl"}}}
+    root = skill(tmp_path / "s", doc, **FILES)
+    (warning,) = [w for w in load_suite(root).warnings if "docker.setup" in w]
+    assert "(defaults)" in warning and "without it" in warning
+
+
+def test_trial_config_and_tool_usage_graders_refuse_the_task_in_one_line_not_a_list_of_errors(tmp_path, capsys):
+    # gemini-cli-extensions/devops' shape: per-trial setup in skillgrade's container, and a grader
+    # on the agent's own tool names (Gemini CLI's activate_skill).
+    task = {**DOC["tasks"][0], "trialConfig": {"setup": "git clone https://example.invalid/site.git"},
+            "graders": [*DOC["tasks"][0]["graders"],
+                        {"type": "tool_usage", "expectedTools": [{"name": "activate_skill"}], "weight": 0.5}]}
+    root = skill(tmp_path / "s", {**DOC, "tasks": [task]}, **FILES)
+    (case,) = load_suite(root).cases
+    assert "trialConfig" in case.unsupported and "activate_skill" in case.unsupported
+    assert case.unsupported.endswith("run it with `skillgrade`")
+    assert main(["validate", str(root)]) == 0
+    assert "error:" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("task, message", [
     ({"name": "t", "graders": [{"type": "llm_rubric", "rubric": "r"}]}, "needs an 'instruction'"),
     ({"name": "t", "instruction": "i", "graders": [{"type": "script", "run": "x"}]}, "not deterministic or llm_rubric"),

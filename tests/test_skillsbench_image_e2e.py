@@ -3,9 +3,9 @@
 ``apt-get install`` runs offline in the build, the verifier's ``pytest --ctrf`` runs on the image
 with ``BENCHFLOW_SKIP_VERIFIER_DEPS=1``, and the reward lands in the arm's workspace.
 
-Opt-in (``SKILLAB_IMAGE_TESTS=1``): building the stand-in takes 1-2 minutes and reaches the
-host's Debian mirror and PyPI once; ``SKILLAB_STANDIN_STORE`` keeps it between runs. The four
-tasks then take 15-40 s each on 2 cores.
+Opt-in (``SKILLAB_IMAGE_TESTS=1``): building the stand-in takes about 3 minutes and reaches the
+host's Debian mirror and PyPI once; ``SKILLAB_STANDIN_STORE`` keeps it between runs. The five
+tasks then take 25-45 s each on 2 cores.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def standin(tmp_path_factory) -> Path:
     return build_standin(Path(kept) if kept else tmp_path_factory.mktemp("standin"))
 
 
-@pytest.mark.parametrize("task", ["3d-scan-calc", "ledger-net-total", "ini-port-audit", "release-notes-json"])
+@pytest.mark.parametrize("task", ["3d-scan-calc", "weighted-gdp-calc", "ledger-net-total", "ini-port-audit",
+                                  "release-notes-json"])
 def test_a_v11_task_flips_to_pass_in_its_own_image(standin, tmp_path, monkeypatch, capsys, task):
     monkeypatch.setenv(STORE_ENV, str(standin))
     out = tmp_path / "results.json"

@@ -140,7 +140,7 @@ class MockAdapter(Agent):
             skills_loaded=loaded,
         )
 
-    def _write(self, request: ArmRequest, rel: str, content: str) -> ToolCall:
+    def _write(self, request: ArmRequest, rel: str, content: str | bytes) -> ToolCall:
         try:
             target = safe_join(request.workspace, rel)
         except SandboxError as exc:
@@ -148,7 +148,10 @@ class MockAdapter(Agent):
                 f"mock responses: case {request.case.name} '{ARM_KEY[request.arm]}' 'files' — {exc}"
             ) from None
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
         return ToolCall("write_file", {"path": rel}, output="ok")
 
 
@@ -162,7 +165,7 @@ def _shown(skill: Any) -> str | None:
 
 def _estimate_usage(request: ArmRequest, answer: MockAnswer) -> Usage:
     loaded = request.skill.body if request.skill is not None else ""
-    written = "".join(answer.files.values())
+    written = "".join(c if isinstance(c, str) else c.hex() for c in answer.files.values())
     return Usage(
         input_tokens=_tokens(request.case.prompt) + _tokens(loaded),
         output_tokens=_tokens(answer.text) + _tokens(written),

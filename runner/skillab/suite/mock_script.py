@@ -1,7 +1,8 @@
 """The ``--mock-responses`` script: what the mock model answers, case by case and arm by arm.
 
 The file is a YAML mapping of case name → ``{with:, without:, original:}``, each arm's answer a
-string or ``{text: ..., files: {relpath: content}}``; ``loads:`` / ``loads_original:`` script the
+string or ``{text: ..., files: {relpath: content}}`` (content a string, or YAML ``!!binary`` for a
+binary file such as a spreadsheet); ``loads:`` / ``loads_original:`` script the
 trigger trials (``true``, ``false`` or a list of skill names). ``by_skill:`` scripts an arm that
 loads a skill by what that skill shows: a list of ``{contains:, lacks:, answer:}`` rules, the
 first whose texts the loaded SKILL.md (or a bundled file's path) contains, and whose ``lacks``
@@ -35,10 +36,11 @@ _ANSWER_KEYS = frozenset({"text", "files"})
 
 @dataclass(frozen=True)
 class MockAnswer:
-    """One scripted arm: the final answer, and files (workspace-relative path → content)."""
+    """One scripted arm: the final answer, and files (workspace-relative path → content: text,
+    or bytes from YAML ``!!binary``)."""
 
     text: str
-    files: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str | bytes] = field(default_factory=dict)
 
 
 MockResponses = dict[str, dict[str, MockAnswer]]
@@ -213,9 +215,13 @@ def _answer(value: Any, source: str, case: str, arm: str) -> MockAnswer:
         problem = setup_path_problem(rel)
         if problem:
             raise SkillabError(f"{where} 'files' — path {rel!r} {problem}; it must stay in the workspace")
-        if not isinstance(content, str):
-            raise SkillabError(f"{where} 'files' — content of {rel} must be a string")
+        if not isinstance(content, (str, bytes)):
+            raise SkillabError(f"{where} 'files' — content of {rel} must be a string (or YAML !!binary)")
     return MockAnswer(text, dict(files))
+
+
+def _hashable(files: dict[str, str | bytes]) -> dict[str, Any]:
+    return {rel: {"binary": c.hex()} if isinstance(c, bytes) else c for rel, c in files.items()}
 
 
 def _keys(keys: Any) -> str:
@@ -226,11 +232,11 @@ def content_sha256(responses: MockResponses, loads: MockLoads | None = None,
                    rules: MockRules | None = None) -> str:
     """Identifies a script given as data rather than a file (the file's own bytes otherwise)."""
     canonical: dict[str, Any] = {
-        case: {arm: {"text": a.text, "files": a.files} for arm, a in arms.items()}
+        case: {arm: {"text": a.text, "files": _hashable(a.files)} for arm, a in arms.items()}
         for case, arms in responses.items()
     }
     if rules:
-        canonical["\0rules"] = {case: [[list(r.contains), list(r.lacks), r.answer.text, r.answer.files]
+        canonical["\0rules"] = {case: [[list(r.contains), list(r.lacks), r.answer.text, _hashable(r.answer.files)]
                                          for r in found] for case, found in rules.items()}
     if loads:
         canonical["\0loads"] = {case: {k: list(v) if isinstance(v, tuple) else v for k, v in keys.items()}

@@ -1,7 +1,7 @@
 """Telling formats apart by what a file holds, when several share its name.
 
-``eval.yaml`` is the skillevaluation spec's file name, and also waza's, Vally's, dotnet/skills'
-and skillgrade's (imported: ``formats/skillgrade``); ``criteria.json`` is ruby-skill-bench's and
+``eval.yaml`` is the skillevaluation spec's file name, and also waza's, Vally's, dotnet/skills',
+Agent Eval Harness's and skillgrade's (imported: ``formats/skillgrade``); ``criteria.json`` is ruby-skill-bench's and
 Tessl's. The marker keys below come
 from each format's published schema (see the README's "Suite formats"). A format skillab imports
 is loaded; a format it does not import gets one line naming the format and what to do, instead of
@@ -61,6 +61,10 @@ def foreign_eval_yaml(value: Any) -> str | None:
         return _unsupported("a dotnet/skills skill-validator eval.yaml (it has 'scenarios')",
                             "run it with dotnet/skills' skill-validator (eng/skill-validator), or rewrite each "
                             "scenario as an eval.yaml case")
+    if isinstance(value.get("judges"), list) and ("execution" in keys or "dataset" in keys):
+        return _unsupported("an Agent Eval Harness eval.yaml (it has 'judges' with 'execution'/'dataset')",
+                            "run it with opendatahub-io/agent-eval-harness (`/eval-run`), or rewrite each dataset "
+                            "case as an eval.yaml case (prompt, validators, expectations)")
     if "skill" in keys and ("tasks" in keys or "graders" in keys or "metrics" in keys):
         return _unsupported("a waza eval spec (it has 'skill' with 'tasks'/'graders')",
                             "run it with `waza run`, or rewrite its tasks as eval.yaml cases")

@@ -51,6 +51,13 @@ def assertion(raw: Any, at: YamlPath, case: str, issues: IssueList, statements: 
         return
     kind = raw.get("type", raw.get("kind"))
     text = next((raw[k] for k in STATEMENT_KEYS if isinstance(raw.get(k), str) and raw[k].strip()), None)
+    if isinstance(kind, str) and kind.lower() == "string_match":
+        # skill-creator's typed assertions: with a literal it is a substring check; without one
+        # its text says in words what to look for, which only the judge can read.
+        if any(isinstance(raw.get(k), str) and raw[k] for k in ("value", "pattern")):
+            kind = "contains"
+        else:
+            kind = None
     if kind is None or (isinstance(kind, str) and kind.lower() in JUDGED_TYPES):
         if text is None:
             issues.add("needs 'text' (or 'criterion'): the statement the judge checks", at, field=field, case=case)

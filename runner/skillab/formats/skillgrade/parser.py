@@ -1,7 +1,8 @@
 """skillgrade's ``eval.yaml`` (npm ``skillgrade``; its README's "eval.yaml Reference")::
 
     version: "1"
-    skill: path/to/skill            # optional: else the folder holding eval.yaml
+    skill: path/to/skill            # optional: else the folder holding eval.yaml, or the skills
+                                    # below it in .agents/skills, .claude/skills or skills/ (all given together)
     defaults: {agent, provider, trials, timeout, threshold, grader_model, docker: {base, setup},
                environment: {cpus, memory_mb}}
     tasks:
@@ -16,7 +17,9 @@
 Each task is one A/B case. The suite's ``graders/`` folder reaches the workspace only after the
 agent finished, for the deterministic graders' scripts. ``workspace`` files are copied into both arms at ``dest``; a ``dest``
 outside the workspace (``/usr/local/bin/tool``) cannot be placed there under the bwrap sandbox,
-so that task is refused in one line. ``timeout`` bounds the agent; the arm's reward (Σ score ×
+so that task is refused in one line, as is one with ``trialConfig`` setup/cleanup (shell run in
+skillgrade's container around each trial) or a ``tool_usage`` grader (the agent's own tool names,
+``activate_skill``). ``timeout`` bounds the agent; the arm's reward (Σ score ×
 weight / Σ weight) passes at ``threshold`` (default 0.8). ``trials`` is skillgrade's repeat count
 (skillab repeats with ``--runs``: a warning names it); ``agent``, ``provider``, ``docker`` and
 ``grader_model`` choose skillgrade's own runtime and are not read.
@@ -37,7 +40,10 @@ from .specs import SkillgradeGrader, TaskGrader
 FORMAT_NAME = "skillgrade"
 TOP_KEYS = ("version", "skill", "defaults", "tasks")
 TASK_KEYS = ("name", "instruction", "workspace", "graders", "agent", "trials", "timeout", "threshold", "provider",
-             "docker", "environment", "grader_model")
+             "docker", "environment", "grader_model", "trialConfig")
+# Later skillgrade releases grade the harness's own tool names and run per-trial shell in their
+# container: read, then refused in one line, since neither carries over to another agent offline.
+TOOL_USAGE = "tool_usage"
 DEFAULT_TIMEOUT, DEFAULT_THRESHOLD = 300.0, 0.8
 
 
@@ -68,14 +74,35 @@ def load_skillgrade(path: Path) -> Suite:
     for name in sorted({n for n in names if names.count(n) > 1}):
         issues.add(f"two tasks are named {name!r} — task names must be unique", ("tasks",), field="tasks")
     issues.raise_if_any()
+    setups = [t.get("name", "?") for t in value["tasks"] if isinstance(t, dict) and _docker_setup(t)]
+    if _docker_setup(defaults) or setups:
+        where = "defaults" if _docker_setup(defaults) else f"tasks {', '.join(map(str, setups))}"
+        warnings.append(f"{path}: docker.setup ({where}) installs tools into skillgrade's image; skillab runs the "
+                        "agent and the graders without it, so what it installs must already be on this machine")
     if trials - {1}:
         warnings.append(f"{path}: the tasks ask for trials: {', '.join(map(str, sorted(trials)))} — skillab repeats "
                         f"every case --runs N times (default 1); pass --runs {max(trials)} to match")
     return Suite(path=path, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_dir, warnings=tuple(warnings))
 
 
+# Where skillgrade looks for skills when ``skill:`` is not given (its run command detects every
+# skill below the eval's folder and gives them all to the agent).
+SKILL_FOLDERS = (".agents/skills", ".claude/skills", "skills")
+
+
+def _docker_setup(raw: Any) -> bool:
+    docker = raw.get("docker") if isinstance(raw, dict) else None
+    return isinstance(docker, dict) and isinstance(docker.get("setup"), str) and bool(docker["setup"].strip())
+
+
 def _skill_dir(root: Path, named: Any, issues: IssueList) -> Path:
     if named is None:
+        if (root / SKILL_FILE).is_file():
+            return root
+        for folder in (root / f for f in SKILL_FOLDERS):
+            members = sorted(d for d in folder.iterdir() if (d / SKILL_FILE).is_file()) if folder.is_dir() else []
+            if members:
+                return members[0] if len(members) == 1 else folder
         return root
     if not isinstance(named, str) or os.path.isabs(named) or ".." in Path(named).parts \
             or not (root / named / SKILL_FILE).is_file():
@@ -122,14 +149,21 @@ def _task(raw: Any, at: tuple[str, int], root: Path, defaults: dict, issues: Iss
     count = raw.get("trials", defaults.get("trials", 1))
     if isinstance(count, int) and not isinstance(count, bool):
         trials.add(count)
-    graders = _graders(raw.get("graders"), (*at, "graders"), root, name, issues)
+    foreign: list[str] = []
+    graders = _graders(raw.get("graders"), (*at, "graders"), root, name, issues, foreign)
     seed, outside = _workspace(raw.get("workspace"), (*at, "workspace"), root, name, issues)
     if len(issues.issues) > before:
         return None
+    trial = raw.get("trialConfig", defaults.get("trialConfig"))
+    if isinstance(trial, dict) and (trial.get("setup") or trial.get("cleanup")):
+        foreign.insert(0, "it runs trialConfig setup/cleanup commands in skillgrade's container around each trial")
     unsupported = None
     if outside:
-        unsupported = (f"it places {', '.join(outside)} outside the workspace (skillgrade builds a Docker image for "
-                       "it) — run it with `skillgrade`, or give the tool a workspace path")
+        foreign.insert(0, f"it places {', '.join(outside)} outside the workspace (skillgrade builds a Docker image "
+                          "for it)")
+    if foreign:
+        unsupported = "; ".join(foreign) + " — run it with `skillgrade`" + (
+            ", or give the tool a workspace path" if outside else "")
     return Case(
         name=name,
         prompt=instruction.strip(),
@@ -141,7 +175,8 @@ def _task(raw: Any, at: tuple[str, int], root: Path, defaults: dict, issues: Iss
     )
 
 
-def _graders(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList) -> tuple[TaskGrader, ...]:
+def _graders(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList,
+             foreign: list[str]) -> tuple[TaskGrader, ...]:
     field = f"tasks[{at[1]}].graders"
     if not isinstance(raw, list) or not raw:
         issues.add("needs at least one grader (deterministic or llm_rubric)", at, field=field, case=case)
@@ -150,6 +185,11 @@ def _graders(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList) -
     for index, entry in enumerate(raw):
         where, label = (*at, index), f"{field}[{index}]"
         kind = entry.get("type") if isinstance(entry, dict) else None
+        if kind == TOOL_USAGE:
+            tools = [t.get("name") for t in entry.get("expectedTools") or [] if isinstance(t, dict)]
+            foreign.append(f"a tool_usage grader expects the agent's own tool names ({', '.join(map(str, tools))}), "
+                           "which other agents name differently")
+            continue
         if kind not in ("deterministic", "llm_rubric"):
             issues.add(f"type {kind!r} is not deterministic or llm_rubric", where, field=f"{label}.type", case=case)
             continue
