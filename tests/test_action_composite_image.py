@@ -47,6 +47,19 @@ for d in "$HOME" /github /root /home /tmp; do
 done
 exit $found
 """
+# Looks for a key another sandbox of the run planted in the session keyring runc gives the
+# container, then plants its own: run by every arm of every case, so any shared keyring fails one.
+KEY_PROBE = r'''
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+found = libc.syscall(KEYCTL, 10, -3, b"user", b"skillab-probe", 0)
+print("found" if found >= 0 else f"none {ctypes.get_errno()}")
+token = b"planted-by-an-arm"
+planted = libc.syscall(ADD_KEY, b"user", b"skillab-probe", token, len(token), -3)
+print("planted" if planted >= 0 else f"refused {ctypes.get_errno()}")
+sys.exit(1 if found >= 0 else 0)
+'''
 pytestmark = pytest.mark.skipif(
     os.environ.get("SKILLAB_IMAGE_TESTS") != "1" or os.geteuid() != 0 or not (KIT / "oci-config.py").is_file()
     or shutil.which("setpriv") is None,
@@ -88,10 +101,14 @@ def _runner_dirs(work: Path) -> Path:
     probe = grep_case("probe", setup=[f"(\n{PROBE}) > probe-setup.txt; true"])
     probe["validators"] = [{"cmd": "! grep found probe-setup.txt", "label": "setup found nothing"},
                            {"cmd": PROBE, "label": "validator found nothing"}]
-    make_skill(repo / "skills", [probe], name="alpha", body="v1", responses={"probe": answers("SKILLED", "SKILLED")})
-    commit_all(repo, "base")
-    make_skill(repo / "skills", [probe], name="alpha", body="v2", responses={"probe": answers("SKILLED", "SKILLED")})
-    commit_all(repo, "head")
+    keyring = [dict(grep_case(name), validators=[{"cmd": "python3 scripts/key_probe.py", "label": "keyring"}])
+               for name in ("first", "second")]
+    for version in ("v1", "v2"):
+        make_skill(repo / "skills", [probe], name="alpha", body=version,
+                   responses={"probe": answers("SKILLED", "SKILLED")})
+        make_skill(repo / "skills", keyring, name="delta", body=version, files={"scripts/key_probe.py": KEY_PROBE},
+                   responses={"first": answers("a", "b"), "second": answers("a", "b")})
+        commit_all(repo, "base" if version == "v1" else "head")
     git(repo, "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: bearer {TOKEN}")
     home = work / "runner-home"
     (home / ".docker").mkdir(parents=True)
@@ -142,9 +159,11 @@ def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str]) -> tup
     return argv, docker_env
 
 
-def bundle(argv: list[str], docker_env: dict[str, str], rootfs: str, inspect: Path, out: Path) -> Path:
+def bundle(argv: list[str], docker_env: dict[str, str], rootfs: str, inspect: Path, out: Path,
+           command: list[str] | None = None) -> Path:
     """config.json for `docker run ARGV`: the kit's Docker defaults, then what ARGV changes. An
-    option this does not know fails the test rather than being ignored."""
+    option this does not know fails the test rather than being ignored. ``command`` replaces the
+    entrypoint."""
     opts, env, binds, i = {"--security-opt": []}, container_env(argv, docker_env), [], 1
     while i < len(argv) - 1:
         flag, value = argv[i], argv[i + 1]
@@ -181,11 +200,14 @@ def bundle(argv: list[str], docker_env: dict[str, str], rootfs: str, inspect: Pa
     uid, gid = opts["--user"].split(":")
     process["user"] = {"uid": int(uid), "gid": int(gid)}
     process["cwd"] = opts["--workdir"]
+    if command is not None:
+        process["args"] = command
     (out / "config.json").write_text(json.dumps(data))
     return out
 
 
-def run_container(work: Path, github: GitHubServer, with_: dict[str, str]) -> tuple[int, str]:
+def run_container(work: Path, github: GitHubServer, with_: dict[str, str],
+                  command: list[str] | None = None) -> tuple[int, str]:
     argv, docker_env = launcher_run(work, github, with_)
     argv[-1] = IMAGE  # the kit built the same Dockerfile the launcher would have built
     ctr = kit_buildah("from", "--pull=never", "--quiet", IMAGE)
@@ -195,7 +217,7 @@ def run_container(work: Path, github: GitHubServer, with_: dict[str, str]) -> tu
     try:
         rootfs = kit_buildah("mount", ctr)
         (out / "inspect.json").write_text(kit_buildah("inspect", ctr))
-        bundle(argv[:-1] + [IMAGE], docker_env, rootfs, out / "inspect.json", out)
+        bundle(argv[:-1] + [IMAGE], docker_env, rootfs, out / "inspect.json", out, command)
         done = subprocess.run(["runc", "--root", str(KIT_WORK / "runc"), "run", "--bundle", str(out), cid],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
         return done.returncode, done.stdout + done.stderr
@@ -245,3 +267,29 @@ def test_control_unsandboxed_the_same_probes_do_find_the_secrets(image, runner, 
     found = "".join(v["stdout"] for arm in arms(results) for v in arm["validator_results"])
     print(found)
     assert "found: /proc/1/environ" in found and "found: files under /github" in found
+
+
+def test_no_arm_finds_a_key_another_planted_in_the_containers_session_keyring(image, runner, github):  # noqa: F811
+    """runc gives the container a session keyring and the step turns Docker's seccomp profile off:
+    only skillab's own filter and per-command keyring keep one arm's key from the next."""
+    github.state.pr_files[(REPO, 1)] = [{"filename": "skills/delta/SKILL.md", "status": "modified"}]
+    code, log = run_container(runner, github, {"adapter": "mock", "concurrency": "1", "path": "skills/delta"})
+    assert code == 0, log
+    _outputs, results, _summary = probe_results(runner)
+    [suite] = results["suites"]
+    assert suite["isolation"]["backend"] == "bwrap", suite["isolation"]
+    records = arms(results)
+    assert len(records) == 4
+    for record in records:
+        [result] = record["validator_results"]
+        assert result["passed"] and "none" in result["stdout"] and "refused 1" in result["stdout"], result
+
+
+def test_control_two_processes_of_the_step_do_share_the_containers_session_keyring(image, runner, github):  # noqa: F811
+    """The keyring probe is not vacuous: in the step's container (Docker's seccomp profile off),
+    a process outside skillab finds the key an earlier one planted."""
+    code, log = run_container(runner, github, {"adapter": "mock"},
+                              command=["sh", "-c", 'python3 -c "$1"; python3 -c "$1"', "sh", KEY_PROBE])
+    print(log)
+    assert code == 1, log  # the second probe exits 1: it found the first one's key
+    assert log.count("planted") == 2 and "found" in log.split("planted", 1)[1], log
