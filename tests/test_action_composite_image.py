@@ -129,7 +129,8 @@ def _runner_dirs(work: Path) -> Path:
     return work
 
 
-def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str],
+                 extra_env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
     """Run the step's launcher as the runner's uid; return its `docker run` argv and environment."""
     the_step = step("slim")
     bin_dir, log = work / "bin", work / "docker-calls"
@@ -146,7 +147,7 @@ def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str]) -> tup
         "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(work / "_temp" / "_github_workflow" / "event.json"),
         "GITHUB_OUTPUT": str(commands / "set_output_1"), "GITHUB_STEP_SUMMARY": str(commands / "step_summary_1"),
         "GITHUB_API_URL": github.url, "GITHUB_REF": "refs/pull/1/merge", "DOCKER_LOG": str(log),
-        **evaluate(the_step["env"], {"github-token": TOKEN, **with_}, ROOT),
+        **evaluate(the_step["env"], {"github-token": TOKEN, **with_}, ROOT), **(extra_env or {}),
     }
     done = subprocess.run(["setpriv", f"--reuid={RUNNER_UID}", f"--regid={RUNNER_UID}", "--clear-groups",
                            "bash", "-c", the_step["run"]], env=env, capture_output=True, text=True, timeout=60)
@@ -207,8 +208,8 @@ def bundle(argv: list[str], docker_env: dict[str, str], rootfs: str, inspect: Pa
 
 
 def run_container(work: Path, github: GitHubServer, with_: dict[str, str],
-                  command: list[str] | None = None) -> tuple[int, str]:
-    argv, docker_env = launcher_run(work, github, with_)
+                  command: list[str] | None = None, extra_env: dict[str, str] | None = None) -> tuple[int, str]:
+    argv, docker_env = launcher_run(work, github, with_, extra_env)
     argv[-1] = IMAGE  # the kit built the same Dockerfile the launcher would have built
     ctr = kit_buildah("from", "--pull=never", "--quiet", IMAGE)
     out = work / "bundle"
@@ -257,10 +258,13 @@ def test_a_pull_request_runs_sandboxed_and_the_probes_find_no_secret(image, runn
 
 
 def test_control_unsandboxed_the_same_probes_do_find_the_secrets(image, runner, github):  # noqa: F811
-    """The probes are not vacuous: with `sandbox: none` they find the token and the key."""
+    """The probes are not vacuous: with `sandbox: none` they find the token and the key. (With a
+    disk budget skillab sits in a user namespace of its own, from which even an unsandboxed
+    command may not read pid 1's environment: the budget is off here so that probe is tried.)"""
     github.state.pr_files[(REPO, 1)] = [{"filename": "skills/alpha/SKILL.md", "status": "modified"}]
     code, log = run_container(runner, github, {"adapter": "mock", "anthropic-api-key": KEY,
-                                               "sandbox": "none", "fail-on-verdict": ""})
+                                               "sandbox": "none", "fail-on-verdict": ""},
+                              extra_env={"SKILLAB_SANDBOX_DISK_MB": "0"})
     assert code == 0, log
     _outputs, results, summary = probe_results(runner)
     assert "unsandboxed" in summary
