@@ -47,6 +47,19 @@ for d in "$HOME" /github /root /home /tmp; do
 done
 exit $found
 """
+# Looks for a key another sandbox of the run planted in the session keyring runc gives the
+# container, then plants its own: run by every arm of every case, so any shared keyring fails one.
+KEY_PROBE = r'''
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+found = libc.syscall(KEYCTL, 10, -3, b"user", b"skillab-probe", 0)
+print("found" if found >= 0 else f"none {ctypes.get_errno()}")
+token = b"planted-by-an-arm"
+planted = libc.syscall(ADD_KEY, b"user", b"skillab-probe", token, len(token), -3)
+print("planted" if planted >= 0 else f"refused {ctypes.get_errno()}")
+sys.exit(1 if found >= 0 else 0)
+'''
 pytestmark = pytest.mark.skipif(
     os.environ.get("SKILLAB_IMAGE_TESTS") != "1" or os.geteuid() != 0 or not (KIT / "oci-config.py").is_file()
     or shutil.which("setpriv") is None,
@@ -88,10 +101,14 @@ def _runner_dirs(work: Path) -> Path:
     probe = grep_case("probe", setup=[f"(\n{PROBE}) > probe-setup.txt; true"])
     probe["validators"] = [{"cmd": "! grep found probe-setup.txt", "label": "setup found nothing"},
                            {"cmd": PROBE, "label": "validator found nothing"}]
-    make_skill(repo / "skills", [probe], name="alpha", body="v1", responses={"probe": answers("SKILLED", "SKILLED")})
-    commit_all(repo, "base")
-    make_skill(repo / "skills", [probe], name="alpha", body="v2", responses={"probe": answers("SKILLED", "SKILLED")})
-    commit_all(repo, "head")
+    keyring = [dict(grep_case(name), validators=[{"cmd": "python3 scripts/key_probe.py", "label": "keyring"}])
+               for name in ("first", "second")]
+    for version in ("v1", "v2"):
+        make_skill(repo / "skills", [probe], name="alpha", body=version,
+                   responses={"probe": answers("SKILLED", "SKILLED")})
+        make_skill(repo / "skills", keyring, name="delta", body=version, files={"scripts/key_probe.py": KEY_PROBE},
+                   responses={"first": answers("a", "b"), "second": answers("a", "b")})
+        commit_all(repo, "base" if version == "v1" else "head")
     git(repo, "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: bearer {TOKEN}")
     home = work / "runner-home"
     (home / ".docker").mkdir(parents=True)
@@ -112,7 +129,8 @@ def _runner_dirs(work: Path) -> Path:
     return work
 
 
-def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str],
+                 extra_env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
     """Run the step's launcher as the runner's uid; return its `docker run` argv and environment."""
     the_step = step("slim")
     bin_dir, log = work / "bin", work / "docker-calls"
@@ -129,7 +147,7 @@ def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str]) -> tup
         "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(work / "_temp" / "_github_workflow" / "event.json"),
         "GITHUB_OUTPUT": str(commands / "set_output_1"), "GITHUB_STEP_SUMMARY": str(commands / "step_summary_1"),
         "GITHUB_API_URL": github.url, "GITHUB_REF": "refs/pull/1/merge", "DOCKER_LOG": str(log),
-        **evaluate(the_step["env"], {"github-token": TOKEN, **with_}, ROOT),
+        **evaluate(the_step["env"], {"github-token": TOKEN, **with_}, ROOT), **(extra_env or {}),
     }
     done = subprocess.run(["setpriv", f"--reuid={RUNNER_UID}", f"--regid={RUNNER_UID}", "--clear-groups",
                            "bash", "-c", the_step["run"]], env=env, capture_output=True, text=True, timeout=60)
@@ -142,9 +160,11 @@ def launcher_run(work: Path, github: GitHubServer, with_: dict[str, str]) -> tup
     return argv, docker_env
 
 
-def bundle(argv: list[str], docker_env: dict[str, str], rootfs: str, inspect: Path, out: Path) -> Path:
+def bundle(argv: list[str], docker_env: dict[str, str], rootfs: str, inspect: Path, out: Path,
+           command: list[str] | None = None) -> Path:
     """config.json for `docker run ARGV`: the kit's Docker defaults, then what ARGV changes. An
-    option this does not know fails the test rather than being ignored."""
+    option this does not know fails the test rather than being ignored. ``command`` replaces the
+    entrypoint."""
     opts, env, binds, i = {"--security-opt": []}, container_env(argv, docker_env), [], 1
     while i < len(argv) - 1:
         flag, value = argv[i], argv[i + 1]
@@ -181,12 +201,15 @@ def bundle(argv: list[str], docker_env: dict[str, str], rootfs: str, inspect: Pa
     uid, gid = opts["--user"].split(":")
     process["user"] = {"uid": int(uid), "gid": int(gid)}
     process["cwd"] = opts["--workdir"]
+    if command is not None:
+        process["args"] = command
     (out / "config.json").write_text(json.dumps(data))
     return out
 
 
-def run_container(work: Path, github: GitHubServer, with_: dict[str, str]) -> tuple[int, str]:
-    argv, docker_env = launcher_run(work, github, with_)
+def run_container(work: Path, github: GitHubServer, with_: dict[str, str],
+                  command: list[str] | None = None, extra_env: dict[str, str] | None = None) -> tuple[int, str]:
+    argv, docker_env = launcher_run(work, github, with_, extra_env)
     argv[-1] = IMAGE  # the kit built the same Dockerfile the launcher would have built
     ctr = kit_buildah("from", "--pull=never", "--quiet", IMAGE)
     out = work / "bundle"
@@ -195,7 +218,7 @@ def run_container(work: Path, github: GitHubServer, with_: dict[str, str]) -> tu
     try:
         rootfs = kit_buildah("mount", ctr)
         (out / "inspect.json").write_text(kit_buildah("inspect", ctr))
-        bundle(argv[:-1] + [IMAGE], docker_env, rootfs, out / "inspect.json", out)
+        bundle(argv[:-1] + [IMAGE], docker_env, rootfs, out / "inspect.json", out, command)
         done = subprocess.run(["runc", "--root", str(KIT_WORK / "runc"), "run", "--bundle", str(out), cid],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
         return done.returncode, done.stdout + done.stderr
@@ -235,13 +258,42 @@ def test_a_pull_request_runs_sandboxed_and_the_probes_find_no_secret(image, runn
 
 
 def test_control_unsandboxed_the_same_probes_do_find_the_secrets(image, runner, github):  # noqa: F811
-    """The probes are not vacuous: with `sandbox: none` they find the token and the key."""
+    """The probes are not vacuous: with `sandbox: none` they find the token and the key. (With a
+    disk budget skillab sits in a user namespace of its own, from which even an unsandboxed
+    command may not read pid 1's environment: the budget is off here so that probe is tried.)"""
     github.state.pr_files[(REPO, 1)] = [{"filename": "skills/alpha/SKILL.md", "status": "modified"}]
     code, log = run_container(runner, github, {"adapter": "mock", "anthropic-api-key": KEY,
-                                               "sandbox": "none", "fail-on-verdict": ""})
+                                               "sandbox": "none", "fail-on-verdict": ""},
+                              extra_env={"SKILLAB_SANDBOX_DISK_MB": "0"})
     assert code == 0, log
     _outputs, results, summary = probe_results(runner)
     assert "unsandboxed" in summary
     found = "".join(v["stdout"] for arm in arms(results) for v in arm["validator_results"])
     print(found)
     assert "found: /proc/1/environ" in found and "found: files under /github" in found
+
+
+def test_no_arm_finds_a_key_another_planted_in_the_containers_session_keyring(image, runner, github):  # noqa: F811
+    """runc gives the container a session keyring and the step turns Docker's seccomp profile off:
+    only skillab's own filter and per-command keyring keep one arm's key from the next."""
+    github.state.pr_files[(REPO, 1)] = [{"filename": "skills/delta/SKILL.md", "status": "modified"}]
+    code, log = run_container(runner, github, {"adapter": "mock", "concurrency": "1", "path": "skills/delta"})
+    assert code == 0, log
+    _outputs, results, _summary = probe_results(runner)
+    [suite] = results["suites"]
+    assert suite["isolation"]["backend"] == "bwrap", suite["isolation"]
+    records = arms(results)
+    assert len(records) == 4
+    for record in records:
+        [result] = record["validator_results"]
+        assert result["passed"] and "none" in result["stdout"] and "refused 1" in result["stdout"], result
+
+
+def test_control_two_processes_of_the_step_do_share_the_containers_session_keyring(image, runner, github):  # noqa: F811
+    """The keyring probe is not vacuous: in the step's container (Docker's seccomp profile off),
+    a process outside skillab finds the key an earlier one planted."""
+    code, log = run_container(runner, github, {"adapter": "mock"},
+                              command=["sh", "-c", 'python3 -c "$1"; python3 -c "$1"', "sh", KEY_PROBE])
+    print(log)
+    assert code == 1, log  # the second probe exits 1: it found the first one's key
+    assert log.count("planted") == 2 and "found" in log.split("planted", 1)[1], log

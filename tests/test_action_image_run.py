@@ -156,36 +156,3 @@ def _container(kit_pid: int) -> str:
     mine = [cid for cid in listed if cid.startswith(f"kit-{kit_pid}-")]
     assert len(mine) == 1, listed
     return mine[0]
-
-
-# Looks for a key another sandbox of the run planted in the session keyring runc gives the
-# container, then plants its own: run by every arm of every case, so any shared keyring fails one.
-KEY_PROBE = r'''
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
-found = libc.syscall(KEYCTL, 10, -3, b"user", b"skillab-probe", 0)
-print("found" if found >= 0 else f"none {ctypes.get_errno()}")
-token = b"planted-by-an-arm"
-planted = libc.syscall(ADD_KEY, b"user", b"skillab-probe", token, len(token), -3)
-print("planted" if planted >= 0 else f"refused {ctypes.get_errno()}")
-sys.exit(1 if found >= 0 else 0)
-'''
-
-
-def test_no_arm_finds_a_key_another_planted_in_the_containers_keyring(image, checkout, github):
-    cases = [dict(grep_case(name), validators=[{"cmd": "python3 scripts/key_probe.py", "label": "keyring"}])
-             for name in ("first", "second")]
-    make_skill(checkout / "skills", cases, name="delta", files={"scripts/key_probe.py": KEY_PROBE},
-               responses={"first": answers("a", "b"), "second": answers("a", "b")})
-    commit_all(checkout, "delta")
-    done = run_kit(checkout, github, "--input", "path=skills/delta", "--input", "concurrency=1")
-    text = done.stdout + done.stderr
-    outputs = parse_output_file(where(text, "GITHUB_OUTPUT").read_text())
-    doc = json.loads((where(text, "workspace") / outputs["results-path"]).read_text())
-    records = [r for suite in doc.get("suites", [doc]) for r in suite["cases"]]
-    assert len(records) == 2, text
-    for record in records:
-        for arm in ("with_skill", "without_skill"):
-            [result] = record[arm]["validator_results"]
-            assert result["passed"] and "refused 1" in result["stdout"], (record["case_name"], arm, result)

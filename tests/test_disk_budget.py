@@ -73,3 +73,36 @@ def test_a_budget_of_zero_says_the_workspace_is_unbounded(tmp_path):
     case = {"name": "small", "prompt": "Say hi.", "validators": [{"cmd": "true"}]}
     doc = run_skill(tmp_path, case, SKILLAB_SANDBOX_DISK_MB="0")
     assert doc["isolation"]["guarantees"]["limits"]["disk"].startswith("NOT bounded per arm: turned off")
+
+
+def test_a_trigger_trials_commands_cannot_write_past_its_disk_budget(tmp_path):
+    # The trial's agent runs three commands of 300 MB each, then measures what stayed.
+    from .fakes.model_server import FakeModelServer, text, tool_call
+
+    fill = "; ".join(f"head -c 300M /dev/zero > big{n} || true" for n in range(3))
+
+    def reply(req):
+        if not req.tool_results:
+            return tool_call("run_shell", {"command": f"{fill}; du -sm . | cut -f1; rm -f big*"})
+        return text("done")
+
+    skill = tmp_path / "disk-skill"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: disk-skill\ndescription: d\n---\nWrite files.\n")
+    (skill / "evals" / "trigger-evals.json").write_text(json.dumps([{"query": "Fill it", "should_trigger": True}]))
+    out = tmp_path / "results.json"
+    with FakeModelServer(reply) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "skillab", "run", str(skill), "--model", "claude-haiku-4-5", "--no-history",
+             "--no-cache", "--output", str(out), "--quiet"],
+            env={**os.environ, "ANTHROPIC_API_KEY": "sk-ant-api03-" + "D1sk" * 10, "ANTHROPIC_BASE_URL": server.url,
+                 "SKILLAB_WORKSPACE_DIR": str(tmp_path / "disk-workspaces"),
+                 "SKILLAB_SANDBOX_DISK_MB": str(BUDGET_MB)},
+            capture_output=True, text=True, timeout=300, cwd=tmp_path, stdin=subprocess.DEVNULL,
+        )
+        looks = [r.tool_results[0] for r in server.model_requests() if r.tool_results]
+    assert out.is_file(), done.stderr[-2000:]
+    assert json.loads(out.read_text())["triggers"]["trials"] == 1
+    [look] = looks
+    kept = int(look.split("stdout:\n", 1)[1].split()[0])
+    assert kept <= BUDGET_MB + 2, look

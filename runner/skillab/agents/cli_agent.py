@@ -40,7 +40,7 @@ from ..sandbox.metering import SpendMeter
 from ..sandbox.nofollow import remove_inside
 from ..sandbox.process import CommandResult, run_command
 from ..sandbox.programs import install_paths, resolved_binary, token_holder
-from ..sandbox.sealed import sealed_binds
+from ..sandbox.sealed import sealed_binds, seals_tokens
 from ..sandbox.view import ProxyRoute, View
 from ..sandbox.workspace import HOME_NAME, TMP_NAME, run_in, safe_join
 from ..secrets import redact
@@ -174,8 +174,11 @@ class CliAgent(Agent, ABC):
             "agent_process": f"the {self.cli} CLI runs inside the sandbox, with no key",
             "network": f"only the credential proxy, which forwards to {redact(self.upstream())} "
                        "alone and adds the key on the host",
-            "metering": "the proxy serves only the CLI's own process (a per-arm token its tools "
-                        "cannot read), refuses any model but the run's, counts every answer's "
+            "metering": ("the proxy serves only the CLI's own process (a per-arm token its tools "
+                         "cannot read), " if seals_tokens() else
+                         "NOT the CLI's alone: unsandboxed, the per-arm token is not sealed and the "
+                         "agent's own commands can read it and use the proxy too; the proxy ")
+                        + "refuses any model but the run's, counts every answer's "
                         "usage as the arm's tokens and cost, and refuses past --max-cost-usd",
         }
 

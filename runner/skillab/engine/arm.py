@@ -34,7 +34,7 @@ from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
 from ..grading.workspace_diff import changes, render_changes, shown, snapshot
 from ..sandbox.backend import active
-from ..sandbox.disk_budget import DISK_MB_ENV, budget_bytes
+from ..sandbox.disk_budget import workspace_full
 from ..sandbox.pristine import changes as tampered
 from ..sandbox.pristine import describe_tampering, fingerprint, tops
 from ..sandbox.process import stopping
@@ -148,9 +148,7 @@ def _attempt(job: ArmJob, ctx: ArmContext, label: str) -> ArmRecord:
     except OSError as exc:
         if exc.errno != errno.ENOSPC or not workspace.budgeted:
             return _internal_error(exc)
-        return ArmRecord(passed=False, errored=True, error=(
-            f"the arm's workspace is full: it filled its disk budget of {budget_bytes() >> 20} MiB "
-            f"({DISK_MB_ENV})"))
+        return ArmRecord(passed=False, errored=True, error=workspace_full())
     except Exception as exc:  # an adapter or grader bug must not take the other cases down
         return _internal_error(exc)
     finally:

@@ -8,6 +8,7 @@ skills' host directories are hidden from the agent's commands: it finds the stag
 
 from __future__ import annotations
 
+import errno
 import tempfile
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -19,6 +20,7 @@ from ..agents.base import ArmRequest
 from ..core.events import Emit, Notice, TriggerTrialFinished, ignore
 from ..errors import ProviderAuthError
 from ..grading.trajectory import render_v1
+from ..sandbox.disk_budget import workspace_full
 from ..sandbox.process import stop_all_commands
 from ..sandbox.scratch import private_dir
 from ..sandbox.workspace import Workspace
@@ -73,7 +75,8 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Agent, emit: Emit = ignore) -
 
 def _trial(plan: TriggerPlan, adapter: Agent, root: Path, query: TriggerQuery, run_index: int,
            arm: TrialArm, skill: Skill, beside: tuple[Skill, ...]) -> TriggerTrial:
-    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}")  # never the arm: the agent sees it
+    # Labelled never by the arm (the agent sees it); a kept workspace can't be on the private tmpfs.
+    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}", budgeted=not plan.keep_workspaces)
     request = ArmRequest(
         case=Case(name=query.name, prompt=query.query, max_turns=plan.max_turns),
         arm="original" if arm == "original" else "with_skill",
@@ -89,9 +92,12 @@ def _trial(plan: TriggerPlan, adapter: Agent, root: Path, query: TriggerQuery, r
         result = adapter.run(request)
     except ProviderAuthError:
         raise
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC or not workspace.budgeted:
+            return _internal_error(query, run_index, arm, skill, exc)
+        return TriggerTrial(query.name, run_index, arm, skill.name, error=workspace_full())
     except Exception as exc:  # an adapter bug must not take the other trials down
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return TriggerTrial(query.name, run_index, arm, skill.name, error=redact(f"internal error: {detail}"))
+        return _internal_error(query, run_index, arm, skill, exc)
     finally:
         if not plan.keep_workspaces:
             workspace.cleanup()
@@ -106,6 +112,12 @@ def _trial(plan: TriggerPlan, adapter: Agent, root: Path, query: TriggerQuery, r
         usage=result.usage,
         transcript=redact(render_v1(result.trajectory)),
     )
+
+
+def _internal_error(query: TriggerQuery, run_index: int, arm: TrialArm, skill: Skill,
+                    exc: Exception) -> TriggerTrial:
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return TriggerTrial(query.name, run_index, arm, skill.name, error=redact(f"internal error: {detail}"))
 
 
 def run_triggers(prepared: Prepared, config: RunConfig, adapter: Agent,

@@ -131,6 +131,11 @@ def unmount_below(directory: Path) -> None:
             pass
 
 
+def workspace_full() -> str:
+    """Why an arm or trial whose workspace filled its budget ends in error."""
+    return f"the workspace is full: it filled its disk budget of {budget_bytes() >> 20} MiB ({DISK_MB_ENV})"
+
+
 def describe_budget() -> str:
     with _lock:
         problem = _problem
