@@ -32,7 +32,8 @@ def test_unsandboxed_the_isolation_block_says_the_bridge_token_is_not_sealed():
     agent = CodexAdapter("codex", api_key="k", model="gpt-5-mini")
     try:
         use_sandbox("none")
-        unsandboxed = detect_isolation(agent).to_dict()
+        # The agent block as the engine builds it from the contract (engine.runner).
+        unsandboxed = detect_isolation({"adapter": agent.name, **(agent.sandbox_profile() or {})}).to_dict()
     finally:
         use_sandbox(None)
     assert unsandboxed["unsandboxed"] and "NOT the CLI's alone" in unsandboxed["agent"]["metering"]
