@@ -8,7 +8,10 @@ from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
+from ..core.settings import RunConfig
+from ..engine.prepare import Prepared
 from ..errors import EXIT_OK, UsageError
+from ..session.ablation import AblationPlan
 from .console import say
 from .run import check_destinations, preflight
 from .settings import configs_from_args
@@ -48,7 +51,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     display = open_progress(args.quiet)
     reporters = [display] if display is not None else []
     with display if display is not None else nullcontext():
-        result, _full = run_ablation(plan, config, reporters=reporters,
+        result = run_ablation(plan, config, reporters=reporters,
                                      say=(lambda _m: None) if args.quiet else say,
                                      stop_early=None if args.stop_early == "none" else args.stop_early,
                                      seed=args.stop_seed)
@@ -63,7 +66,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def render_plan(plan, prepared, config) -> str:
+def render_plan(plan: AblationPlan, prepared: Prepared, config: RunConfig) -> str:
     """The dry run: parts in the order tried, and the arms the ablation runs."""
     cases, runs = len(prepared.graded), config.engine.runs
     parts = plan.ordered

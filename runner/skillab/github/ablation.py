@@ -17,7 +17,7 @@ from typing import Any
 from ..core.settings import RunConfig
 from ..errors import SkillabError
 from ..skill.loader import Skill
-from ..skill.sections import split_sections
+from ..skill.sections import section_texts
 
 
 @dataclass
@@ -38,16 +38,26 @@ def changed_sections(candidate: Skill, original: Skill | None) -> set[str]:
 
 
 def _sections(skill: Skill) -> dict[str, str]:
-    text = skill.skill_md_bytes().decode("utf-8", errors="replace")
-    lines = text.splitlines(keepends=True)
-    return {part.label: "".join(lines[part.lines[0] - 1: part.lines[1]]).strip()
-            for part in split_sections(text) if part.lines is not None}
+    return section_texts(skill.skill_md_bytes().decode("utf-8", errors="replace"))
+
+
+def changed_in_pr(skill: Skill, ref: str | None) -> list[str]:
+    """The sections a pull request changed against its base ``ref``: none without a base, every
+    section when the skill did not exist there (or the base cannot be read)."""
+    from ..engine.against import open_original
+
+    if ref is None:
+        return []
+    try:
+        with open_original(ref, skill.root) as base:
+            return sorted(changed_sections(skill, base.skill))
+    except SkillabError:
+        return sorted(changed_sections(skill, None))
 
 
 def ablate_locations(directories: list[Path], config: RunConfig, *, original_for: Callable[[Path], str | None],
                      reporters: list, say: Callable[[str], None]) -> ActionAblations:
     """Ablate each suite directory under ``config``; each result carries ``changed_in_pr``."""
-    from ..engine.against import open_original
     from ..engine.prepare import prepare_suite
     from ..session.ablation import plan_ablation, run_ablation
 
@@ -56,22 +66,12 @@ def ablate_locations(directories: list[Path], config: RunConfig, *, original_for
         try:
             prepared = prepare_suite(directory, config.engine)
             plan = plan_ablation(prepared, directory, level=2)
-            result, _full = run_ablation(plan, config, reporters=reporters, say=say, stop_early="curtail")
+            result = run_ablation(plan, config, reporters=reporters, say=say, stop_early="curtail")
         except SkillabError as exc:
             found.notes.append(f"ablation of {directory.name} not run: {exc}")
             continue
         document = result.to_dict()
-        ref = original_for(directory)
-        original = None
-        if ref is not None:
-            try:
-                with open_original(ref, prepared.skill.root) as base:
-                    document["changed_in_pr"] = sorted(changed_sections(prepared.skill, base.skill))
-                    original = base
-            except SkillabError:
-                original = None
-        if original is None:
-            document["changed_in_pr"] = sorted(changed_sections(prepared.skill, None)) if ref else []
+        document["changed_in_pr"] = changed_in_pr(prepared.skill, original_for(directory))
         found.documents.append(document)
     return found
 
@@ -89,4 +89,4 @@ def ablation_markdown(documents: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["ActionAblations", "ablate_locations", "ablation_markdown", "changed_sections"]
+__all__ = ["ActionAblations", "ablate_locations", "ablation_markdown", "changed_in_pr", "changed_sections"]

@@ -73,8 +73,8 @@ LOOKS = 4
 
 
 def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say: Emit,
-                 stop_early: str | None = None, seed: int | None = None) -> tuple[AblationResult, dict]:
-    """The full run and each variant's; returns the result and the full run's results document."""
+                 stop_early: str | None = None, seed: int | None = None) -> AblationResult:
+    """The full run and each variant's, measured part by part."""
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     order = list(plan.cases)
     random.Random(seed).shuffle(order)
@@ -142,7 +142,7 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
         cost_usd=_cost(spent), stopped=stopped, warnings=tuple(full_doc.get("warnings") or ()),
         stop_early=stop_early, order_seed=seed if stop_early else None, calls_saved=saved,
     )
-    return result, full_doc
+    return result
 
 
 def _looks(order: list[str]) -> list[list[str]]:

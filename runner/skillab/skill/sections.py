@@ -90,6 +90,13 @@ def split_sections(text: str, level: int = 2) -> list[SkillPart]:
     return parts
 
 
+def section_texts(text: str, level: int = 2) -> dict[str, str]:
+    """Each section's label and its text (heading included, surrounding blank lines stripped)."""
+    lines = text.splitlines(keepends=True)
+    return {part.label: "".join(lines[part.lines[0] - 1: part.lines[1]]).strip()
+            for part in split_sections(text, level) if part.lines is not None}
+
+
 def partition(skill: Skill, grader_commands: list[str], *, level: int = 2) -> Partition:
     """The parts of ``skill``: its sections at ``level``, then its bundled files that no grader
     command names."""
