@@ -72,7 +72,8 @@ def test_the_report_carries_cost_disclosures_judge_and_a_broken_case_callout():
                     record("down", "error")], ci=[-10.0, 60.0], p=0.62,
                    warnings=["the judge model is of the agent's family"],
                    judge_consistency={"sampled": 5, "agreed": 5, "errored": 0, "agreement": 1.0,
-                                      "floor": 0.8, "lift_withheld": False, "verdicts": 10})
+                                      "floor": 0.8, "lift_withheld": False, "verdicts": 10,
+                                      "ci95": [0.55, 1.0], "decided": "cap"})
     doc["models"]["judge_same_family"] = True
     doc["usage"]["judge"] = {"total_tokens": 300, "cost_usd": 0.01}
     doc["statistics"].update(regression=True, regressed_cases=["broken"])
@@ -84,7 +85,8 @@ def test_the_report_carries_cost_disclosures_judge_and_a_broken_case_callout():
     assert "disclosures" in text and "1 contaminated arms" in text and "2 cached baselines" in text
     assert "the judge model is of the agent's family" in text
     assert "Judged by a model of the agent's family" in text
-    assert "agreed with itself on 5/5" in text
+    # The agreement with its interval, as the terminal and the markdown report give it.
+    assert "agreed with itself on 5/5 re-asked verdicts, 95% CI 55–100%, undecided when the re-asks ran out" in text
 
 
 def test_the_trend_chart_has_a_y_axis_values_and_no_repeated_date(tmp_path):

@@ -8,7 +8,7 @@ from html import escape
 from typing import Any, TypeGuard
 
 from .markdown_view import SuiteView, broken_by_skill
-from .terminal import consistency_unmeasured
+from .terminal import agreement_interval, consistency_unmeasured
 
 
 def suite_panels(doc: dict[str, Any]) -> list[str]:
@@ -49,7 +49,8 @@ def _judge(doc: dict[str, Any], view: SuiteView) -> list[str]:
     elif check.get("sampled") and check.get("agreement") is None:
         out.append(f"<p class=\"note\">{_e(consistency_unmeasured(check))}</p>")
     elif check.get("agreement") is not None:
-        out.append(f"<p><b>judge consistency</b> agreed with itself on {_re_asked(check)} re-asked verdicts</p>")
+        out.append(f"<p><b>judge consistency</b> agreed with itself on {_re_asked(check)} re-asked "
+                   f"verdicts{_interval(check)}</p>")
     return out
 
 
@@ -75,6 +76,15 @@ def _num(value: Any, spec: str = "") -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format(value, spec)
     return _e(value)
+
+
+def _interval(check: dict[str, Any]) -> str:
+    """The agreement's interval as every report words it (``agreement_interval``); nothing for a
+    hand-edited document whose bounds are not numbers."""
+    ci = check.get("ci95")
+    if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)):
+        return ""
+    return _e(agreement_interval(check))
 
 
 def _re_asked(check: dict[str, Any]) -> str:
