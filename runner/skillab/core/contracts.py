@@ -45,7 +45,7 @@ class Grader(Protocol):
     """A grader spec a suite format puts on a case (a frozen dataclass, hashed into the suite's
     identity). Built-in graders are dispatched by type in ``grading.graders``; any other spec
     grades itself. ``grading`` is ``grading.graders.GradingInput`` (workspace, final output,
-    judge transport)."""
+    the run's judge)."""
 
     # Whether grading asks the judge model (the run then builds one), and whether it reads the
     # files the agent changed (the engine then snapshots the workspace): ``suite.model.GraderSpec``.
