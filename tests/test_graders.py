@@ -61,7 +61,9 @@ class Recording(ModelProvider):
 
 class Down(ModelProvider):
     provider = "down"
-    model = "down"
+
+    def __init__(self):
+        super().__init__("down")
 
     def create(self, messages, *, system, **_) -> ModelResponse:
         raise ProviderError("503 from the judge", status=503)

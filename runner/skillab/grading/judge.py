@@ -30,15 +30,13 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..core.checks import ExpectationResult
+from ..core.contracts import ModelClient
 from ..core.messages import Message
 from ..core.usage import Usage
 from ..errors import ProviderError
-
-if TYPE_CHECKING:
-    from ..providers.base import ModelProvider
 
 OPEN_MARK = "⟦"
 CLOSE_MARK = "⟧"
@@ -155,7 +153,7 @@ class Judge:
     """Grades expectations with a model client (any provider's, the mock's too), one call each,
     under a fixed, hashed prompt; counts what the calls cost."""
 
-    def __init__(self, client: ModelProvider):
+    def __init__(self, client: ModelClient):
         self._client = client
         # The judge's temperature: ``--judge-temperature``, else 0 (the most repeatable).
         configured = client.sampling_temperature
@@ -192,9 +190,13 @@ class Judge:
         seed = hashlib.sha256(user.encode()).hexdigest()[:16]
         # Structured output where the client can ask for it: a small local judge then writes
         # the verdict's JSON and nothing else.
-        structured = {"json_schema": schema} if schema is not None and self._client.takes_json_schema else {}
-        response = self._client.create([Message.user(user)], system=system, max_tokens=JUDGE_MAX_TOKENS,
-                                       temperature=self.temperature, seed=seed, **structured)
+        messages = [Message.user(user)]
+        if schema is not None and self._client.takes_json_schema:
+            response = self._client.create(messages, system=system, max_tokens=JUDGE_MAX_TOKENS,
+                                           temperature=self.temperature, seed=seed, json_schema=schema)
+        else:  # a client that takes no schema need not know the argument
+            response = self._client.create(messages, system=system, max_tokens=JUDGE_MAX_TOKENS,
+                                           temperature=self.temperature, seed=seed)
         with self._lock:
             self._usage = self._usage.add(response.usage)
         return response.text

@@ -56,17 +56,16 @@ class ModelProvider(ModelClient):
     model_names: ClassVar[re.Pattern[str] | None] = None
     # USD per million tokens by model id; a model not listed costs None (tokens only).
     prices: ClassVar[Mapping[str, Price]] = {}
-    # Whether the client streams (``--stream``), takes a sampling seed, a reply JSON schema.
+    # Whether the client streams (``--stream``) and takes a sampling seed (``--seed``). The
+    # contract's own facts (``takes_json_schema``, ``scripted``) default to False there.
     streams: ClassVar[bool] = False
     takes_seed: ClassVar[bool] = False
-    takes_json_schema: ClassVar[bool] = False
-    # Answers by a fixed rule (the mock): nothing is billed or sampled, so neither is recorded.
-    scripted: ClassVar[bool] = False
 
-    model: str
-    # The run's sampling for this role (``--temperature``/``--seed``, ``--judge-*``).
-    sampling_temperature: float | None = None
-    sampling_seed: int | None = None
+    def __init__(self, model: str, **settings: Any) -> None:
+        """Built by the registry with the model and the common settings (``api_key``,
+        ``base_url``, ``timeout_s``, ``policy``, ``concurrency``; ``stream`` when ``streams``;
+        ``temperature``/``seed`` when the run sets them)."""
+        self.model = model
 
     def create(
         self,

@@ -31,9 +31,9 @@ class MockClient(ModelProvider):
     provider = "mock"
     scripted = True
 
-    def __init__(self, model: str = "mock-judge", **settings: Any):
+    def __init__(self, model: str = "mock-judge", **settings: Any) -> None:
         # The registry's common settings (key, endpoint, timeout, retries) mean nothing here.
-        self.model = model
+        super().__init__(model)
 
     def create(
         self,
