@@ -104,7 +104,7 @@ def infer_provider(
     if found is None:
         raise UsageError(
             f"cannot tell which provider serves model '{model}': pass --provider "
-            "{anthropic,openai,openai-responses,gemini}, or --base-url for an OpenAI-compatible "
+            f"{{{','.join(plugins.names('models'))}}}, or --base-url for an OpenAI-compatible "
             "server (Ollama, vLLM...)"
         )
     return found
