@@ -278,3 +278,41 @@ def test_mock_judge_without_blocks_is_unreadable():
     judge = Judge(ScriptedTransport(reply))
     result = judge.grade("x", prompt="p", transcript="t", final_output="o")
     assert result.errored is True
+
+
+# --- the mock model is a provider like the others ---------------------------------------------
+
+
+def test_the_mock_model_is_a_registered_provider_that_plays_every_role(tmp_path, capsys):
+    # The agent of ``--adapter llm`` and its judge, both through the provider registry: the
+    # agent's answer restates the prompt (no lift), the judge grades it by the mock rule.
+    from skillab.cli import main
+
+    skill = tmp_path / "greeter"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: greeter\ndescription: Greets.\n---\nSay 'howdy'.\n")
+    (skill / "eval.yaml").write_text(
+        "cases:\n  - name: hello\n    prompt: Say 'howdy' to me.\n"
+        "    expectations:\n      - \"The answer says 'howdy'.\"\n      - \"It says 'goodbye'.\"\n")
+    out = tmp_path / "r.json"
+    code = main(["run", str(skill), "--adapter", "llm", "--provider", "mock", "--model", "mock-model",
+                 "--judge-same-family", "--no-cache", "--no-history", "--quiet", "--output", str(out)])
+    assert code in (0, 1), capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["models"]["judge"] == "mock-model" and doc["models"]["judge_sampling"] is None
+    for arm in ("with_skill", "without_skill"):
+        record = doc["cases"][0][arm]
+        assert record["final_output"] == "[mock answer] The request was: Say 'howdy' to me."
+        verdicts = [(e["passed"], e["errored"]) for e in record["expectation_results"]]
+        assert verdicts == [(True, False), (False, False)]
+    # Nothing billed, so no judge spend is recorded.
+    assert doc["usage"]["total"]["cost_usd"] is None
+
+
+def test_calibration_can_name_the_mock_provider(capsys):
+    from skillab.cli import main
+
+    assert main(["calibrate-judge", "--judge-model", "mock-judge", "--provider", "mock", "--json"]) == 0
+    named = json.loads(capsys.readouterr().out)
+    assert main(["calibrate-judge", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == named

@@ -1,4 +1,5 @@
-"""How the mock model judges (``--adapter mock``): honestly, deterministically, on the text shown.
+"""The mock model's judging rule (``providers.mock``, the judge of ``--adapter mock`` runs): honest,
+deterministic, on the text shown.
 
 ``reply`` answers the real message a grader builds, read back by its data blocks, with the JSON
 text that grader parses, so a mock run exercises the real prompt building and reply parsing:
