@@ -60,11 +60,21 @@ PROVIDER = textwrap.dedent('''
             usage = Usage(input_tokens=data["tokens"]["in"], output_tokens=data["tokens"]["out"])
             usage.cost_usd = self.cost_usd(self.model, usage)
             return ModelResponse(text=data["completion"], usage=usage)
+
+
+    class BareClient:
+        """A client class that keeps its facts to itself: the registry has nothing to read."""
+
+        key_env = "ACME_KEY"
+
+        def __init__(self, model, **settings):
+            self.model = model
 ''')
 
 ENTRY_POINTS = """\
 [skillab.models]
 acme = skillab_acme:AcmeClient
+bare-acme = skillab_acme:BareClient
 """
 
 # Shaped like no known credential and named like none: only the class's ``key_env`` says so.
@@ -147,7 +157,7 @@ def greeter(root: Path) -> Path:
     return skill
 
 
-def run_acme(tmp_path: Path, monkeypatch, key: str | None, url: str):
+def run_acme(tmp_path: Path, monkeypatch, key: str | None, url: str, provider: str = "acme"):
     site = tmp_path / "site"
     install_provider(site)
     skill = greeter(tmp_path)
@@ -156,7 +166,7 @@ def run_acme(tmp_path: Path, monkeypatch, key: str | None, url: str):
         monkeypatch.delenv("ACME_KEY", raising=False)
     else:
         monkeypatch.setenv("ACME_KEY", key)
-    return skillab(["run", str(skill), "--adapter", "llm", "--provider", "acme", "--model", "acme-1",
+    return skillab(["run", str(skill), "--adapter", "llm", "--provider", provider, "--model", "acme-1",
                     "--judge-same-family", "--no-cache", "--no-history", "--output", "results.json"],
                    site, tmp_path)
 
@@ -187,4 +197,11 @@ def test_without_its_key_the_provider_stops_the_run_naming_the_variable(tmp_path
     done = run_acme(tmp_path, monkeypatch, None, acme.url)
     assert done.returncode == 2
     assert "set ACME_KEY" in done.stderr
+    assert acme.requests == []
+
+
+def test_a_client_class_without_the_base_is_refused_naming_it(tmp_path, monkeypatch, acme):
+    done = run_acme(tmp_path, monkeypatch, KEY, acme.url, provider="bare-acme")
+    assert done.returncode == 2
+    assert "subclass skillab.providers.base.ModelProvider" in done.stderr
     assert acme.requests == []

@@ -13,12 +13,11 @@ adapters speak in ``core.messages``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..core.contracts import ModelClient
-from ..core.messages import Message, ModelResponse, ToolSpec
 from ..core.usage import Usage
 
 # The registry's provider names are strings: a plugin adds its own.
@@ -66,20 +65,6 @@ class ModelProvider(ModelClient):
         ``base_url``, ``timeout_s``, ``policy``, ``concurrency``; ``stream`` when ``streams``;
         ``temperature``/``seed`` when the run sets them)."""
         self.model = model
-
-    def create(
-        self,
-        messages: Sequence[Message],
-        *,
-        system: str,
-        tools: Sequence[ToolSpec] = (),
-        max_tokens: int = 4096,
-        temperature: float | None = None,
-        seed: str = "",
-        json_schema: dict[str, Any] | None = None,
-    ) -> ModelResponse:
-        """One reply; ``json_schema`` is asked only of a class that ``takes_json_schema``."""
-        raise NotImplementedError
 
     @classmethod
     def price_of(cls, model: str) -> Price | None:

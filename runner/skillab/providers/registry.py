@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..core import plugins
+from ..core.contracts import ModelClient
 from ..core.settings import JudgeSettings, ModelRole, ProviderTuning, RunConfig
 from ..errors import MissingDependencyError, ProviderAuthError, UsageError
 from ..secrets import declare_secret_env_var
@@ -76,6 +77,8 @@ def provider_class(name: str) -> type[ModelProvider]:
             f"provider '{name}' ({plugins.target('models', name)}) is not a model client class: "
             "subclass skillab.providers.base.ModelProvider, whose defaults declare the facts"
         )
+    if found.create is ModelClient.create:
+        raise UsageError(f"provider '{name}' ({plugins.target('models', name)}) lacks create()")
     return found
 
 
