@@ -15,9 +15,8 @@ from skillab.grading.judge import (
     build_user_message,
     fenced_blocks,
 )
-from skillab.grading.mock_judge import grade_text, quoted_terms
 from skillab.providers.base import ModelProvider
-from skillab.providers.mock import MockClient
+from skillab.providers.mock import MockClient, grade_text, quoted_terms
 
 
 class ScriptedTransport(ModelProvider):
