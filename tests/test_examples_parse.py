@@ -21,7 +21,7 @@ from skillab.agents.base import ArmRequest
 from skillab.agents.mock import MockAdapter, load_mock_responses
 from skillab.grading.judge import Judge
 from skillab.grading.trajectory import render_v1
-from skillab.providers.mock import MockModel
+from skillab.providers.mock import MockClient
 from skillab.skill.loader import Skill, load_skill
 from skillab.suite import Case, Suite, load_suite
 from skillab.suite.trigger import suite_trigger_queries
@@ -156,7 +156,7 @@ def replay_arm(workspace: Path, skill: Skill, suite: Suite, case: Case, adapter,
         # Anything but a clean verdict is a broken grader, which an example must never ship.
         assert code in (0, 1, validator.expect_exit_code), f"{validator.label}: exit {code}"
         validators_pass &= code == validator.expect_exit_code
-    verdicts = Judge(MockModel()).grade_all(
+    verdicts = Judge(MockClient()).grade_all(
         list(case.expectations),
         prompt=case.prompt,
         transcript=render_v1(result.trajectory),

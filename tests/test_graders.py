@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillab.core.checks import DimensionScore, GraderResult
+from skillab.core.messages import ModelResponse
 from skillab.errors import ProviderError
 from skillab.formats.ruby_bench.dimensions import (
     DIMENSION_SYSTEM,
@@ -29,7 +30,8 @@ from skillab.grading.graders import (
 from skillab.grading.judge import Judge, UnreadableReply, fenced_blocks
 from skillab.grading.rubric import grade_rubric, parse_score_reply
 from skillab.grading.workspace_diff import render_changes, snapshot
-from skillab.providers.mock import MockModel
+from skillab.providers.base import ModelProvider
+from skillab.providers.mock import MockClient
 from skillab.suite.loading import seed_files
 from skillab.suite.model import RubricGrader
 
@@ -42,30 +44,35 @@ FIVE = (
 )
 
 
-class Recording:
-    """A judge transport that answers from a function and keeps every call."""
+class Recording(ModelProvider):
+    """A judge model that answers from a function and keeps every call."""
 
+    provider = "recording"
     model = "recording-judge"
 
     def __init__(self, answer):
         self.answer = answer
         self.calls: list[tuple[str, str]] = []
 
-    def complete(self, *, system: str, user: str) -> str:
-        self.calls.append((system, user))
-        return self.answer(system, user)
+    def create(self, messages, *, system, **_) -> ModelResponse:
+        self.calls.append((system, messages[-1].text))
+        return ModelResponse(self.answer(system, messages[-1].text))
 
 
-class Down:
-    model = "down"
+class Down(ModelProvider):
+    provider = "down"
 
-    def complete(self, *, system: str, user: str) -> str:
+    def __init__(self):
+        super().__init__("down")
+
+    def create(self, messages, *, system, **_) -> ModelResponse:
         raise ProviderError("503 from the judge", status=503)
 
 
 
-def grading(workspace, final="", transport=None, work="", prompt="Do the task.") -> GradingInput:
-    return GradingInput(workspace, prompt, final, "[Step 1] User: Do the task.", work, transport)
+def grading(workspace, final="", model=None, work="", prompt="Do the task.") -> GradingInput:
+    judge = Judge(model) if model is not None else None
+    return GradingInput(workspace, prompt, final, "[Step 1] User: Do the task.", work, judge)
 
 
 # --- contains --------------------------------------------------------------------------------
@@ -267,7 +274,7 @@ def test_render_changes_shows_new_and_changed_files_not_the_starting_ones(tmp_pa
 
 
 def test_one_mock_model_answers_the_expectation_judge_and_the_score_judges(workspace):
-    model = MockModel()
+    model = MockClient()
     verdict = Judge(model).grade("Says 'accept'.", prompt="p", transcript="t", final_output="accept it")
     assert (verdict.passed, verdict.errored) == (True, False)
     rubric = grade_rubric(RubricGrader("- says 'accept'\n- says 'coverage'"),
@@ -278,7 +285,7 @@ def test_one_mock_model_answers_the_expectation_judge_and_the_score_judges(works
 
 def test_the_mock_score_judge_grades_the_text_it_is_shown_deterministically(workspace):
     rubric = RubricGrader("- says 'trade-off'\n- says 'accept'\n- says 'coverage'")
-    mock = MockModel()
+    mock = MockClient()
     half = grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock))
     assert half.score == 0.67 and not half.passed
     assert grade_rubric(rubric, grading(workspace, "A trade-off: accept it.", mock)).score == 0.67

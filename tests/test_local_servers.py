@@ -22,7 +22,6 @@ from skillab.errors import ProviderError, UsageError
 from skillab.grading.judge import Judge
 from skillab.providers import RetryPolicy
 from skillab.providers.anthropic import AnthropicClient
-from skillab.providers.judge_transport import ProviderJudgeTransport
 from skillab.providers.openai_compat import OpenAICompatClient
 from skillab.providers.sdk_client import call_seed
 from skillab.suite.model import Case
@@ -112,7 +111,7 @@ def test_the_judge_asks_for_structured_output_and_falls_back_to_what_the_server_
     with FakeModelServer(dialect="llama.cpp") as server:
         # What SmolLM2 wrote under llama.cpp's grammar: prose around it, a raw line break inside.
         server.handler = lambda req: text('The JSON object is: ```json\n{"passed": true, "reason": "It says\nhi."}\n```')
-        judge = Judge(ProviderJudgeTransport(client(server)))
+        judge = Judge(client(server))
         first = judge.grade("Says hi.", prompt="p", transcript="t", final_output="hi")
         second = judge.grade("Says bye.", prompt="p", transcript="t", final_output="hi")
         forms = [r.body.get("response_format", {}).get("type") for r in server.model_requests()]

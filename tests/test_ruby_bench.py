@@ -11,11 +11,12 @@ import pytest
 import yaml
 
 from skillab.cli import main
+from skillab.core.messages import Message
 from skillab.errors import SuiteError
 from skillab.formats.ruby_bench.dimensions import DIMENSION_SYSTEM
 from skillab.formats.ruby_bench.specs import DimensionGrader
 from skillab.grading.judge import fenced_blocks
-from skillab.providers.mock import MockModel
+from skillab.providers.mock import MockClient
 from skillab.suite import load_suite
 from skillab.suite.json_source import parse_located_json
 
@@ -275,7 +276,7 @@ def scripted_model(directory: Path):
     def reply(req):
         if req.api == "openai":
             assert req.system_text == DIMENSION_SYSTEM
-            return text(MockModel().complete(system=req.system_text, user=req.last_user_text))
+            return text(MockClient().create([Message.user(req.last_user_text)], system=req.system_text).text)
         arm = answers["with" if skill_rule in req.system_text else "without"]
         if not req.tool_results:
             calls = [ToolCallSpec("write_file", {"path": p, "content": c}) for p, c in arm["files"].items()]

@@ -12,11 +12,12 @@ import pytest
 import yaml
 
 from skillab.cli import main
+from skillab.core.messages import Message
 from skillab.errors import SuiteError
 from skillab.formats.task_suite.specs import ContainsGrader, PytestGrader
 from skillab.grading.judge import fenced_blocks
 from skillab.grading.rubric import RUBRIC_SYSTEM
-from skillab.providers.mock import MockModel
+from skillab.providers.mock import MockClient
 from skillab.suite import load_suite
 from skillab.suite.model import RubricGrader
 
@@ -255,7 +256,7 @@ def scripted_model(suite_dir: Path):
     def reply(req):
         if req.api == "openai":
             assert req.system_text == RUBRIC_SYSTEM
-            return text(MockModel().complete(system=req.system_text, user=req.last_user_text))
+            return text(MockClient().create([Message.user(req.last_user_text)], system=req.system_text).text)
         case = prompts[req.last_user_text]
         arm = "with" if skill_body[:200] in req.system_text else "without"
         return text(answers[case][arm])

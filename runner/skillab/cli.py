@@ -214,8 +214,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="a calibration set (default: the one shipped with skillab)")
     p_cal.add_argument("--judge-model", default=os.environ.get("SKILLAB_JUDGE_MODEL") or None,
                        metavar="MODEL", help="grade with this model (default: the mock judge)")
-    p_cal.add_argument("--provider", choices=("anthropic", "openai"),
-                       help="model provider (default: inferred from the model name)")
+    p_cal.add_argument("--provider", type=provider_name, metavar="NAME",
+                       help="model provider, as for run (default: inferred from the model name)")
     p_cal.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint or a proxy")
     p_cal.add_argument("--json", action="store_true", help="print the scores as JSON")
 
@@ -273,7 +273,7 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                             "when the judge agrees with itself below 80%% (0 turns it off; "
                             "default %(default)s)")
     agent.add_argument("--provider", type=provider_name, metavar="NAME",
-                       help="model provider: anthropic, openai, openai-responses, gemini, or an installed "
+                       help="model provider: anthropic, openai, openai-responses, gemini, mock, or an installed "
                             "plugin's (default: inferred from the model name)")
     agent.add_argument("--base-url", metavar="URL",
                        help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy")

@@ -100,10 +100,23 @@ _MEMO_LEN = 64
 _MIN_LITERAL_LEN = 8
 
 
+# Variables a model provider read its key from (``declare_secret_env_var``), whatever they are called.
+_DECLARED: set[str] = set()
+
+
+def declare_secret_env_var(name: str) -> None:
+    """Mask ``name``'s value from now on: a provider's key variable need not look like one."""
+    if name.upper() not in _DECLARED:
+        _DECLARED.add(name.upper())
+        is_secret_env_var.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)
 def is_secret_env_var(name: str) -> bool:
-    """True for a variable that holds a credential: a known name, or a name that says so."""
-    return name.upper() in SECRET_ENV_VARS or bool(_SECRET_NAME.search(name))
+    """True for a variable that holds a credential: a known or declared name, or a name that
+    says so."""
+    upper = name.upper()
+    return upper in SECRET_ENV_VARS or upper in _DECLARED or bool(_SECRET_NAME.search(name))
 
 
 def secret_values(

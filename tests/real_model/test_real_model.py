@@ -15,7 +15,6 @@ import yaml
 
 from skillab.cli import main
 from skillab.grading.judge import Judge
-from skillab.providers.judge_transport import ProviderJudgeTransport
 from skillab.providers.openai_compat import OpenAICompatClient
 from skillab.providers.retry import RetryPolicy
 
@@ -114,7 +113,7 @@ def test_the_agent_adapter_calls_a_real_tool(llama, tmp_path):
 def test_the_judge_reads_every_verdict_of_a_small_model(llama):
     client = OpenAICompatClient(MODEL, api_key="none", base_url=llama.base_url, seed=1,
                                 policy=RetryPolicy(max_attempts=2, base_delay_s=0.1))
-    judge = Judge(ProviderJudgeTransport(client))
+    judge = Judge(client)
     items = [("The answer names a fruit.", "Name a fruit.", "An apple."),
              ("The answer names a fruit.", "Name a fruit.", "A hammer."),
              ("The answer is a greeting.", "Say hello.", "Hello there!"),

@@ -1,8 +1,8 @@
 """The mock adapter: the agent of ``--adapter mock``, answering from the mock model's script.
 
-Whole runs work without a model or a key. The answers come from ``providers.mock.MockModel``,
-the same model that judges a mock run; scripted files are written into the arm workspace as if
-the agent wrote them. Trigger trials (the skill listed, not loaded) load what the script's
+Whole runs work without a model or a key. The answers come from the script
+(``suite.mock_script.MockScript``); the mock model client (``providers.mock``) judges the run.
+Scripted files are written into the arm workspace as if the agent wrote them. Trigger trials (the skill listed, not loaded) load what the script's
 ``loads:`` says, among the skills offered.
 
 The original arm (``--against``) answers what the candidate script's ``original`` key says for
@@ -26,9 +26,15 @@ from typing import TYPE_CHECKING, Any
 from ..core.usage import Usage
 from ..errors import SandboxError
 from ..grading.trajectory import ModelTurn, ToolCall, Trajectory
-from ..providers.mock import MockModel, default_answer
 from ..sandbox.workspace import safe_join
-from ..suite.mock_script import ARM_KEY, MOCK_RESPONSES_FILE, MockAnswer, load_mock_responses
+from ..suite.mock_script import (
+    ARM_KEY,
+    MOCK_RESPONSES_FILE,
+    MockAnswer,
+    MockScript,
+    default_answer,
+    load_mock_responses,
+)
 from .base import Agent, AgentResult, ArmRequest
 
 if TYPE_CHECKING:
@@ -55,10 +61,10 @@ class MockAdapter(Agent):
         latency_ms: int = 0,
         responses_sha256: str | None = None,
     ):
-        self.model = MockModel(responses, script_sha256=responses_sha256)
+        self.model = MockScript(responses, script_sha256=responses_sha256)
         self._latency_ms = max(0, int(latency_ms))
         # The original skills' own scripts, by directory, read once.
-        self._originals: dict[Path, MockModel | None] = {}
+        self._originals: dict[Path, MockScript | None] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -66,7 +72,7 @@ class MockAdapter(Agent):
         agent = config.agent
         adapter = cls(latency_ms=agent.mock_latency_ms)
         if agent.mock_responses is not None:
-            adapter.model = MockModel.from_file(Path(agent.mock_responses))
+            adapter.model = MockScript.from_file(Path(agent.mock_responses))
         return adapter
 
     def identity(self) -> dict[str, Any]:
@@ -107,12 +113,12 @@ class MockAdapter(Agent):
             turns=1,
         )
 
-    def original_script(self, root: Path) -> MockModel | None:
+    def original_script(self, root: Path) -> MockScript | None:
         """The script the original skill at ``root`` ships, or None."""
         with self._lock:
             if root not in self._originals:
                 script = Path(root) / MOCK_RESPONSES_FILE
-                self._originals[root] = MockModel.from_file(script) if script.is_file() else None
+                self._originals[root] = MockScript.from_file(script) if script.is_file() else None
             return self._originals[root]
 
     def against_warning(self, root: Path, label: str) -> str | None:

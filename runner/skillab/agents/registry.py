@@ -3,8 +3,7 @@ Adapter names resolve through ``core.plugins`` (group ``skillab.agents``)."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core import plugins
 from ..core.settings import RunConfig
@@ -13,15 +12,6 @@ from .base import Agent
 
 if TYPE_CHECKING:
     from ..grading.judge import ExpectationJudge
-
-MOCK_JUDGE = "skillab.providers.mock:MockModel"
-MODEL_JUDGE = "skillab.providers.judge_transport:ProviderJudgeTransport"
-
-
-def _load(target: str) -> Any:
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
 
 # Every member of the contract (what ``isinstance(adapter, Agent)`` checks), to name a lacking one.
 _AGENT_MEMBERS = {*Agent.__annotations__, *(n for n, v in vars(Agent).items() if callable(v) and n[0] != "_")}
@@ -54,9 +44,9 @@ def create_adapter(config: RunConfig) -> Agent:
 
 
 def create_judge(config: RunConfig) -> ExpectationJudge:
-    """The expectation judge: the mock judge for mock runs without a judge model, else a model."""
+    """The expectation judge over the run's judge model client (``providers.registry.client_for``:
+    the mock model for a mock run given no judge model)."""
     from ..grading.judge import Judge
+    from ..providers.registry import client_for
 
-    if config.agent.adapter == "mock" and not config.judge.model.name:
-        return Judge(_load(MOCK_JUDGE)())
-    return Judge(_load(MODEL_JUDGE).from_config(config))
+    return Judge(client_for(config, role="judge"))

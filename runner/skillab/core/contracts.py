@@ -22,11 +22,20 @@ class ModelClient(Protocol):
     """A chat model behind one provider. Retries, the concurrency cap and pricing live inside.
 
     ``create`` raises ``ProviderAuthError`` when the credentials are rejected (stop the run) and
-    ``ProviderError`` when the call failed after retries (the arm is errored).
+    ``ProviderError`` when the call failed after retries (the arm is errored). A provider's client
+    class subclasses ``providers.base.ModelProvider``, which gives these members their defaults
+    and adds the facts the provider registry reads.
     """
 
     provider: str
     model: str
+    # The run's sampling for this role (``--temperature``/``--seed``, ``--judge-*``).
+    sampling_temperature: float | None = None
+    sampling_seed: int | None = None
+    # Whether ``create`` takes a JSON schema the reply must follow (``json_schema``).
+    takes_json_schema: bool = False
+    # Answers by a fixed rule (the mock): nothing is billed or sampled, so neither is recorded.
+    scripted: bool = False
 
     def create(
         self,
@@ -37,6 +46,7 @@ class ModelClient(Protocol):
         max_tokens: int = 4096,
         temperature: float | None = None,
         seed: str = "",
+        json_schema: dict[str, Any] | None = None,
     ) -> ModelResponse: ...
 
 
@@ -45,7 +55,7 @@ class Grader(Protocol):
     """A grader spec a suite format puts on a case (a frozen dataclass, hashed into the suite's
     identity). Built-in graders are dispatched by type in ``grading.graders``; any other spec
     grades itself. ``grading`` is ``grading.graders.GradingInput`` (workspace, final output,
-    judge transport)."""
+    the run's judge)."""
 
     # Whether grading asks the judge model (the run then builds one), and whether it reads the
     # files the agent changed (the engine then snapshots the workspace): ``suite.model.GraderSpec``.

@@ -9,7 +9,8 @@ by declaring a Python entry point in the matching group, for example in its ``py
     my-format = "my_package.format:FORMAT"      # a core.contracts.SuiteFormat
 
 Groups: ``skillab.formats`` (``SuiteFormat``), ``skillab.agents`` (an ``agents.base.Agent``
-class with ``from_config``), ``skillab.models`` (a ``ModelClient`` class), ``skillab.reporters``
+class with ``from_config``), ``skillab.models`` (a ``providers.base.ModelProvider`` class: its
+facts are class attributes), ``skillab.reporters``
 (a ``Reporter``), ``skillab.sandboxes`` (a ``sandbox.backend.Backend`` class, built without
 arguments). The entry point's name is the name users select (``--format``, ``--adapter``,
 ``--provider``, ``--reporter``, ``--sandbox``). A built-in name wins over a plugin of the same
@@ -54,6 +55,7 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "openai": "skillab.providers.openai_compat:OpenAICompatClient",
         "openai-responses": "skillab.providers.openai_responses:OpenAIResponsesClient",
         "gemini": "skillab.providers.gemini:GeminiClient",
+        "mock": "skillab.providers.mock:MockClient",
     },
     "reporters": {
         "junit": "skillab.reports.reporters:JUNIT",

@@ -297,7 +297,7 @@ def _format_graders(
         # Only the rubric judge reads the transcript: blinded like the expectation judge's.
         transcript=blind_transcript(record.transcript, (ctx.skill, job.skill)),
         work=work,
-        transport=ctx.judge.transport if ctx.judge is not None else None,
+        judge=ctx.judge,
         tool_calls=tool_calls,
         skill_activated=record.skill_activated,
     )

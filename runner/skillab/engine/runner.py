@@ -335,7 +335,7 @@ class Execution:
     def _spend(self, record: ArmRecord) -> None:
         if not record.cached and record.usage.cost_usd is not None:
             self.arm_spend_usd += record.usage.cost_usd
-        # The judge's calls are billed too; its transport keeps the running total.
+        # The judge's calls are billed too; the judge keeps the running total.
         judged = self.judge.usage if self.judge is not None else None
         self.spent_usd = self.arm_spend_usd + ((judged.cost_usd or 0.0) if judged is not None else 0.0)
         cap = self.config.engine.max_cost_usd

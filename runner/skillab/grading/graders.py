@@ -4,8 +4,9 @@ that use them (``skillab.formats``); the rubric judge, which any format may use,
 
 A result that could not be reached (judge unavailable or unreadable, a test runner that crashed,
 a verifier that wrote no reward) is ``errored``: no verdict, so the case counts as an error and
-stays out of the lift, exactly like an errored validator. Judge calls go through the same
-``JudgeTransport`` seam and the same fenced data blocks as the expectation judge.
+stays out of the lift, exactly like an errored validator. Judge calls go through the run's judge
+(``Judge.ask``: its model client, its usage count) with the same fenced data blocks as the
+expectation judge.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..sandbox.process import CommandResult
 from ..sandbox.workspace import Workspace
 from ..secrets import redact
 from ..suite.model import SeedFiles
-from .judge import JudgeTransport, fence, fence_nonce, neutralize
+from .judge import ExpectationJudge, fence, fence_nonce, neutralize
 
 JUDGE_DIR = ".skillab-judge"
 VERIFIER_DIR = ".skillab-verifier"
@@ -41,7 +42,7 @@ class GradingInput:
     transcript: str
     # The files the agent changed, rendered for the dimension judge (``render_changes``).
     work: str = ""
-    transport: JudgeTransport | None = None
+    judge: ExpectationJudge | None = None
     # The agent's tool calls in order, (tool name, arguments as JSON text), and whether it
     # opened the skill (None: the agent cannot tell): for graders of tool use.
     tool_calls: tuple[tuple[str, str], ...] = ()
@@ -59,11 +60,11 @@ def judge_message(intro: str, blocks: dict[str, str], question: str) -> str:
     return f"{intro} Block tag for this message: {nonce}\n\n{body}\n\n{question}\n"
 
 
-def ask_judge(transport: JudgeTransport | None, system: str, user: str) -> str | GraderResult:
-    if transport is None:
+def ask_judge(judge: ExpectationJudge | None, system: str, user: str) -> str | GraderResult:
+    if judge is None:
         return no_verdict("llm-rubric", "", "the run has no judge to ask")
     try:
-        return transport.complete(system=system, user=user)
+        return judge.ask(system=system, user=user)
     except ProviderError as exc:
         return no_verdict("llm-rubric", "", f"judge unavailable: {redact(str(exc))}")
 

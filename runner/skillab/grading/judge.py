@@ -16,7 +16,7 @@ Reading the reply (decisions that shape results):
 - ``reason`` must be a non-empty string: a verdict nobody can audit is not a grade.
 - ``score`` is advisory (aggregation never reads it): one that is not a number in [0, 1] is
   dropped rather than clamped, so skillab never records a confidence the judge did not give.
-- An unreadable reply, or a transport failure (``ProviderError``), yields ``passed=False,
+- An unreadable reply, or a failed call (``ProviderError``), yields ``passed=False,
   errored=True``: the expectation is ungraded, which excludes the case from lift instead of
   scoring a model failure.
 """
@@ -27,11 +27,14 @@ import hashlib
 import json
 import math
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..core.checks import ExpectationResult
+from ..core.contracts import ModelClient
+from ..core.messages import Message
 from ..core.usage import Usage
 from ..errors import ProviderError
 
@@ -87,7 +90,9 @@ Does the session satisfy the expectation? Reply with the JSON object only.
 """
 
 
-# The verdict's shape, asked of a transport that ``takes_schema`` (structured output).
+JUDGE_MAX_TOKENS = 1024
+
+# The verdict's shape, asked of a client that ``takes_json_schema`` (structured output).
 # Closed and whole: a grammar built from it (llama.cpp) lets a small model write nothing but the
 # three fields, and a reason that ends.
 VERDICT_SCHEMA: dict[str, Any] = {
@@ -102,25 +107,11 @@ VERDICT_SCHEMA: dict[str, Any] = {
 }
 
 
-class JudgeTransport(Protocol):
-    """One completion call to the judge model. Raises ``ProviderError`` when the call fails."""
-
-    model: str
-
-    def complete(self, *, system: str, user: str) -> str:
-        ...
-
-    @property
-    def usage(self) -> Usage | None:
-        """Tokens (and cost, when priced) of every call so far; None when nothing is billed
-        (the mock model)."""
-        ...
-
-
 class ExpectationJudge(Protocol):
     """What the engine asks of a run's judge (``Judge`` is the one ``agents.registry`` builds):
     verdicts, what identifies them (the model and the prompt's hash key the baseline cache and
-    a resume), the transport the score judges of imported formats share, and the spend."""
+    a resume), the one call the score judges of imported formats make through it (``ask``), the
+    sampling it sends and the spend."""
 
     @property
     def model(self) -> str: ...
@@ -129,10 +120,12 @@ class ExpectationJudge(Protocol):
     def prompt_sha256(self) -> str: ...
 
     @property
-    def transport(self) -> JudgeTransport: ...
+    def usage(self) -> Usage | None: ...
 
     @property
-    def usage(self) -> Usage | None: ...
+    def sampling(self) -> dict[str, Any] | None: ...
+
+    def ask(self, *, system: str, user: str, schema: dict[str, Any] | None = None) -> str: ...
 
     def grade(
         self, expectation: str, *, prompt: str, transcript: str, final_output: str, salt: str = ""
@@ -157,24 +150,56 @@ class UnreadableReply(ValueError):
 
 
 class Judge:
-    """Grades expectations with a transport, one call each, under a fixed, hashed prompt."""
+    """Grades expectations with a model client (any provider's, the mock's too), one call each,
+    under a fixed, hashed prompt; counts what the calls cost."""
 
-    def __init__(self, transport: JudgeTransport):
-        self._transport = transport
+    def __init__(self, client: ModelClient):
+        self._client = client
+        # The judge's temperature: ``--judge-temperature``, else 0 (the most repeatable).
+        configured = client.sampling_temperature
+        self.temperature = 0.0 if configured is None else configured
+        self.seed = client.sampling_seed
+        self._usage = Usage()
+        self._lock = threading.Lock()
 
     @property
     def model(self) -> str:
-        return self._transport.model
+        return self._client.model
 
     @property
-    def transport(self) -> JudgeTransport:
-        """The seam the judge calls through; the score judges of imported formats share it."""
-        return self._transport
+    def provider(self) -> str:
+        return self._client.provider
 
     @property
     def usage(self) -> Usage | None:
-        """What the judge's calls have cost so far (the cost cap counts it)."""
-        return self._transport.usage
+        """Tokens (and cost, when priced) of every call so far, for the cost cap; None when
+        nothing is billed (the mock model)."""
+        if self._client.scripted:
+            return None
+        with self._lock:
+            return self._usage.add(Usage())
+
+    @property
+    def sampling(self) -> dict[str, Any] | None:
+        """The temperature and seed the judge sends (None: a scripted model samples nothing)."""
+        return None if self._client.scripted else {"temperature": self.temperature, "seed": self.seed}
+
+    def ask(self, *, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
+        """One temperature-0 completion; raises ``ProviderError`` when the call fails."""
+        # Seeded by the message, so a retried grading call backs off the same way on a rerun.
+        seed = hashlib.sha256(user.encode()).hexdigest()[:16]
+        # Structured output where the client can ask for it: a small local judge then writes
+        # the verdict's JSON and nothing else.
+        messages = [Message.user(user)]
+        if schema is not None and self._client.takes_json_schema:
+            response = self._client.create(messages, system=system, max_tokens=JUDGE_MAX_TOKENS,
+                                           temperature=self.temperature, seed=seed, json_schema=schema)
+        else:  # a client that takes no schema need not know the argument
+            response = self._client.create(messages, system=system, max_tokens=JUDGE_MAX_TOKENS,
+                                           temperature=self.temperature, seed=seed)
+        with self._lock:
+            self._usage = self._usage.add(response.usage)
+        return response.text
 
     @property
     def prompt_sha256(self) -> str:
@@ -187,8 +212,7 @@ class Judge:
         """One verdict; ``salt`` changes the fence tag only (a re-ask that is not a replay)."""
         user = build_user_message(expectation, prompt, transcript, final_output, salt=salt)
         try:
-            shaped = {"schema": VERDICT_SCHEMA} if getattr(self._transport, "takes_schema", False) else {}
-            reply = self._transport.complete(system=SYSTEM_PROMPT, user=user, **shaped)
+            reply = self.ask(system=SYSTEM_PROMPT, user=user, schema=VERDICT_SCHEMA)
         except ProviderError as exc:
             return ExpectationResult(
                 expectation, passed=False, reason=f"judge unavailable: {exc}", errored=True

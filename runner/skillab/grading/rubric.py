@@ -44,7 +44,7 @@ def grade_rubric(spec: RubricGrader, grading: GradingInput) -> GraderResult:
         "TRANSCRIPT": grading.transcript,
         "FINAL_OUTPUT": grading.final_output,
     }
-    reply = ask_judge(grading.transport, RUBRIC_SYSTEM, judge_message(RUBRIC_INTRO, blocks, RUBRIC_QUESTION))
+    reply = ask_judge(grading.judge, RUBRIC_SYSTEM, judge_message(RUBRIC_INTRO, blocks, RUBRIC_QUESTION))
     if isinstance(reply, GraderResult):
         return dataclasses.replace(reply, kind="llm-rubric", label=label)
     try:

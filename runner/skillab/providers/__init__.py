@@ -1,20 +1,23 @@
 """Model providers behind one seam, ``ModelClient``.
 
-- ``base``: the built-in providers' names, key and base-URL variables (the ``ModelClient``
-  protocol is in ``core.contracts``, the message types adapters speak in ``core.messages``).
-- ``anthropic`` / ``openai_compat``: the two SDK-backed clients (imported lazily).
+- ``base``: ``ModelProvider``, the client class every provider subclasses, whose class
+  attributes are the provider's facts (key and base-URL variables, the model names it claims,
+  prices, package, streaming); the ``ModelClient`` protocol is in ``core.contracts``, the
+  message types adapters speak in ``core.messages``.
+- one module per provider, holding its client class and its facts: ``anthropic``,
+  ``openai_compat``, ``openai_responses``, ``gemini`` (each SDK imported when its first client
+  is built) and ``mock``, the deterministic keyless model (the judge of mock runs).
 - ``retry``: the one retry policy and the per-provider concurrency cap.
 - ``sdk_client``: what the SDK-backed clients share (retried, timed calls; temperature fallback).
 - ``registry``: which provider serves a model, its key, and building its client.
-- ``pricing``: USD per million tokens for known models.
-- ``judge_transport``: the LLM judge's transport.
+- ``pricing``: the price of a model known by name alone, from the providers' own tables.
 - ``model_family``: model families, the default judge of another family, the
   judge-independence warning.
 """
 
 from ..core.contracts import ModelClient
 from ..core.messages import Message, ModelResponse, ToolOutcome, ToolSpec, ToolUse
-from .base import PROVIDERS, ProviderName
+from .base import ModelProvider, ProviderName
 from .pricing import cost_usd, price_of
 from .registry import (
     ProviderSettings,
@@ -28,9 +31,9 @@ from .registry import (
 from .retry import RetryPolicy
 
 __all__ = [
-    "PROVIDERS",
     "Message",
     "ModelClient",
+    "ModelProvider",
     "ModelResponse",
     "ProviderName",
     "ProviderSettings",

@@ -6,18 +6,16 @@ tool definitions before it) from the prompt cache; cache reads and writes are re
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
-from .pricing import cost_usd
+from .base import Price
 from .retry import RetryPolicy, attempt_timeout, remaining_s
-from .sdk_client import SdkClient, importing_sdk
-
-with importing_sdk():
-    import anthropic
+from .sdk_client import SdkClient, load_sdk
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -29,6 +27,26 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 class AnthropicClient(SdkClient):
     provider = "anthropic"
+    key_env = "ANTHROPIC_API_KEY"
+    base_url_env = "ANTHROPIC_BASE_URL"
+    package = "anthropic"
+    model_names = re.compile(r"^claude", re.IGNORECASE)
+    streams = True
+    # USD per million tokens, from Anthropic's public price list (2026-11-22; the cache write is
+    # the 5-minute rate). When a figure is stale, fix the row.
+    prices = {
+        "claude-opus-4-1": Price(15.00, 75.00, 1.50, 18.75),
+        "claude-opus-4-0": Price(15.00, 75.00, 1.50, 18.75),
+        "claude-opus-4": Price(15.00, 75.00, 1.50, 18.75),
+        "claude-opus-4-5": Price(5.00, 25.00, 0.50, 6.25),
+        "claude-sonnet-4-5": Price(3.00, 15.00, 0.30, 3.75),
+        "claude-sonnet-4-0": Price(3.00, 15.00, 0.30, 3.75),
+        "claude-sonnet-4": Price(3.00, 15.00, 0.30, 3.75),
+        "claude-3-7-sonnet": Price(3.00, 15.00, 0.30, 3.75),
+        "claude-haiku-4-5": Price(1.00, 5.00, 0.10, 1.25),
+        "claude-3-5-haiku": Price(0.80, 4.00, 0.08, 1.00),
+        "claude-3-haiku": Price(0.25, 1.25, 0.03, 0.30),
+    }
 
     def __init__(
         self,
@@ -48,7 +66,7 @@ class AnthropicClient(SdkClient):
         self.stream = stream
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
-        self._sdk = anthropic.Anthropic(
+        self._sdk = load_sdk("anthropic").Anthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
         )
         _warm_reading()
@@ -119,7 +137,7 @@ def _warm_reading() -> None:
 
 def _build_reply_types() -> None:
     try:
-        anthropic.types.Message.model_construct(**_SAMPLE_REPLY)
+        load_sdk("anthropic.types").Message.model_construct(**_SAMPLE_REPLY)
     except Exception:  # only a head start: the first reply builds whatever this could not
         pass
 
@@ -159,7 +177,7 @@ def _to_response(message: Any, model: str) -> ModelResponse:
             arguments = block.input if isinstance(block.input, dict) else str(block.input)
             calls.append(ToolUse(block.id, block.name, arguments))
     usage = _usage(message.usage)
-    usage.cost_usd = cost_usd(model, usage)
+    usage.cost_usd = AnthropicClient.cost_usd(model, usage)
     return ModelResponse(
         text="".join(texts),
         tool_calls=calls,

@@ -10,25 +10,37 @@ retries are off (one attempt); its errors are translated for ``providers/retry.p
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
-from .pricing import cost_usd
+from .base import Price
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
-from .sdk_client import SdkClient, importing_sdk
-
-with importing_sdk():
-    from google import genai
-    from google.genai import errors as genai_errors
-    from google.genai import types
+from .sdk_client import SdkClient, load_sdk
 
 _STOP_REASONS: dict[str, StopReason] = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
 
 
 class GeminiClient(SdkClient):
     provider = "gemini"
+    key_env = "GEMINI_API_KEY"
+    base_url_env = "GOOGLE_GEMINI_BASE_URL"
+    package = "google-genai"
+    model_names = re.compile(r"^gemini", re.IGNORECASE)
+    # USD per million tokens, prompts up to 200k tokens (cache write is billed as storage, not
+    # here). UNVERIFIED: not checked against Google's own page (ai.google.dev/gemini-api/docs/pricing),
+    # which no source reachable here holds. Input and output agree with pages that cite it
+    # (deploybase.ai/articles/gemini-api-pricing: 2.5 Pro 1.25/10, 2.5 Flash 0.30/2.50, "context
+    # caching discounts reused context 90%"; aifreeapi.com/en/posts/gemini-api-pricing-2026:
+    # 2.5 Flash-Lite 0.10/0.40). Cache reads are that 90% discount; a Google forum post quoting
+    # the page gives 0.125 for 2.5 Pro (discuss.ai.google.dev/t/107349). Check before billing.
+    prices = {
+        "gemini-2.5-pro": Price(1.25, 10.00, 0.125, 0.0),
+        "gemini-2.5-flash": Price(0.30, 2.50, 0.03, 0.0),
+        "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.01, 0.0),
+    }
 
     def __init__(
         self,
@@ -44,6 +56,7 @@ class GeminiClient(SdkClient):
     ):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
                          temperature=temperature, seed=seed)
+        genai, types = load_sdk("google.genai"), load_sdk("google.genai.types")
         options = types.HttpOptions(
             base_url=base_url,
             timeout=int(timeout_s * 1000),
@@ -57,6 +70,7 @@ class GeminiClient(SdkClient):
     ) -> dict[str, Any]:
         config: dict[str, Any] = {"system_instruction": system, "max_output_tokens": max_tokens}
         if tools:
+            types = load_sdk("google.genai.types")
             declarations = [
                 types.FunctionDeclaration(
                     name=t.name, description=t.description, parameters_json_schema=t.input_schema
@@ -74,7 +88,7 @@ class GeminiClient(SdkClient):
         return self._sdk.models.generate_content(
             model=params["model"],
             contents=params["contents"],
-            config=types.GenerateContentConfig(**config),
+            config=load_sdk("google.genai.types").GenerateContentConfig(**config),
         )
 
     def _parse(self, raw: Any) -> ModelResponse:
@@ -82,7 +96,7 @@ class GeminiClient(SdkClient):
 
     @staticmethod
     def classify(exc: BaseException) -> Failure:
-        if isinstance(exc, genai_errors.APIError) and isinstance(exc.code, int):
+        if isinstance(exc, load_sdk("google.genai.errors").APIError) and isinstance(exc.code, int):
             headers = getattr(getattr(exc, "response", None), "headers", None)
             return Failure(
                 classify_status(exc.code),
@@ -113,7 +127,7 @@ class GeminiClient(SdkClient):
             if getattr(p, "function_call", None) is not None
         ]
         usage = _usage(getattr(response, "usage_metadata", None))
-        usage.cost_usd = cost_usd(self.model, usage)
+        usage.cost_usd = self.cost_usd(self.model, usage)
         reason = getattr(candidates[0], "finish_reason", None) if candidates else None
         name = getattr(reason, "value", reason) or ""
         stop: StopReason = "tool_use" if calls else _STOP_REASONS.get(str(name), "other")

@@ -28,13 +28,10 @@ from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUs
 from ..core.usage import Usage
 from ..errors import ProviderError
 from ..grading.judge import json_objects
+from .base import Price
 from .context import ContextWindow, read_context_window
-from .pricing import cost_usd
 from .retry import Failure, RetryPolicy, attempt_timeout, classify_sdk_error
-from .sdk_client import SdkClient, importing_sdk
-
-with importing_sdk():
-    import openai
+from .sdk_client import SdkClient, load_sdk
 
 # Reasoning models take ``max_completion_tokens`` and only their default temperature.
 _REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
@@ -63,6 +60,30 @@ _VALIDATION = re.compile(r"validation error|Input should be|Field required|Extra
 
 class OpenAICompatClient(SdkClient):
     provider = "openai"
+    key_env = "OPENAI_API_KEY"
+    base_url_env = "OPENAI_BASE_URL"
+    # A local server (Ollama, vLLM) at ``--base-url`` needs no key.
+    keyless_at_base_url = True
+    package = "openai"
+    # OpenAI's own names, and router ids with a slash (``openai/gpt-4o``, ``meta-llama/...``)
+    # other than a claude or gemini name, which keep their own provider.
+    model_names = re.compile(r"^(?:gpt|chatgpt|o1|o3|o4)(?:\b|[-_.])|^(?!claude|gemini)[^/]*/", re.IGNORECASE)
+    # USD per million tokens, from OpenAI's public price list (2026-11-22; the cache write is not
+    # billed separately). When a figure is stale, fix the row.
+    prices = {
+        "gpt-4o": Price(2.50, 10.00, 1.25, 2.50),
+        "gpt-4o-mini": Price(0.15, 0.60, 0.075, 0.15),
+        "gpt-4.1": Price(2.00, 8.00, 0.50, 2.00),
+        "gpt-4.1-mini": Price(0.40, 1.60, 0.10, 0.40),
+        "gpt-4.1-nano": Price(0.10, 0.40, 0.025, 0.10),
+        "gpt-5": Price(1.25, 10.00, 0.125, 1.25),
+        "gpt-5-mini": Price(0.25, 2.00, 0.025, 0.25),
+        "gpt-5-nano": Price(0.05, 0.40, 0.005, 0.05),
+        "o1": Price(15.00, 60.00, 7.50, 15.00),
+        "o3": Price(2.00, 8.00, 0.50, 2.00),
+        "o3-mini": Price(1.10, 4.40, 0.55, 1.10),
+        "o4-mini": Price(1.10, 4.40, 0.275, 1.10),
+    }
     takes_seed = True
     # The judge may ask for a verdict shaped by a JSON schema (``response_format``).
     takes_json_schema = True
@@ -83,7 +104,7 @@ class OpenAICompatClient(SdkClient):
                          temperature=temperature, seed=seed)
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
-        self._sdk = openai.OpenAI(
+        self._sdk = load_sdk("openai").OpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
         )
         self._reasoning = bool(_REASONING_MODEL.match(model))
@@ -207,7 +228,7 @@ def _to_response(completion: Any, model: str, offered: frozenset[str] = frozense
     if not calls and offered:
         text, calls = calls_in_text(text, offered)
     usage = _usage(getattr(completion, "usage", None))
-    usage.cost_usd = cost_usd(model, usage)
+    usage.cost_usd = OpenAICompatClient.cost_usd(model, usage)
     stop = _STOP_REASONS.get(choice.finish_reason or "", "other")
     return ModelResponse(
         text=text,

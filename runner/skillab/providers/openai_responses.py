@@ -16,19 +16,20 @@ from typing import Any
 
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
-from .openai_compat import _arguments
-from .pricing import cost_usd
+from .openai_compat import OpenAICompatClient, _arguments
 from .retry import RetryPolicy
-from .sdk_client import SdkClient, importing_sdk
-
-with importing_sdk():
-    import openai
+from .sdk_client import SdkClient, load_sdk
 
 _REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5|codex)")
 
 
 class OpenAIResponsesClient(SdkClient):
     provider = "openai-responses"
+    key_env = OpenAICompatClient.key_env
+    base_url_env = OpenAICompatClient.base_url_env
+    package = OpenAICompatClient.package
+    streams = True
+    prices = OpenAICompatClient.prices
 
     def __init__(
         self,
@@ -46,7 +47,7 @@ class OpenAIResponsesClient(SdkClient):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
                          temperature=temperature, seed=seed)
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
-        self._sdk = openai.OpenAI(
+        self._sdk = load_sdk("openai").OpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
         )
         self._stream = stream
@@ -121,7 +122,7 @@ def to_response(response: Any, model: str) -> ModelResponse:
         elif kind == "function_call":
             calls.append(ToolUse(item.call_id, item.name, _arguments(item.arguments)))
     usage = _usage(getattr(response, "usage", None))
-    usage.cost_usd = cost_usd(model, usage)
+    usage.cost_usd = OpenAIResponsesClient.cost_usd(model, usage)
     incomplete = getattr(getattr(response, "incomplete_details", None), "reason", None)
     stop: StopReason
     if calls:

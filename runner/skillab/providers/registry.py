@@ -7,10 +7,12 @@ Which provider serves a model, in order: ``--provider``; ``claude*`` → anthrop
 openai; ``gemini*`` → gemini. ``--provider openai-responses`` sends OpenAI models through the
 Responses API instead of chat completions. Anything else needs ``--provider`` or ``--base-url``.
 
-Keys come from ``ANTHROPIC_API_KEY`` / ``OPENAI_API_KEY`` only, and go to the SDK client only. An
-OpenAI-compatible ``--base-url`` may run without a key (a local Ollama or vLLM needs none): the
-client then sends a placeholder, and a server that does want a key answers 401, which stops the
-run with the same advice.
+Every provider fact (which names are its own, its key and base-URL variables, its package, whether
+it streams) is read from its client class (``base.ModelProvider``); nothing here names one
+provider but the OpenAI-compatible one, where an unknown model goes with ``--base-url``. Keys come
+from the class's ``key_env`` only, and go to the client only. An OpenAI-compatible ``--base-url``
+may run without a key (a local Ollama or vLLM needs none): the client then sends a placeholder,
+and a server that does want a key answers 401, which stops the run with the same advice.
 
 Timeouts, retries, concurrency and streaming come from ``ProviderTuning``; keys and endpoints
 from ``Credentials`` (``core.settings``).
@@ -19,7 +21,6 @@ from ``Credentials`` (``core.settings``).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -28,16 +29,16 @@ from ..core import plugins
 from ..core.contracts import ModelClient
 from ..core.settings import JudgeSettings, ModelRole, ProviderTuning, RunConfig
 from ..errors import MissingDependencyError, ProviderAuthError, UsageError
-from .base import BASE_URL_ENV, KEY_ENV, ProviderName
+from ..secrets import declare_secret_env_var
+from .base import ModelProvider, ProviderName
 from .model_family import default_judge_model, model_family
 from .retry import DEFAULT_PROVIDER_CONCURRENCY, RetryPolicy
 
 KEYLESS_PLACEHOLDER = "skillab-keyless"
 DEFAULT_TUNING = ProviderTuning()
 
-_OPENAI_NAMES = re.compile(r"^(?:gpt|chatgpt|o1|o3|o4)(?:\b|[-_.])", re.IGNORECASE)
-_ANTHROPIC_NAMES = re.compile(r"^claude", re.IGNORECASE)
-_GEMINI_NAMES = re.compile(r"^gemini", re.IGNORECASE)
+# Where a model no provider claims goes with ``--base-url``: an OpenAI-compatible server.
+OPENAI_COMPATIBLE = "openai"
 
 
 @dataclass(frozen=True)
@@ -55,22 +56,39 @@ class ProviderSettings:
     seed: int | None = None
 
     @property
+    def client_class(self) -> type[ModelProvider]:
+        return provider_class(self.provider)
+
+    @property
     def key_env(self) -> str | None:
-        """Where the key comes from: a built-in's variable, or the plugin client's ``key_env``
-        (None: the provider needs no key)."""
-        if self.provider in KEY_ENV:
-            return KEY_ENV[self.provider]
-        return getattr(plugins.load("models", self.provider), "key_env", None)
+        """Where the key comes from (None: the provider needs no key)."""
+        return self.client_class.key_env
+
+
+def provider_class(name: str) -> type[ModelProvider]:
+    """The client class of provider ``name``; one that is not a ``ModelProvider`` is refused
+    naming its base, since the registry reads every fact from it."""
+    try:
+        found = plugins.load("models", name)
+    except ImportError as exc:
+        raise MissingDependencyError(f"the {name} provider cannot be imported ({exc})") from None
+    if not (isinstance(found, type) and issubclass(found, ModelProvider)):
+        raise UsageError(
+            f"provider '{name}' ({plugins.target('models', name)}) is not a model client class: "
+            "subclass skillab.providers.base.ModelProvider, whose defaults declare the facts"
+        )
+    if found.create is ModelClient.create:
+        raise UsageError(f"provider '{name}' ({plugins.target('models', name)}) lacks create()")
+    return found
 
 
 def provider_of_name(model: str) -> ProviderName | None:
-    """The provider a model name clearly belongs to, or None when the name does not say."""
-    if _ANTHROPIC_NAMES.match(model):
-        return "anthropic"
-    if _GEMINI_NAMES.match(model):
-        return "gemini"
-    if _OPENAI_NAMES.match(model) or "/" in model:
-        return "openai"
+    """The provider a model name clearly belongs to (the first built-in whose ``model_names``
+    match it), or None when the name does not say."""
+    for name in plugins.BUILTINS["models"]:
+        pattern = provider_class(name).model_names
+        if pattern is not None and pattern.search(model):
+            return name
     return None
 
 
@@ -85,11 +103,11 @@ def infer_provider(
     if base_url:
         # A name of a provider with its own wire protocol keeps it: the URL is that provider's
         # proxy. Sending a claude-* model to an OpenAI client ends every arm in a 404.
-        return found if found in ("anthropic", "gemini") else "openai"
+        return found if found is not None else OPENAI_COMPATIBLE
     if found is None:
         raise UsageError(
             f"cannot tell which provider serves model '{model}': pass --provider "
-            "{anthropic,openai,openai-responses,gemini}, or --base-url for an OpenAI-compatible "
+            f"{{{','.join(plugins.names('models'))}}}, or --base-url for an OpenAI-compatible "
             "server (Ollama, vLLM...)"
         )
     return found
@@ -178,7 +196,7 @@ def resolve_base_url(
     settings: ProviderSettings, environ: Mapping[str, str] | None = None
 ) -> str | None:
     env = os.environ if environ is None else environ
-    variable = BASE_URL_ENV.get(settings.provider)  # type: ignore[call-overload]
+    variable = settings.client_class.base_url_env
     return settings.base_url or (env.get(variable) if variable else None) or None
 
 
@@ -189,8 +207,10 @@ def require_api_key(settings: ProviderSettings, environ: Mapping[str, str] | Non
         return KEYLESS_PLACEHOLDER
     key = env.get(settings.key_env, "").strip()
     if key:
+        # Whatever the variable is called, its value is masked in everything written.
+        declare_secret_env_var(settings.key_env)
         return key
-    if settings.provider == "openai" and resolve_base_url(settings, env):
+    if settings.client_class.keyless_at_base_url and resolve_base_url(settings, env):
         return KEYLESS_PLACEHOLDER
     raise ProviderAuthError(
         f"model {settings.model} needs an API key for {settings.provider}: set {settings.key_env} "
@@ -200,8 +220,9 @@ def require_api_key(settings: ProviderSettings, environ: Mapping[str, str] | Non
 
 def create_client(
     settings: ProviderSettings, environ: Mapping[str, str] | None = None
-) -> ModelClient:
-    """The SDK-backed client for ``settings``; raises before any call when no key is set."""
+) -> ModelProvider:
+    """The client for ``settings``; raises before any call when no key is set."""
+    client_class = settings.client_class
     api_key = require_api_key(settings, environ)
     base_url = resolve_base_url(settings, environ)
     common = dict(
@@ -211,7 +232,7 @@ def create_client(
         policy=settings.policy,
         concurrency=settings.concurrency,
     )
-    if settings.provider in _STREAMING:
+    if client_class.streams:
         common["stream"] = settings.stream
     # Passed only when set, so a plugin client that samples its own way is built as before.
     if settings.temperature is not None:
@@ -219,30 +240,36 @@ def create_client(
     if settings.seed is not None:
         common["seed"] = settings.seed
     try:
-        return plugins.load("models", settings.provider)(settings.model, **common)
+        return client_class(settings.model, **common)
     except ImportError as exc:
-        package = _PACKAGES.get(settings.provider, settings.provider)
+        package = client_class.package or settings.provider
         raise MissingDependencyError(
             f"the {settings.provider} provider needs the '{package}' package: "
             f"pip install '{package}' ({exc})"
         ) from None
 
 
-# Providers whose clients can stream (Anthropic SSE, the Responses API).
-_STREAMING = ("anthropic", "openai-responses")
-_PACKAGES = {
-    "anthropic": "anthropic",
-    "openai": "openai",
-    "openai-responses": "openai",
-    "gemini": "google-genai",
-}
-
 Role = Literal["agent", "judge"]
 
 
-def client_for(config: RunConfig, role: Role = "agent") -> ModelClient:
-    """The model client for the agent or the judge of a run."""
+# The mock model, which judges an ``--adapter mock`` run given no judge model.
+MOCK = ProviderSettings(provider="mock", model="mock-judge")
+
+
+def client_for(config: RunConfig, role: Role = "agent") -> ModelProvider:
+    """The model client for the agent or the judge of a run; no key for a judge is a clear error
+    that says the way out."""
     agent = config.agent.model
-    settings = (agent_settings(agent, config.tuning) if role == "agent"
-                else judge_settings(agent, config.judge, config.tuning))
-    return create_client(settings, config.credentials.environ)
+    if role == "agent":
+        return create_client(agent_settings(agent, config.tuning), config.credentials.environ)
+    if config.agent.adapter == "mock" and not config.judge.model.name:
+        return create_client(MOCK, config.credentials.environ)
+    try:
+        return create_client(judge_settings(agent, config.judge, config.tuning), config.credentials.environ)
+    except ProviderAuthError as exc:
+        if config.judge.model.name or config.judge.same_family:
+            raise
+        raise ProviderAuthError(
+            f"{exc}. The judge defaults to a model of another family than the agent's; pass "
+            "--judge-model to choose it, or --judge-same-family to let the agent's family judge"
+        ) from None

@@ -15,8 +15,9 @@ provider that takes no seed refuses one at build rather than ignoring it. Each c
 seed drawn from ``--seed`` and the call's place (case, arm, run, turn: the ``seed`` string the
 adapters pass), so the repeats of a case differ and a rerun repeats them.
 
-An SDK is imported under ``importing_sdk``: importing one makes some 150,000 objects (its
-pydantic types) that live as long as the process.
+An SDK is imported when its first client is built (``load_sdk``), so reading a provider's facts
+(its key variable, its prices) costs no SDK; and under ``importing_sdk``: importing one makes some
+150,000 objects (its pydantic types) that live as long as the process.
 """
 
 from __future__ import annotations
@@ -25,17 +26,20 @@ import atexit
 import contextvars
 import gc
 import hashlib
+import importlib
+import sys
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 from ..core import stop
 from ..core.messages import Message, ModelResponse, ToolSpec
 from ..errors import ProviderError, UsageError
-from .base import KEY_ENV, ProviderName
+from .base import ModelProvider
 from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error, provider_slot
 
 
@@ -56,17 +60,21 @@ def importing_sdk() -> Iterator[None]:
             gc.enable()
 
 
+def load_sdk(module: str) -> ModuleType:
+    """The SDK ``module``, imported on first use (under ``importing_sdk``)."""
+    found = sys.modules.get(module)
+    if found is not None:
+        return found
+    with importing_sdk():
+        return importlib.import_module(module)
+
+
 # The interpreter's last collection at exit walks every object still alive; the process frees
 # them with its memory anyway.
 atexit.register(gc.freeze)
 
 
-class SdkClient(ABC):
-    provider: ProviderName
-    # Whether the API takes a sampling seed, and a JSON schema for the reply.
-    takes_seed = False
-    takes_json_schema = False
-
+class SdkClient(ModelProvider, ABC):
     def __init__(self, model: str, *, base_url: str | None, policy: RetryPolicy, concurrency: int,
                  temperature: float | None = None, seed: int | None = None):
         if seed is not None and not self.takes_seed:
@@ -76,7 +84,7 @@ class SdkClient(ABC):
         self.sampling_temperature = temperature
         self.sampling_seed = seed
         self._policy = policy
-        self._site = CallSite(self.provider, model, KEY_ENV[self.provider])
+        self._site = CallSite(self.provider, model, self.key_env or "")
         self._slot = provider_slot(f"{self.provider}:{base_url or 'default'}", concurrency)
         self._temperature_supported = True
 

@@ -162,8 +162,5 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
 
 
 def _judge_sampling(judge: Any | None) -> dict[str, Any] | None:
-    """The judge's temperature and seed, as its transport sends them (None: no model judge)."""
-    transport = getattr(judge, "transport", None)
-    if transport is None or not hasattr(transport, "temperature"):
-        return None
-    return {"temperature": transport.temperature, "seed": transport.seed}
+    """The judge's temperature and seed, as it sends them (None: no model judge)."""
+    return None if judge is None else judge.sampling

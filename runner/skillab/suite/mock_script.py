@@ -8,7 +8,7 @@ loads a skill by what that skill shows: a list of ``{contains:, lacks:, answer:}
 first whose texts the loaded SKILL.md (or a bundled file's path) contains, and whose ``lacks``
 texts it does not, answering for it (``skillab ablate`` needs answers that follow the skill's
 content, not only the arm). Every problem is a ``SkillabError`` naming the file, the case and the
-field.
+field. ``MockScript`` is a script read and checked: what ``--adapter mock`` answers.
 """
 
 from __future__ import annotations
@@ -244,3 +244,68 @@ def content_sha256(responses: MockResponses, loads: MockLoads | None = None,
     import hashlib  # on use: validate reads the script without hashing it
 
     return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
+
+
+class MockScript:
+    """The mock adapter's answers: the script's, or a default one that restates the prompt, the
+    same for every arm but for its label, so defaults never manufacture lift. The ``original``
+    arm (``--against``) falls back to ``with``."""
+
+    def __init__(self, script: dict | None = None, *, script_sha256: str | None = None):
+        self._responses = parse_mock_responses(script or {}, source="mock responses")
+        self._loads = parse_mock_loads(script or {})
+        self._rules = parse_mock_rules(script or {})
+        self.script_sha256 = script_sha256 or content_sha256(self._responses, self._loads, self._rules)
+
+    @classmethod
+    def from_file(cls, path: Path | None) -> MockScript:
+        """The script in a responses file (checked, the file named in any error)."""
+        if path is None:
+            return cls()
+        import hashlib
+
+        path = Path(path)
+        load_mock_responses(path)
+        return cls(yaml.safe_load(path.read_text(encoding="utf-8")),
+                   script_sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+
+    def scripts_original(self, case_name: str | None = None) -> bool:
+        """Whether the script answers the ``original`` arm itself (``--against``): for
+        ``case_name``, or for any case."""
+        if case_name is not None:
+            return "original" in self._responses.get(case_name, {})
+        return any("original" in arms for arms in self._responses.values())
+
+    def scripts_by_skill(self, case_name: str) -> bool:
+        """Whether the case's answer depends on the loaded skill's content (``by_skill`` rules)."""
+        return case_name in self._rules
+
+    def answer_for(self, case_name: str, prompt: str, arm: str, shown: str | None = None) -> MockAnswer:
+        """The scripted answer for this arm, or the default one. ``shown`` is what the arm's
+        loaded skill shows (SKILL.md and its files' paths); a ``by_skill`` rule it matches wins."""
+        if shown is not None:
+            rule = next((r for r in self._rules.get(case_name, ()) if r.matches(shown)), None)
+            if rule is not None:
+                return rule.answer
+        scripted = self._responses.get(case_name, {})
+        key = ARM_KEY[arm]
+        if key == "original" and key not in scripted:
+            key = "with"
+        return scripted.get(key) or default_answer(case_name, prompt, arm)
+
+    def loads_for(self, case_name: str, prompt: str, arm: str) -> bool | tuple[str, ...]:
+        """What the script says a trigger trial loads: True (the skill under test), False, or
+        skill names. Cases are found by name, then by the query's own text."""
+        scripted = self._loads.get(case_name) or self._loads.get(prompt) or {}
+        value = scripted.get("loads", False)
+        if arm == "original":
+            value = scripted.get("loads_original", value)
+        return value
+
+
+def default_answer(case_name: str, prompt: str, arm: str) -> MockAnswer:
+    """The unscripted answer: the same for every arm but its label, so it never makes lift."""
+    return MockAnswer(
+        f"[mock {arm} answer] No scripted response for case '{case_name}'. "
+        f"The request was: {prompt.strip()}"
+    )

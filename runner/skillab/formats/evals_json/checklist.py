@@ -52,7 +52,7 @@ def grade_checklist(spec: ChecklistGrader, grading: GradingInput) -> GraderResul
                   **({"REFERENCE": spec.reference} if spec.reference else {}),
                   "PROMPT": grading.prompt, "TRANSCRIPT": grading.transcript,
                   "FINAL_OUTPUT": grading.final_output, "WORK": grading.work}
-        reply = ask_judge(grading.transport, CHECKLIST_SYSTEM, judge_message(CHECKLIST_INTRO, blocks, CHECKLIST_QUESTION))
+        reply = ask_judge(grading.judge, CHECKLIST_SYSTEM, judge_message(CHECKLIST_INTRO, blocks, CHECKLIST_QUESTION))
         if isinstance(reply, GraderResult):
             return dataclasses.replace(reply, kind="checklist", label=label)
         try:

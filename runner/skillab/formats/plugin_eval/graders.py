@@ -166,7 +166,7 @@ def _judge(grader: CaseGrader, grading: GradingInput) -> tuple[bool, str]:
               "FINAL_OUTPUT": grading.final_output if focus == "last_message" else _text(grader.target,
                                                                                         grader.target_file, grading),
               "WORK": grading.work}
-    reply = ask_judge(grading.transport, CHECKLIST_SYSTEM, judge_message(CHECKLIST_INTRO, blocks, CHECKLIST_QUESTION))
+    reply = ask_judge(grading.judge, CHECKLIST_SYSTEM, judge_message(CHECKLIST_INTRO, blocks, CHECKLIST_QUESTION))
     if isinstance(reply, GraderResult):
         raise _Judged(GraderResult(KIND, grader.name, False, reply.reason, errored=True))
     verdict = parse_verdict(reply)

@@ -62,7 +62,7 @@ def grade_dimensions(spec: DimensionGrader, grading: GradingInput) -> GraderResu
         "WORK": grading.work,
     }
     message = judge_message(DIMENSION_INTRO, blocks, DIMENSION_QUESTION)
-    reply = ask_judge(grading.transport, DIMENSION_SYSTEM, message)
+    reply = ask_judge(grading.judge, DIMENSION_SYSTEM, message)
     if isinstance(reply, GraderResult):
         return dataclasses.replace(reply, kind="dimensions", label=label)
     try:
