@@ -35,7 +35,7 @@ from ..core.usage import Usage
 from ..errors import MissingDependencyError, ProviderAuthError
 from ..grading.trajectory import ToolCall, Trajectory
 from ..providers.pricing import cost_usd
-from ..sandbox.backend import Backend
+from ..sandbox.backend import Backend, before_the_suite
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.metering import SpendMeter
 from ..sandbox.nofollow import remove_inside
@@ -127,7 +127,7 @@ class CliAgent(Agent, ABC):
             api_key=api_key,
             model=agent.model.name,
             base_url=agent.model.base_url or environ.get(cls.base_url_env) or None,
-            version=cli_version(binary, cls.base_env),
+            version=cli_version(binary, cls.base_env, before_the_suite(config.engine.sandbox).backend),
             default_max_turns=agent.max_turns,
             timeout_s=DEFAULT_TIMEOUT_S if agent.timeout_s is None else agent.timeout_s,
             max_retries=max(0, config.tuning.max_attempts - 1),
@@ -377,8 +377,9 @@ class CliAgent(Agent, ABC):
             summary.skill_activated = any(workspace_relative(p, workspace) == staged for p in paths)
 
 
-def cli_version(binary: str, env: Mapping[str, str] | None = None) -> str:
-    """``<cli> --version``: its first token that starts with a digit, else ``unknown``."""
+def cli_version(binary: str, env: Mapping[str, str] | None = None, sandbox: Backend | None = None) -> str:
+    """``<cli> --version`` under ``sandbox`` (None: ``default_backend``): its first token that
+    starts with a digit, else ``unknown``."""
     scratch = Path(tempfile.mkdtemp(prefix="skillab-version-"))
     try:
         result = run_in(
@@ -387,6 +388,7 @@ def cli_version(binary: str, env: Mapping[str, str] | None = None) -> str:
             timeout_s=60,
             extra_env=env,
             read_only=install_paths(binary),
+            backend=sandbox,
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

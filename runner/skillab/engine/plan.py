@@ -144,14 +144,12 @@ def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str,
         return 0
     from ..agents.registry import create_adapter, create_judge
     from ..errors import SkillabError
-    from ..sandbox.backend import choose_sandbox
+    from ..sandbox.backend import before_the_suite
 
-    named = config.engine.sandbox
     try:
         adapter = create_adapter(config)
         judge = create_judge(config) if any(c.needs_judge for c in prepared.graded) else None
-        # The backend the run would choose (an image's is known once built: the default's here).
-        sandbox = choose_sandbox(None if named == "image" else named)
+        sandbox = before_the_suite(config.engine.sandbox)
     except SkillabError:
         return None  # e.g. no API key yet: the plan still prints, the hits are unknown
     execution = Execution(prepared, config, adapter, judge, sandbox=sandbox)

@@ -76,6 +76,13 @@ def default_backend() -> Backend:
     return choose_sandbox(None).backend
 
 
+def before_the_suite(name: str | None) -> Choice:
+    """The backend ``--sandbox name`` gives, for what runs before a suite's own is chosen (a
+    CLI's ``--version``, the plan's cache lookups): ``image`` is built per suite from its
+    Dockerfile, so the default stands in for it."""
+    return choose_sandbox(None if name == "image" else name)
+
+
 INSTALL_CLI = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf "
                "install bubblewrap) on a Linux host that allows unprivileged user namespaces; "
                "--sandbox none says you mean it")
