@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -223,7 +224,18 @@ def apply(moves: list[Placement]) -> list[str]:
         if new != text:
             path.write_text(new, encoding="utf-8")
     _references(renamed)
+    notes += _sort_imports([m.target for m in moves])
     return notes
+
+
+def _sort_imports(paths: list[Path]) -> list[str]:
+    """Sort the import blocks the rewrite changed (``from ..agents.test_x`` sorts elsewhere than
+    ``from .test_x`` did), with the ruff that ``.ci/run`` checks them with."""
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        return ["ruff is not on PATH: run `ruff check --fix --select I tests` to sort the moved imports"]
+    subprocess.run([ruff, "check", "--fix", "--quiet", "--select", "I", *map(str, paths)], cwd=ROOT, check=False)
+    return []
 
 
 def _git(*args: str) -> None:
@@ -295,7 +307,10 @@ def _file_paths(text: str) -> tuple[str, list[int]]:
                 and isinstance(outer.slice, ast.Constant) and isinstance(outer.slice.value, int):
             edits.append((outer.slice, str(cast(int, outer.slice.value) + 1)))
         elif isinstance(above, ast.Attribute) and above.attr == "with_name" and isinstance(outer, ast.Call):
-            segment = f"({ast.get_source_segment(text, base)}.parent.parent / {ast.get_source_segment(text, outer.args[0])})"
+            segment = f"{ast.get_source_segment(text, base)}.parent.parent / {ast.get_source_segment(text, outer.args[0])}"
+            # In parentheses only where the expression goes on (``.read_text()``, ``/ "x"``).
+            if isinstance(parents.get(outer), ast.Attribute | ast.Subscript | ast.BinOp):
+                segment = f"({segment})"
             edits.append((outer, segment))
         else:
             unhandled.append(node.lineno)

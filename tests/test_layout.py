@@ -62,6 +62,7 @@ def test_paths_from_file_go_one_level_up_and_a_plugins_source_text_is_left_alone
         EXAMPLE = Path(__file__).resolve().parents[1] / "examples"
         NODE = Path(__file__).parent / ".node"
         HELPER = str(Path(__file__).with_name("harbor_models.py"))
+        TEXT = Path(__file__).with_name("data.txt").read_text()
         PLUGIN = '''log = Path(__file__).with_name("commands.log")'''
         here = os.path.dirname(__file__)
         """)
@@ -70,8 +71,9 @@ def test_paths_from_file_go_one_level_up_and_a_plugins_source_text_is_left_alone
         ROOT = Path(__file__).resolve().parent.parent.parent
         EXAMPLE = Path(__file__).resolve().parents[2] / "examples"
         NODE = Path(__file__).parent.parent / ".node"
-        HELPER = str((Path(__file__).parent.parent / "harbor_models.py"))
+        HELPER = str(Path(__file__).parent.parent / "harbor_models.py")
+        TEXT = (Path(__file__).parent.parent / "data.txt").read_text()
         PLUGIN = '''log = Path(__file__).with_name("commands.log")'''
         here = os.path.dirname(__file__)
         """)
-    assert unhandled == [6]  # named for a look by hand
+    assert unhandled == [7]  # named for a look by hand
