@@ -33,7 +33,7 @@ from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
 from ..reports.summary import summarize
-from ..sandbox.backend import Choice, choose_sandbox, require_sandbox
+from ..sandbox.backend import Choice, before_the_suite, require_sandbox
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
@@ -149,12 +149,12 @@ class Execution:
 
     # ``judge``: ``agents.registry.create_judge``'s, or None when no case asks a judge;
     # ``sandbox``: the run's backend (``prepare.suite_sandbox``), passed to every arm; None: the
-    # one ``config`` names (``--sandbox``), chosen here.
+    # one ``config`` names (``--sandbox``), chosen here (``before_the_suite``).
     def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: ExpectationJudge | None,
                  emit: Emit | None = None, original: OriginalSkill | None = None,
                  warnings: list[str] | None = None, *, sandbox: Choice | None = None):
         self.prepared = prepared
-        self.sandbox = sandbox or choose_sandbox(config.engine.sandbox)
+        self.sandbox = sandbox or before_the_suite(config.engine.sandbox)
         self.warnings: list[str] = list(warnings or [])
         # The original skill of ``--against``: a third arm per (case, run), never cached.
         self.original: OriginalSkill | None = original
