@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "runner"))
 
 from skillab.agents.claude_code import ClaudeCodeAdapter, claude_version  # noqa: E402
+from skillab.sandbox.backend import default_backend  # noqa: E402
 from skillab.skill.loader import load_skill  # noqa: E402
 
 
@@ -37,7 +38,7 @@ def measure(binary: str, model: str, count: int, words: int) -> dict:
             skills.append(load_skill(folder))
         adapter = ClaudeCodeAdapter(binary, api_key="unused", model=model,
                                     version=claude_version(binary))
-        return adapter.skill_listing(tuple(skills))
+        return adapter.skill_listing(tuple(skills), default_backend())
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

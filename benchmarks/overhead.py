@@ -195,12 +195,12 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> Floor | None:
     bwrap sandbox per command can. Third, the machine's busy CPU seconds during the bare run:
     divided by the cores, the least wall time one bwrap per command allows here at any
     concurrency."""
-    from skillab.sandbox.backend import active
+    from skillab.sandbox.backend import default_backend
     from skillab.sandbox.limits import ulimit_script
     from skillab.sandbox.process import run_command
     from skillab.sandbox.view import View
 
-    backend = active().backend
+    backend = default_backend()
     if backend.name != "bwrap":
         return None
     workspace = work / "floor"
@@ -209,7 +209,7 @@ def sandbox_floors(work: Path, commands: int, concurrency: int) -> Floor | None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(workspace)}
 
     def one(_: int) -> None:
-        result = run_command("test -s response.txt", cwd=workspace, env=env, timeout_s=60)
+        result = run_command("test -s response.txt", cwd=workspace, env=env, timeout_s=60, backend=backend)
         if result.exit_code != 0:
             raise SystemExit(f"the floor's command failed: {result.describe()}\n{result.stderr}")
 

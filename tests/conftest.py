@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skillab.sandbox.backend import use_sandbox
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.workspace import Workspace
 
 from .fakes.model_server import FakeModelServer
@@ -40,7 +40,6 @@ def workspace(tmp_path):
 
 @pytest.fixture
 def unsandboxed():
-    """Commands run with the ``none`` backend for this test (the control for an attack test)."""
-    use_sandbox("none")
-    yield
-    use_sandbox(None)
+    """The ``none`` backend, for a test to run its commands under (the control for an attack
+    test): a run's backend is passed along, never set for the process."""
+    return choose_sandbox("none").backend

@@ -15,6 +15,7 @@ from skillab.errors import ProviderAuthError
 from skillab.providers import RetryPolicy
 from skillab.providers.anthropic import AnthropicClient
 from skillab.providers.openai_compat import OpenAICompatClient
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.isolation import detect_isolation
 from skillab.skill.loader import load_skill
 from skillab.suite.model import Case
@@ -169,7 +170,7 @@ def test_without_skill_arm_never_has_the_skill_in_workspace_or_prompt(server, wo
 
 
 def test_hidden_host_directories_stay_out_of_the_shells_reach(server, workspace, skill):
-    if not detect_isolation().pid_namespace:
+    if not detect_isolation(choose_sandbox(None)).pid_namespace:
         pytest.skip("this host gives commands no mount namespace, so nothing can be hidden")
     server.push(tool_call("run_shell", {"command": f"cat {skill.root}/SKILL.md"}), text("done"))
     arm = request(workspace)

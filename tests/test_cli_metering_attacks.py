@@ -20,7 +20,7 @@ import pytest
 
 from skillab.agents.claude_code import ClaudeCodeAdapter
 from skillab.providers.pricing import cost_usd
-from skillab.sandbox.backend import active
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.workspace import Workspace
 
 from .configs import run_config
@@ -131,7 +131,7 @@ def assert_metered(result, server, workspace, model: str, answered_by_model: int
 
 @pytest.fixture
 def bwrap_only():
-    if active().backend.name != "bwrap":
+    if choose_sandbox(None).backend.name != "bwrap":
         pytest.skip("the token is sealed by the bwrap sandbox")
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillab.sandbox.backend import active
+from skillab.sandbox.backend import choose_sandbox
 
 pytestmark = pytest.mark.skipif(
-    active().backend.name != "bwrap", reason=f"bwrap does not work here: {active().reason}"
+    choose_sandbox(None).backend.name != "bwrap", reason=f"bwrap does not work here: {choose_sandbox(None).reason}"
 )
 BUDGET_MB = 64
 

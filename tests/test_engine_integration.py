@@ -11,6 +11,7 @@ import yaml
 from skillab.cli import main
 from skillab.grading.judge import SYSTEM_PROMPT as JUDGE_SYSTEM
 from skillab.grading.judge import fenced_blocks
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.isolation import detect_isolation
 
 from .fakes.model_server import FakeModelServer, text, tool_call
@@ -63,7 +64,7 @@ def run(tmp_path, monkeypatch):
     return go
 
 
-@pytest.mark.skipif(not detect_isolation().pid_namespace,
+@pytest.mark.skipif(not detect_isolation(choose_sandbox(None)).pid_namespace,
                     reason="this host gives commands no mount namespace, so paths cannot be hidden")
 def test_the_without_skill_agent_cannot_read_the_skill_from_the_host(run):
     doc = run()

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from skillab.sandbox import seccomp
-from skillab.sandbox.backend import active
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.workspace import Workspace, run_in
 
 pytestmark = pytest.mark.skipif(
-    active().backend.name != "bwrap", reason=f"bwrap does not work here: {active().reason}"
+    choose_sandbox(None).backend.name != "bwrap", reason=f"bwrap does not work here: {choose_sandbox(None).reason}"
 )
 TOKEN = "TOKEN-FROM-THE-SKILL-arm"
 
@@ -59,19 +59,21 @@ RUN_UNDER_A_SESSION_KEYRING = textwrap.dedent("""
     assert libc.syscall(KEYCTL, 1, b"container-session") >= 0, ctypes.get_errno()
     secret = b"RUNNER-SECRET-KEY"
     assert libc.syscall(ADD_KEY, b"user", b"runner-secret", secret, len(secret), -3) >= 0
-    from skillab.sandbox.backend import use_sandbox
+    from skillab.sandbox.backend import choose_sandbox
     from skillab.sandbox.guard import guard_process
     from skillab.sandbox.workspace import Workspace, run_in
-    use_sandbox(sys.argv[4])
+    backend = choose_sandbox(sys.argv[4]).backend
     if sys.argv[5] == "as-the-cli":
         guard_process()
     parent = Path(sys.argv[1])
     probe = sys.argv[2]
-    with_skill, baseline = Workspace.create(parent, "with_skill"), Workspace.create(parent, "without_skill")
+    with_skill = Workspace.create(parent, "with_skill", backend=backend)
+    baseline = Workspace.create(parent, "without_skill", backend=backend)
     for ws in (with_skill, baseline):
         (ws.root / "probe.py").write_text(probe)
-    planted = run_in(with_skill.root, "python3 probe.py plant " + sys.argv[3], timeout_s=30)
-    found = run_in(baseline.root, "python3 probe.py find skillab-probe runner-secret", timeout_s=30)
+    planted = run_in(with_skill.root, "python3 probe.py plant " + sys.argv[3], timeout_s=30, backend=backend)
+    found = run_in(baseline.root, "python3 probe.py find skillab-probe runner-secret", timeout_s=30,
+                   backend=backend)
     print(planted.stdout + planted.stderr + found.stdout + found.stderr)
 """)
 

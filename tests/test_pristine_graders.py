@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from skillab.cli import main
-from skillab.sandbox.backend import active
+from skillab.sandbox.backend import choose_sandbox
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "changelog-entry"
 HONEST_FAIL = "I did not write a changelog entry."
@@ -26,7 +26,7 @@ FORGED_GRADER = "raise SystemExit(0)\n"
 SHADOW = "import os\nos._exit(0)\n"
 
 needs_bwrap = pytest.mark.skipif(
-    active().backend.name != "bwrap", reason=f"bwrap does not work here: {active().reason}"
+    choose_sandbox(None).backend.name != "bwrap", reason=f"bwrap does not work here: {choose_sandbox(None).reason}"
 )
 
 

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from skillab.engine.against import open_original
 from skillab.engine.cache import BaselineCache
 from skillab.errors import UsageError
 from skillab.grading.validators import run_validators
-from skillab.sandbox.backend import active, use_sandbox
+from skillab.sandbox.backend import Backend, choose_sandbox
 from skillab.sandbox.image import STORE_ENV, image_sandbox
 from skillab.sandbox.limits import MAX_PIDS_ENV, MEMORY_MB_ENV, cgroup_support
 from skillab.sandbox.workspace import Workspace, run_in
@@ -37,7 +38,7 @@ from .image_kit import BUSYBOX, build_base, write_environment
 from .skillgen import make_skill
 
 pytestmark = pytest.mark.skipif(
-    active().backend.name != "bwrap", reason=f"bwrap does not work here: {active().reason}"
+    choose_sandbox(None).backend.name != "bwrap", reason=f"bwrap does not work here: {choose_sandbox(None).reason}"
 )
 needs_cgroup = pytest.mark.skipif(
     cgroup_support() is None, reason="no writable pids cgroup on this host: processes are unbounded"
@@ -57,17 +58,14 @@ def image_store(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def backend(request, tmp_path, monkeypatch):
-    """Commands run under the named backend for the test: bwrap, or bwrap on a task's image."""
+def backend(request, tmp_path, monkeypatch) -> Iterator[Backend]:
+    """The backend the test's arms run their commands under: bwrap, or bwrap on a task's image."""
     if request.param == "bwrap":
-        yield "bwrap"
+        yield choose_sandbox("bwrap").backend
         return
     monkeypatch.setenv(STORE_ENV, str(request.getfixturevalue("image_store")))
-    try:
-        with image_sandbox(write_environment(tmp_path / "environment")):
-            yield "image"
-    finally:
-        use_sandbox(None)
+    with image_sandbox(write_environment(tmp_path / "environment")) as choice:
+        yield choice.backend
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -91,13 +89,17 @@ def checkout(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def arms(tmp_path: Path) -> tuple[Workspace, Workspace]:
+def arms(request, tmp_path: Path) -> tuple[Workspace, Workspace]:
+    """Two arms' workspaces, under the test's ``backend`` where it has one (bwrap otherwise)."""
+    backend = request.getfixturevalue("backend") if "backend" in request.fixturenames else None
     run_dir = tmp_path / "run"
-    return Workspace.create(run_dir, "with_skill"), Workspace.create(run_dir, "without_skill")
+    return (Workspace.create(run_dir, "with_skill", backend=backend),
+            Workspace.create(run_dir, "without_skill", backend=backend))
 
 
 def agent(workspace: Workspace, command: str, **kwargs) -> str:
-    result = run_in(workspace.root, command, timeout_s=kwargs.pop("timeout_s", 20), **kwargs)
+    result = run_in(workspace.root, command, timeout_s=kwargs.pop("timeout_s", 20), backend=workspace.backend,
+                    **kwargs)
     return result.stdout + result.stderr
 
 
@@ -232,7 +234,7 @@ def test_the_other_arms_workspace_is_not_in_view(arms, backend):
     mine, theirs = arms
     theirs.write_files({"answer.txt": "THEIR-LIVE-WORK"})
     result = run_in(mine.root, f"cat {theirs.root}/answer.txt; ls -A {theirs.root.parent.parent}",
-                    timeout_s=20)
+                    timeout_s=20, backend=mine.backend)
     assert "THEIR-LIVE-WORK" not in result.stdout + result.stderr
     assert theirs.root.parent.name not in result.stdout
 
@@ -244,7 +246,7 @@ def test_a_credential_file_in_the_runners_home_is_not_in_view(arms, tmp_path, mo
     (home / ".aws" / "credentials").write_text("aws_secret_access_key = RUNNER-AWS-SECRET")
     monkeypatch.setenv("HOME", str(home))
     result = run_in(arms[0].root, f"cat {home}/.aws/credentials; ls -A {Path.home()} {home}",
-                    timeout_s=20)
+                    timeout_s=20, backend=arms[0].backend)
     assert "RUNNER-AWS-SECRET" not in result.stdout + result.stderr
     assert ".aws" not in result.stdout
 

@@ -14,12 +14,12 @@ import pytest
 
 from skillab.cli import main
 from skillab.reports.markdown import render_markdown
-from skillab.sandbox.backend import active, use_sandbox
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.bwrap import BWRAP_ENV
 
 from .skillgen import answers, grep_case, make_skill
 
-bwrap_works = pytest.mark.skipif(active().backend.name != "bwrap" and active().fallback,
+bwrap_works = pytest.mark.skipif(choose_sandbox(None).backend.name != "bwrap" and choose_sandbox(None).fallback,
                                  reason="bwrap does not work on this host")
 
 
@@ -33,7 +33,6 @@ def no_bwrap(monkeypatch):
     monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
     yield
     monkeypatch.delenv(BWRAP_ENV)
-    use_sandbox(None)
 
 
 def run(args: list[str], tmp_path: Path) -> tuple[int, dict | None]:
@@ -55,10 +54,7 @@ def test_bwrap_is_the_default_and_recorded_per_arm(skill, tmp_path, capsys):
 
 
 def test_none_by_name_says_unsandboxed_everywhere(skill, tmp_path, capsys):
-    try:
-        code, doc = run([str(skill), "--adapter", "mock", "--sandbox", "none"], tmp_path)
-    finally:
-        use_sandbox(None)
+    code, doc = run([str(skill), "--adapter", "mock", "--sandbox", "none"], tmp_path)
     assert code == 0
     assert doc["isolation"]["unsandboxed"] is True and doc["isolation"]["backend"] == "none"
     assert capsys.readouterr().out.startswith("UNSANDBOXED")
@@ -137,13 +133,10 @@ def test_the_runner_makes_itself_non_dumpable():
 def test_a_baseline_cached_unsandboxed_is_not_reused_under_bwrap(skill, tmp_path, capsys):
     cache = tmp_path / "cache"
     args = ["run", str(skill), "--adapter", "mock", "--no-history", "--quiet", "--cache-dir", str(cache)]
-    try:
-        assert main([*args, "--sandbox", "none", "--output", str(tmp_path / "a.json")]) == 0
-    finally:
-        use_sandbox(None)
+    assert main([*args, "--sandbox", "none", "--output", str(tmp_path / "a.json")]) == 0
     assert main([*args, "--output", str(tmp_path / "b.json")]) == 0
     doc = json.loads((tmp_path / "b.json").read_text())
-    assert doc["cache"]["hits"] == (0 if active().backend.name != "none" else 1)
+    assert doc["cache"]["hits"] == (0 if choose_sandbox(None).backend.name != "none" else 1)
 
 
 def test_image_needs_a_suite_that_brings_a_dockerfile(skill, tmp_path, capsys):

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.isolation import detect_isolation
 from skillab.sandbox.workspace import Workspace, run_in
 
 needs_mount_ns = pytest.mark.skipif(
-    not detect_isolation().pid_namespace,
+    not detect_isolation(choose_sandbox(None)).pid_namespace,
     reason="this host gives commands no mount namespace, so paths cannot be hidden",
 )
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import main
-from skillab.sandbox.backend import use_sandbox
 from skillab.sandbox.image import STORE_ENV, image_sandbox
 from skillab.sandbox.workspace import Workspace, run_in
 
@@ -46,22 +45,18 @@ def task(tmp_path) -> Path:
 
 def test_commands_see_the_images_root_and_nothing_of_the_host(store, task, tmp_path, monkeypatch):
     monkeypatch.setenv(STORE_ENV, str(store))
-    ws = Workspace.create(tmp_path / "run", "arm")
-    try:
-        with image_sandbox(task / "environment") as choice:
-            result = run_in(ws.root, "cat /etc/skillab-test-image; ls /usr/lib | head -3; "
-                                     "ls -A /root/.claude/skills; echo made > out.txt; echo END",
-                            timeout_s=30)
-            again = choice.backend.image
-    finally:
-        use_sandbox(None)
+    with image_sandbox(task / "environment") as choice:
+        ws = Workspace.create(tmp_path / "run", "arm", backend=choice.backend)
+        result = run_in(ws.root, "cat /etc/skillab-test-image; ls /usr/lib | head -3; "
+                                 "ls -A /root/.claude/skills; echo made > out.txt; echo END",
+                        timeout_s=30, backend=ws.backend)
+        again = choice.backend.image
     assert MARKER in result.stdout and result.stdout.strip().endswith("END")
     assert "python3" not in result.stdout  # the host's /usr is not the root
     assert "helper" not in result.stdout  # the image was built without the skill
     assert (ws.root / "out.txt").read_text() == "made\n"
     with image_sandbox(task / "environment") as choice:  # same digest: built once
         assert choice.backend.image.tag == again.tag and choice.backend.image.built is False
-    use_sandbox(None)
 
 
 def test_both_arms_and_the_verifier_run_in_the_tasks_image(store, task, tmp_path, monkeypatch, capsys):
@@ -158,7 +153,6 @@ def test_a_missing_base_is_pulled_or_the_error_says_how_to_provide_it(store, tmp
     with pytest.raises(UsageError) as caught:
         with image_sandbox(environment):
             pass
-    use_sandbox(None)
     message = str(caught.value)
     assert f"the base image {base} is not in skillab's image store ({store})" in message and said in message
     # Exactly how: the store's own buildah command line, an archive, or a local tag of the name FROM asks for.

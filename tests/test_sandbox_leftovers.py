@@ -20,7 +20,7 @@ from skillab.formats.skillsbench.specs import VerifierGrader
 from skillab.formats.skillsbench.verifier import grade_verifier
 from skillab.grading.graders import GradingInput, clear_entry
 from skillab.grading.workspace_diff import render_changes, snapshot
-from skillab.sandbox.backend import active
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.programs import install_paths, resolved_binary
 from skillab.sandbox.scratch import SCRATCH_ENV, run_scratch
 from skillab.sandbox.trees import remove_tree
@@ -32,7 +32,7 @@ from skillab.yaml_source import read_suite_text
 from .skillgen import make_skill
 
 pytestmark = pytest.mark.skipif(
-    active().backend.name != "bwrap", reason=f"bwrap does not work here: {active().reason}"
+    choose_sandbox(None).backend.name != "bwrap", reason=f"bwrap does not work here: {choose_sandbox(None).reason}"
 )
 HOST_LINE = "HOST-ONLY-CONTENT 0123456789 the runner's own file"
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from skillab.sandbox.backend import active
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.workspace import Workspace, run_in
 
 TOKEN = "ghp_" + "LocaleSmuggled" * 3
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "changelog-entry"
 needs_bwrap = pytest.mark.skipif(
-    active().backend.name != "bwrap", reason=f"bwrap does not work here: {active().reason}"
+    choose_sandbox(None).backend.name != "bwrap", reason=f"bwrap does not work here: {choose_sandbox(None).reason}"
 )
 
 

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from skillab.sandbox.backend import use_sandbox
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.isolation import detect_isolation
 from skillab.sandbox.process import allow_commands, run_command, stop_all_commands
 
-ISOLATED = detect_isolation().network == "bwrap"
-PID_ISOLATED = detect_isolation().pid_namespace
-needs_netns = pytest.mark.skipif(not ISOLATED, reason=f"no isolation: {detect_isolation().detail}")
+DEFAULT = detect_isolation(choose_sandbox(None))
+ISOLATED = DEFAULT.network == "bwrap"
+PID_ISOLATED = DEFAULT.pid_namespace
+needs_netns = pytest.mark.skipif(not ISOLATED, reason=f"no isolation: {DEFAULT.detail}")
 needs_pidns = pytest.mark.skipif(not PID_ISOLATED, reason="no pid namespace on this host")
 # Both ways a command is contained: namespaces, and a bare process group.
 CONTAINMENT = [pytest.param(True, id="isolated"), pytest.param(False, id="process-group")]
@@ -29,11 +30,8 @@ def run(command, cwd: Path, **kwargs):
     kwargs.setdefault("timeout_s", 10)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), "TMPDIR": str(cwd)}
     isolate = kwargs.pop("isolate", True)
-    use_sandbox(None if isolate else "none")
-    try:
-        return run_command(command, cwd=cwd, env=kwargs.pop("env", env), **kwargs)
-    finally:
-        use_sandbox(None)
+    backend = choose_sandbox(None if isolate else "none").backend
+    return run_command(command, cwd=cwd, env=kwargs.pop("env", env), backend=backend, **kwargs)
 
 
 def processes_with(marker: str) -> list[int]:
@@ -137,12 +135,12 @@ def test_a_stop_while_commands_start_leaves_none_running(tmp_path, isolate):
     """Commands start side by side, outside the lock that a stop takes; one that was starting
     when the stop came is killed before anyone watches it, and later ones never start."""
     duration, marker = unique_sleep()
-    use_sandbox(None if isolate else "none")
+    backend = choose_sandbox(None if isolate else "none").backend
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
     results = []
 
     def one() -> None:
-        results.append(run_command(f"sleep {duration}", cwd=tmp_path, env=env, timeout_s=60))
+        results.append(run_command(f"sleep {duration}", cwd=tmp_path, env=env, timeout_s=60, backend=backend))
 
     threads = [threading.Thread(target=one) for _ in range(24)]
     try:
@@ -158,7 +156,6 @@ def test_a_stop_while_commands_start_leaves_none_running(tmp_path, isolate):
         assert not any(thread.is_alive() for thread in threads)
     finally:
         allow_commands()
-        use_sandbox(None)
     assert len(results) == 24 and not any(result.completed for result in results)
     assert gone(marker)
 
@@ -201,7 +198,9 @@ def test_stdin_is_empty_by_default_not_the_runners(tmp_path):
     # The runner's own stdin carries data; a command must not see it.
     script = (
         "import os, sys; from pathlib import Path; from skillab.sandbox.process import run_command;"
-        "r = run_command('cat', cwd=Path(sys.argv[1]), env={'PATH': os.environ['PATH']}, timeout_s=5);"
+        "from skillab.sandbox.backend import default_backend;"
+        "r = run_command('cat', cwd=Path(sys.argv[1]), env={'PATH': os.environ['PATH']}, timeout_s=5,"
+        " backend=default_backend());"
         "print(repr(r.stdout))"
     )
     runner = subprocess.run(
@@ -260,6 +259,6 @@ def test_the_network_probe_connects_without_isolation(tmp_path, listener):
     assert result.exit_code == 0, result.stderr
 
 
-def test_sandbox_none_is_recorded_as_unsandboxed(unsandboxed):
-    isolation = detect_isolation().to_dict()
+def test_sandbox_none_is_recorded_as_unsandboxed():
+    isolation = detect_isolation(choose_sandbox("none")).to_dict()
     assert isolation["network"] == "none" and isolation["unsandboxed"] is True

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from skillab.agents.codex import CodexAdapter
-from skillab.sandbox.backend import use_sandbox
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.image import STORE_ENV, image_sandbox
 from skillab.sandbox.isolation import detect_isolation
 from skillab.sandbox.sealed import sealed_binds
@@ -30,12 +30,10 @@ ATTACK = ('TOKEN=bridge-secret-0123 /bin/busybox sleep 5 & sleep 0.5; '
 
 def test_unsandboxed_the_isolation_block_says_the_bridge_token_is_not_sealed():
     agent = CodexAdapter("codex", api_key="k", model="gpt-5-mini")
-    try:
-        use_sandbox("none")
-        # The agent block as the engine builds it from the contract (engine.runner).
-        unsandboxed = detect_isolation({"adapter": agent.name, **(agent.sandbox_profile() or {})}).to_dict()
-    finally:
-        use_sandbox(None)
+    none = choose_sandbox("none")
+    # The agent block as the engine builds it from the contract (engine.runner).
+    unsandboxed = detect_isolation(none, {"adapter": agent.name,
+                                          **(agent.sandbox_profile(none.backend) or {})}).to_dict()
     assert unsandboxed["unsandboxed"] and "NOT the CLI's alone" in unsandboxed["agent"]["metering"]
     assert "cannot read" not in unsandboxed["agent"]["metering"]
 
@@ -48,15 +46,15 @@ def store(tmp_path_factory) -> Path:
 @needs_buildah
 def test_the_images_own_token_holder_is_sealed_so_a_sibling_cannot_read_its_environment(store, tmp_path, monkeypatch):
     monkeypatch.setenv(STORE_ENV, str(store))
-    ws = Workspace.create(tmp_path / "run", "arm")
-    try:
-        with image_sandbox(write_environment(tmp_path / "environment")):
-            binds = sealed_binds([Path(BUSYBOX)])  # the host's system path of the CLI's interpreter
-            sealed = run_in(ws.root, ATTACK, timeout_s=30, read_only_at=binds)
-            control = run_in(ws.root, ATTACK, timeout_s=30)
-    finally:
-        use_sandbox(None)
-        ws.cleanup()
+    with image_sandbox(write_environment(tmp_path / "environment")) as choice:
+        ws = Workspace.create(tmp_path / "run", "arm", backend=choice.backend)
+        try:
+            # The host's system path of the CLI's interpreter.
+            binds = sealed_binds([Path(BUSYBOX)], choice.backend)
+            sealed = run_in(ws.root, ATTACK, timeout_s=30, read_only_at=binds, backend=ws.backend)
+            control = run_in(ws.root, ATTACK, timeout_s=30, backend=ws.backend)
+        finally:
+            ws.cleanup()
     assert control.stdout.strip().splitlines()[0] == "TOKEN=bridge-secret-0123", control  # the attack works unsealed
     assert sealed.stdout.strip().endswith("END") and "bridge-secret" not in sealed.stdout, sealed
     assert [inside for _, inside in binds] == ["/bin/busybox"]  # found in the image, not the host's path

@@ -17,6 +17,7 @@ from skillab.agents.base import AgentResult
 from skillab.cli import main
 from skillab.engine.arm import ArmContext, ArmJob, execute_arm
 from skillab.grading.trajectory import Trajectory
+from skillab.sandbox.backend import default_backend
 from skillab.skill.loader import load_skill
 from skillab.suite.model import Case, ValidatorSpec
 
@@ -168,7 +169,7 @@ def test_each_arm_sees_its_own_bundled_files_and_is_graded_by_the_candidates(tmp
     }))
     case = Case(name="c", prompt="p", validators=(ValidatorSpec(cmd="sh scripts/grade.sh", label="grade"),))
     ctx = ArmContext(adapter=WorkspaceLister(), judge=None, skill=candidate,
-                     workspace_parent=tmp_path / "arms", max_turns=3)
+                     workspace_parent=tmp_path / "arms", max_turns=3, sandbox=default_backend())
     skill = {"with_skill": candidate, "without_skill": None, "original": original}[arm]
     record = execute_arm(ArmJob(case, arm, 0, skill), ctx)
 

@@ -12,6 +12,7 @@ import pytest
 from skillab.agents.claude_code import ClaudeCodeAdapter
 from skillab.engine.prepare import prepare_suite
 from skillab.engine.trigger import run_triggers
+from skillab.sandbox.backend import default_backend
 
 from .configs import run_config
 from .fakes.model_server import text, tool_call
@@ -92,7 +93,7 @@ def test_candidate_among_siblings_steals_a_query_and_the_listing_overflows(claud
     prepared = prepare_suite(candidate, config.engine)
     adapter = ClaudeCodeAdapter(claude, api_key=KEY, model="claude-haiku-4-5", base_url=server.url,
                                 max_retries=0, version="test")
-    block = run_triggers(prepared, config, adapter, None)
+    block = run_triggers(prepared, config, adapter, None, default_backend())
 
     rates = {q["name"]: q["rate"] for q in block["queries"]}
     assert rates == {"entry": 1.0, "haiku": 0.0, "release-notes/announce": 1.0, "zzz-sql/format": 0.0}

@@ -9,7 +9,9 @@ import sys
 import pytest
 
 from skillab.grading.validators import ENV_TEXT_LIMIT, OUTPUT_LIMIT, RESPONSE_FILE, run_validators
+from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.isolation import detect_isolation
+from skillab.sandbox.workspace import Workspace
 from skillab.suite.model import ValidatorSpec
 
 SECRETS = {
@@ -142,13 +144,14 @@ def key_holder():
 SCAN_PROC = "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c validator-leak || true"
 
 
-@pytest.mark.skipif(not detect_isolation().pid_namespace, reason="no pid namespace on this host")
+@pytest.mark.skipif(not detect_isolation(choose_sandbox(None)).pid_namespace, reason="no pid namespace on this host")
 def test_a_validator_cannot_read_other_processes_environments(workspace, key_holder):
     assert validate(workspace, SCAN_PROC).stdout.strip() == "0"
 
 
-def test_without_namespaces_the_proc_scan_finds_the_key(workspace, key_holder, unsandboxed):
+def test_without_namespaces_the_proc_scan_finds_the_key(tmp_path, key_holder, unsandboxed):
     # The control for the test above: the scan is able to find the key when /proc is shared.
+    workspace = Workspace.create(tmp_path / "arms", "arm", backend=unsandboxed)
     assert validate(workspace, SCAN_PROC).stdout.strip() != "0"
 
 

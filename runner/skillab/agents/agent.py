@@ -38,6 +38,7 @@ from .tools import DEFAULT_SHELL_TIMEOUT_S, TOOL_SPECS, TOOLSET_VERSION, Toolbox
 
 if TYPE_CHECKING:
     from ..core.settings import RunConfig
+    from ..sandbox.backend import Backend
 
 DEFAULT_MAX_TOKENS = 8192
 
@@ -94,7 +95,7 @@ class AgentAdapter(Agent):
             endpoint=resolve_base_url(settings, environ),
         )
 
-    def sandbox_profile(self) -> dict[str, Any]:
+    def sandbox_profile(self, sandbox: Backend) -> dict[str, Any]:
         return {
             "model_calls": "made by skillab on the host; the key never enters a sandbox",
             "tools": "every shell command runs in the sandbox, in the arm's workspace",
@@ -128,7 +129,7 @@ class AgentAdapter(Agent):
             for folder in staged:
                 unstage(folder, request.workspace)
 
-    def skill_listing(self, skills: tuple[Skill, ...]) -> dict[str, Any]:
+    def skill_listing(self, skills: tuple[Skill, ...], sandbox: Backend) -> dict[str, Any]:
         """The discover listing: every skill in full, whatever the count (no budget)."""
         section = skill_section(skills[0], "discover", skills[1:]) if skills else ""
         return {"agent": "agent", "method": "prompt", "skills": len(skills), "ours": len(skills),
@@ -140,7 +141,8 @@ class AgentAdapter(Agent):
         loading = self._loading(request)
         system = SYSTEM_PROMPT + skill_section(request.skill, loading, request.siblings)
         toolbox = Toolbox(
-            request.workspace, shell_timeout_s=self.shell_timeout_s, hide=request.hide
+            request.workspace, shell_timeout_s=self.shell_timeout_s, hide=request.hide,
+            sandbox=request.sandbox,
         )
         watch = _ActivationWatch(request, loading)
         messages = [Message.user(request.case.prompt)]

@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..core.usage import Usage
 from ..grading.trajectory import Trajectory
+from ..sandbox.backend import Backend, default_backend
 from ..skill.loader import Skill
 from ..suite.model import Case
 
@@ -35,6 +36,9 @@ class ArmRequest:
     # Other skills offered beside ``skill`` (crowd mode), listed and staged the same way.
     siblings: tuple[Skill, ...] = ()
     purpose: Purpose = "task"
+    # The run's sandbox backend: the agent's tools and CLI run under it (the engine passes the
+    # run's choice; built elsewhere, the one a run without ``--sandbox`` gets).
+    sandbox: Backend = field(default_factory=default_backend)
 
     @property
     def offered(self) -> tuple[Skill, ...]:
@@ -107,14 +111,16 @@ class Agent(Protocol):
         agent (``--against``), or None."""
         return None
 
-    def sandbox_profile(self) -> dict[str, Any] | None:
-        """How the agent's own work is confined (its process, its network, its model calls),
-        for the results' isolation block; None when there is nothing of its own to say."""
+    def sandbox_profile(self, sandbox: Backend) -> dict[str, Any] | None:
+        """How the agent's own work is confined under the run's ``sandbox`` (its process, its
+        network, its model calls), for the results' isolation block; None when there is nothing
+        of its own to say."""
         return None
 
-    def skill_listing(self, skills: tuple[Skill, ...]) -> dict[str, Any] | None:
+    def skill_listing(self, skills: tuple[Skill, ...], sandbox: Backend) -> dict[str, Any] | None:
         """How the agent lists ``skills`` when all are offered at once (crowd trigger trials:
-        whether any description was cut from the listing), or None when it cannot tell."""
+        whether any description was cut from the listing), found under the run's ``sandbox``, or
+        None when it cannot tell."""
         return None
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..core.usage import Usage
 from ..grading.trajectory import ModelTurn, ToolCall
+from ..sandbox.backend import Backend
 from ..sandbox.workspace import HOME_NAME, safe_join
 from ..secrets import redact
 from ..skill.loader import SKILL_FILE, Skill
@@ -133,11 +134,12 @@ class ClaudeCodeAdapter(CliAgent):
             argv += ["--model", self.model]
         return argv
 
-    def skill_listing(self, skills: tuple[Skill, ...]) -> dict[str, Any]:
-        """What this CLI's skill listing shows of ``skills`` (see ``claude_listing``)."""
+    def skill_listing(self, skills: tuple[Skill, ...], sandbox: Backend) -> dict[str, Any]:
+        """What this CLI's skill listing shows of ``skills``, run under ``sandbox`` (see
+        ``claude_listing``)."""
         from .claude_listing import probe_listing
 
-        found = probe_listing(self, skills)
+        found = probe_listing(self, skills, sandbox)
         found["agent"] = f"claude-code {self.version}"
         return found
 

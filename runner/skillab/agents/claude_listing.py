@@ -27,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..sandbox.backend import Backend
 from ..sandbox.workspace import Workspace
 from ..skill.loader import Skill
 from ..suite.model import Case
@@ -81,8 +82,9 @@ class _Capture:
         self.server.server_close()
 
 
-def probe_listing(adapter: Any, skills: Sequence[Skill]) -> dict[str, Any]:
-    """The listing ``adapter`` (a ``ClaudeCodeAdapter``) sends with ``skills`` installed."""
+def probe_listing(adapter: Any, skills: Sequence[Skill], sandbox: Backend) -> dict[str, Any]:
+    """The listing ``adapter`` (a ``ClaudeCodeAdapter``) sends with ``skills`` installed, its
+    CLI run under the run's ``sandbox``."""
     probe = copy.copy(adapter)
     probe._api_key = "skillab-listing-probe"
     probe.max_retries = 0
@@ -90,10 +92,11 @@ def probe_listing(adapter: Any, skills: Sequence[Skill]) -> dict[str, Any]:
     try:
         with _Capture() as capture:
             probe.base_url = capture.url
-            workspace = Workspace.create(scratch, "listing-probe")
+            workspace = Workspace.create(scratch, "listing-probe", backend=sandbox)
             probe.run(ArmRequest(
                 case=Case(name="listing-probe", prompt="hello"), arm="with_skill", skill=skills[0],
                 siblings=tuple(skills[1:]), workspace=workspace.root, max_turns=1, purpose="trigger",
+                sandbox=sandbox,
             ))
         listing = next((t for body in capture.bodies for t in _texts(body) if LISTING_HEAD in t), None)
     finally:

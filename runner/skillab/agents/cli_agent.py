@@ -35,6 +35,7 @@ from ..core.usage import Usage
 from ..errors import MissingDependencyError, ProviderAuthError
 from ..grading.trajectory import ToolCall, Trajectory
 from ..providers.pricing import cost_usd
+from ..sandbox.backend import Backend, before_the_suite
 from ..sandbox.environment import scrubbed_env
 from ..sandbox.metering import SpendMeter
 from ..sandbox.nofollow import remove_inside
@@ -126,7 +127,7 @@ class CliAgent(Agent, ABC):
             api_key=api_key,
             model=agent.model.name,
             base_url=agent.model.base_url or environ.get(cls.base_url_env) or None,
-            version=cli_version(binary, cls.base_env),
+            version=cli_version(binary, cls.base_env, before_the_suite(config.engine.sandbox).backend),
             default_max_turns=agent.max_turns,
             timeout_s=DEFAULT_TIMEOUT_S if agent.timeout_s is None else agent.timeout_s,
             max_retries=max(0, config.tuning.max_attempts - 1),
@@ -169,13 +170,13 @@ class CliAgent(Agent, ABC):
 
     # --- one arm --------------------------------------------------------------------------
 
-    def sandbox_profile(self) -> dict[str, Any]:
+    def sandbox_profile(self, sandbox: Backend) -> dict[str, Any]:
         return {
             "agent_process": f"the {self.cli} CLI runs inside the sandbox, with no key",
             "network": f"only the credential proxy, which forwards to {redact(self.upstream())} "
                        "alone and adds the key on the host",
             "metering": ("the proxy serves only the CLI's own process (a per-arm token its tools "
-                         "cannot read), " if seals_tokens() else
+                         "cannot read), " if seals_tokens(sandbox) else
                          "NOT the CLI's alone: unsandboxed, the per-arm token is not sealed and the "
                          "agent's own commands can read it and use the proxy too; the proxy ")
                         + "refuses any model but the run's, counts every answer's "
@@ -208,7 +209,7 @@ class CliAgent(Agent, ABC):
                                  model=self.model, meter=self.meter, price=self.price,
                                  token=token) as proxy:
                 launch = self.launch(request, root, proxy.route(token_env=self.token_env(root)))
-                result = self.execute(launch)
+                result = self.execute(launch, request.sandbox)
                 tally = proxy.tally
         finally:
             if launch is not None and launch.config_dir is not None:
@@ -264,7 +265,8 @@ class CliAgent(Agent, ABC):
             network=route,
         )
 
-    def execute(self, launch: Launch) -> CommandResult:
+    def execute(self, launch: Launch, sandbox: Backend) -> CommandResult:
+        """Run the CLI as ``launch`` says, under the run's ``sandbox``."""
         home, tmp = launch.cwd / HOME_NAME, launch.cwd / TMP_NAME
         for directory in (home, tmp):
             directory.mkdir(mode=0o700, exist_ok=True)
@@ -272,7 +274,7 @@ class CliAgent(Agent, ABC):
             workspace=launch.cwd,
             cwd=launch.cwd,
             read_only=launch.read_only,
-            read_only_at=sealed_binds(self.token_holders()),
+            read_only_at=sealed_binds(self.token_holders(), sandbox),
             hide=launch.hide,
             network=launch.network,
         )
@@ -284,6 +286,7 @@ class CliAgent(Agent, ABC):
             stdin=launch.stdin,
             output_limit=OUTPUT_LIMIT,
             view=view,
+            backend=sandbox,
         )
 
     def token_env(self, root: Path) -> str:
@@ -374,8 +377,9 @@ class CliAgent(Agent, ABC):
             summary.skill_activated = any(workspace_relative(p, workspace) == staged for p in paths)
 
 
-def cli_version(binary: str, env: Mapping[str, str] | None = None) -> str:
-    """``<cli> --version``: its first token that starts with a digit, else ``unknown``."""
+def cli_version(binary: str, env: Mapping[str, str] | None = None, sandbox: Backend | None = None) -> str:
+    """``<cli> --version`` under ``sandbox`` (None: ``default_backend``): its first token that
+    starts with a digit, else ``unknown``."""
     scratch = Path(tempfile.mkdtemp(prefix="skillab-version-"))
     try:
         result = run_in(
@@ -384,6 +388,7 @@ def cli_version(binary: str, env: Mapping[str, str] | None = None) -> str:
             timeout_s=60,
             extra_env=env,
             read_only=install_paths(binary),
+            backend=sandbox,
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

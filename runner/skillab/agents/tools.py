@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.messages import ToolSpec
 from ..errors import SandboxError
+from ..sandbox.backend import Backend
 from ..sandbox.process import CommandResult
 from ..sandbox.workspace import run_in, safe_join
 from ..secrets import redact
@@ -119,7 +120,8 @@ class ToolError(Exception):
 
 
 class Toolbox:
-    """The tools of one arm, bound to its workspace root."""
+    """The tools of one arm, bound to its workspace root; its shell runs under ``sandbox`` (the
+    run's, ``ArmRequest.sandbox``; None: ``default_backend``)."""
 
     def __init__(
         self,
@@ -127,10 +129,12 @@ class Toolbox:
         *,
         shell_timeout_s: float = DEFAULT_SHELL_TIMEOUT_S,
         hide: tuple[Path, ...] = (),
+        sandbox: Backend | None = None,
     ):
         self.root = Path(root)
         self.shell_timeout_s = shell_timeout_s
         self.hide = hide
+        self.sandbox = sandbox
         self._tools: dict[str, Callable[[dict[str, Any]], ToolRun]] = {
             "run_shell": self._run_shell,
             "read_file": self._read_file,
@@ -187,6 +191,7 @@ class Toolbox:
             timeout_s=timeout_s,
             output_limit=SHELL_OUTPUT_LIMIT,
             hide=self.hide,
+            backend=self.sandbox,
         )
 
     def _read_file(self, args: dict[str, Any]) -> ToolRun:

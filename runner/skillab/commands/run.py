@@ -279,11 +279,11 @@ def selected(config: RunConfig, chosen) -> RunConfig:
 
 def _warn_unsandboxed(config: RunConfig) -> None:
     """A run without a sandbox says so before its first case, not at the end of a line."""
-    from ..sandbox.backend import fallback_warning, use_sandbox
+    from ..sandbox.backend import choose_sandbox, fallback_warning
 
     if config.engine.sandbox == "image":
         return
-    warning = fallback_warning(use_sandbox(config.engine.sandbox))
+    warning = fallback_warning(choose_sandbox(config.engine.sandbox))
     if warning:
         say(warning)
 

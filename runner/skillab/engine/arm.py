@@ -33,7 +33,7 @@ from ..grading.graders import GradingInput, stage_seed
 from ..grading.trajectory import render_v1
 from ..grading.validators import run_validators
 from ..grading.workspace_diff import changes, render_changes, shown, snapshot
-from ..sandbox.backend import active
+from ..sandbox.backend import Backend
 from ..sandbox.disk_budget import workspace_full
 from ..sandbox.pristine import changes as tampered
 from ..sandbox.pristine import describe_tampering, fingerprint, tops
@@ -69,6 +69,9 @@ class ArmContext:
     skill: Skill
     workspace_parent: Path
     max_turns: int
+    # The run's sandbox backend (``prepare.suite_sandbox``): every command of every arm runs
+    # under it, through the arm's ``Workspace`` and its ``ArmRequest``.
+    sandbox: Backend
     keep_workspaces: bool = False
     # pass@k's k (``--pass-k``) and the attempts per arm (``--pass-n``, at least k).
     pass_k: int = 1
@@ -140,7 +143,8 @@ def combine_attempts(attempts: list[ArmRecord], k: int) -> ArmRecord:
 
 def _attempt(job: ArmJob, ctx: ArmContext, label: str) -> ArmRecord:
     # A kept workspace must outlive the run, so it cannot be on skillab's private tmpfs.
-    workspace = Workspace.create(ctx.workspace_parent, label, budgeted=not ctx.keep_workspaces)
+    workspace = Workspace.create(ctx.workspace_parent, label, backend=ctx.sandbox,
+                                 budgeted=not ctx.keep_workspaces)
     try:
         return _execute(job, ctx, workspace)
     except ProviderAuthError:
@@ -181,6 +185,7 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
         max_turns=job.case.max_turns or ctx.max_turns,
         # The without-skill agent must not reach the skill's own directory on the host either.
         hide=(ctx.skill.root.resolve(),) if job.skill is None else (),
+        sandbox=ctx.sandbox,
     )
     # What the agent changed is reported (and a grader that reads its work sees it): remember
     # where it started.
@@ -209,7 +214,7 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     if ctx.keep_workspaces:
         record.workspace = str(workspace.root)
     # Which backend confined this arm: a cached baseline keeps the one it ran under.
-    record.sandbox = active().backend.name
+    record.sandbox = ctx.sandbox.name
     record.served_model = result.served_model or None
     record.stop_reason = result.stop_reason or None
     if job.skill is None:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ..agents.base import Agent
     from ..core.settings import RunConfig
     from ..grading.judge import ExpectationJudge
+    from ..sandbox.backend import Backend
     from ..skill.loader import Skill
     from .arm import ArmJob
 
@@ -277,8 +278,9 @@ def _validated(data: Any, scope: str, key: str) -> ArmRecord:
 
 
 def baseline_slot(job: ArmJob, skill: Skill, config: RunConfig, adapter: Agent,
-                  judge: ExpectationJudge | None) -> tuple[str, str]:
-    """The cache's (scope, key) for a baseline arm: everything its verdict depends on."""
+                  judge: ExpectationJudge | None, sandbox: Backend) -> tuple[str, str]:
+    """The cache's (scope, key) for a baseline arm under the run's ``sandbox``: everything its
+    verdict depends on."""
     from ..formats.grading import grading_scope
     from .prepare import sandbox_scope
 
@@ -295,7 +297,7 @@ def baseline_slot(job: ArmJob, skill: Skill, config: RunConfig, adapter: Agent,
             "grading": grading_scope(job.case),
             "pass_k": engine.pass_k,
             # A baseline that ran unsandboxed (or in another image) is not this run's baseline.
-            "sandbox": sandbox_scope(),
+            "sandbox": sandbox_scope(sandbox),
             "pass_n": max(engine.pass_k, engine.pass_n),
         }
     )

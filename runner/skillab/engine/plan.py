@@ -144,13 +144,15 @@ def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str,
         return 0
     from ..agents.registry import create_adapter, create_judge
     from ..errors import SkillabError
+    from ..sandbox.backend import before_the_suite
 
     try:
         adapter = create_adapter(config)
         judge = create_judge(config) if any(c.needs_judge for c in prepared.graded) else None
+        sandbox = before_the_suite(config.engine.sandbox)
     except SkillabError:
         return None  # e.g. no API key yet: the plan still prints, the hits are unknown
-    execution = Execution(prepared, config, adapter, judge)
+    execution = Execution(prepared, config, adapter, judge, sandbox=sandbox)
     if resume_from is not None:
         execution.resume(resume_from)
     hits = 0

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.settings import EngineSettings, RunConfig
 from ..errors import UsageError
-from ..sandbox.backend import Choice, active, use_sandbox
+from ..sandbox.backend import Backend, Choice, choose_sandbox
 from ..skill.loader import Skill, load_skill
 from ..suite import load_suite
 from ..suite.model import Case, Suite
@@ -101,23 +101,22 @@ def run_warnings(config: RunConfig, judge: ExpectationJudge | None) -> list[str]
 
 
 def suite_sandbox(suite: Suite, config: RunConfig, stack: ExitStack) -> Choice:
-    """The backend for this suite's commands: ``--sandbox image`` builds the task's image."""
+    """The backend for this suite's commands, chosen once and passed along (``ArmContext``):
+    ``--sandbox image`` builds the task's image, mounted until ``stack`` closes."""
     if config.engine.sandbox != "image":
-        return use_sandbox(config.engine.sandbox)
+        return choose_sandbox(config.engine.sandbox)
     from ..sandbox.image import image_sandbox
 
     environment = Path(suite.path).parent / "environment"
     if not (environment / "Dockerfile").is_file():
         raise UsageError(f"--sandbox image: {suite.path} brings no image "
                          f"({environment}/Dockerfile does not exist)")
-    stack.callback(use_sandbox, None)
     return stack.enter_context(image_sandbox(environment))
 
 
-def sandbox_scope() -> str:
-    """The active backend as the baseline cache keys it: a baseline that ran unsandboxed (or in
+def sandbox_scope(backend: Backend) -> str:
+    """The run's backend as the baseline cache keys it: a baseline that ran unsandboxed (or in
     another image) is not this run's baseline."""
-    backend = active().backend
     image = getattr(backend, "image", None)
     return f"{backend.name}:{image.digest}" if image is not None else backend.name
 

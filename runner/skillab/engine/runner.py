@@ -33,7 +33,7 @@ from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
 from ..reports.summary import summarize
-from ..sandbox.backend import require_sandbox
+from ..sandbox.backend import Choice, before_the_suite, require_sandbox
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
@@ -90,7 +90,8 @@ def run_suite(
     """
     prepared = prepare_suite(target, config.engine)
     with ExitStack() as stack:
-        require_sandbox(suite_sandbox(prepared.suite, config, stack), config.agent.adapter)
+        sandbox = suite_sandbox(prepared.suite, config, stack)
+        require_sandbox(sandbox, config.agent.adapter)
         allow_commands()
         adapter = create_adapter(config)
         shard = config.engine.shard
@@ -107,7 +108,7 @@ def run_suite(
         execution = Execution(prepared, config, adapter, judge, emit, original,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
                                         *run_warnings(config, judge), *against_warnings(adapter, original),
-                                        *unwritten])
+                                        *unwritten], sandbox=sandbox)
         if resume_from is not None:
             check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
@@ -119,7 +120,7 @@ def run_suite(
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
                 "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.log.interrupted:
-            block = run_triggers(prepared, config, adapter, original, emit)
+            block = run_triggers(prepared, config, adapter, original, sandbox.backend, emit)
             report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
                                    report.log.records)
     # A shard is part of a run: the merged document is the one that has a place in the trend.
@@ -146,11 +147,14 @@ def publish(emit: Emit, event: Event, warnings: list[str]) -> None:
 class Execution:
     """One run of one suite; holds the state that the finished arms accumulate into."""
 
-    # ``judge``: ``agents.registry.create_judge``'s, or None when no case asks a judge.
+    # ``judge``: ``agents.registry.create_judge``'s, or None when no case asks a judge;
+    # ``sandbox``: the run's backend (``prepare.suite_sandbox``), passed to every arm; None: the
+    # one ``config`` names (``--sandbox``), chosen here (``before_the_suite``).
     def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: ExpectationJudge | None,
                  emit: Emit | None = None, original: OriginalSkill | None = None,
-                 warnings: list[str] | None = None):
+                 warnings: list[str] | None = None, *, sandbox: Choice | None = None):
         self.prepared = prepared
+        self.sandbox = sandbox or before_the_suite(config.engine.sandbox)
         self.warnings: list[str] = list(warnings or [])
         # The original skill of ``--against``: a third arm per (case, run), never cached.
         self.original: OriginalSkill | None = original
@@ -225,7 +229,8 @@ class Execution:
     def _cache_slot(self, job: ArmJob) -> tuple[str, str] | None:
         if self.cache is None or job.arm != "without_skill":
             return None
-        return baseline_slot(job, self.prepared.skill, self.config, self.adapter, self.judge)
+        return baseline_slot(job, self.prepared.skill, self.config, self.adapter, self.judge,
+                             self.sandbox.backend)
 
     # -- execution -------------------------------------------------------------------------
 
@@ -239,6 +244,7 @@ class Execution:
                 skill=self.prepared.skill,
                 workspace_parent=self._workspace_parent(scratch),
                 max_turns=self.config.agent.max_turns,
+                sandbox=self.sandbox.backend,
                 keep_workspaces=self.config.engine.keep_workspaces,
                 pass_k=self.config.engine.pass_k,
                 pass_n=self.config.engine.pass_n,
@@ -421,10 +427,10 @@ class Execution:
         return RunReport(self._log(records, interrupted=interrupted), self.kept_workspaces)
 
     def _log(self, records: list[CaseRecord], *, interrupted: bool) -> RunLog:
-        profile = self.adapter.sandbox_profile()
+        profile = self.adapter.sandbox_profile(self.sandbox.backend)
         agent = {"adapter": self.adapter.name, **profile} if profile is not None else None
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
-                       self.judge, detect_isolation(agent))
+                       self.judge, detect_isolation(self.sandbox, agent))
         return summarize(run_settings(
             meta,
             trigger_only=tuple(c.name for c in self.prepared.trigger_only),

@@ -33,6 +33,7 @@ from ..suite.trigger_plan import TRIGGER_MAX_TURNS, TrialArm, TriggerPlan, Trigg
 if TYPE_CHECKING:
     from ..agents.base import Agent
     from ..core.settings import RunConfig
+    from ..sandbox.backend import Backend
     from .against import OriginalSkill
     from .prepare import Prepared
 
@@ -43,8 +44,9 @@ class TriggerRun:
     interrupted: bool = False
 
 
-def run_trigger_trials(plan: TriggerPlan, adapter: Agent, emit: Emit = ignore) -> TriggerRun:
-    """Every trial of ``plan``, ``plan.concurrency`` at a time, in plan order."""
+def run_trigger_trials(plan: TriggerPlan, adapter: Agent, sandbox: Backend, emit: Emit = ignore) -> TriggerRun:
+    """Every trial of ``plan``, ``plan.concurrency`` at a time, in plan order, under the run's
+    ``sandbox``."""
     planned = plan.trials()
     done: dict[int, TriggerTrial] = {}
     interrupted = False
@@ -55,7 +57,7 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Agent, emit: Emit = ignore) -
         pool = ThreadPoolExecutor(max_workers=max(1, plan.concurrency))
         try:
             pending: dict[Future[TriggerTrial], int] = {
-                pool.submit(_trial, plan, adapter, root, *item): index
+                pool.submit(_trial, plan, adapter, sandbox, root, *item): index
                 for index, item in enumerate(planned)
             }
             while pending:
@@ -73,10 +75,11 @@ def run_trigger_trials(plan: TriggerPlan, adapter: Agent, emit: Emit = ignore) -
     return TriggerRun([done[i] for i in sorted(done)], interrupted)
 
 
-def _trial(plan: TriggerPlan, adapter: Agent, root: Path, query: TriggerQuery, run_index: int,
-           arm: TrialArm, skill: Skill, beside: tuple[Skill, ...]) -> TriggerTrial:
+def _trial(plan: TriggerPlan, adapter: Agent, sandbox: Backend, root: Path, query: TriggerQuery,
+           run_index: int, arm: TrialArm, skill: Skill, beside: tuple[Skill, ...]) -> TriggerTrial:
     # Labelled never by the arm (the agent sees it); a kept workspace can't be on the private tmpfs.
-    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}", budgeted=not plan.keep_workspaces)
+    workspace = Workspace.create(root, f"trigger-{query.name}-r{run_index}", backend=sandbox,
+                                 budgeted=not plan.keep_workspaces)
     request = ArmRequest(
         case=Case(name=query.name, prompt=query.query, max_turns=plan.max_turns),
         arm="original" if arm == "original" else "with_skill",
@@ -87,6 +90,7 @@ def _trial(plan: TriggerPlan, adapter: Agent, root: Path, query: TriggerQuery, r
         hide=tuple(s.root.resolve() for s in (plan.skill, *plan.siblings)),
         siblings=beside,
         purpose="trigger",
+        sandbox=sandbox,
     )
     try:
         result = adapter.run(request)
@@ -120,9 +124,10 @@ def _internal_error(query: TriggerQuery, run_index: int, arm: TrialArm, skill: S
     return TriggerTrial(query.name, run_index, arm, skill.name, error=redact(f"internal error: {detail}"))
 
 
-def run_triggers(prepared: Prepared, config: RunConfig, adapter: Agent,
-                 original: OriginalSkill | None, emit: Emit = ignore) -> dict[str, Any]:
-    """Run a prepared suite's trigger trials; the results document's ``triggers`` block."""
+def run_triggers(prepared: Prepared, config: RunConfig, adapter: Agent, original: OriginalSkill | None,
+                 sandbox: Backend, emit: Emit = ignore) -> dict[str, Any]:
+    """Run a prepared suite's trigger trials under the run's ``sandbox``; the results
+    document's ``triggers`` block."""
     from ..scoring.trigger_summary import trigger_block
 
     plan = TriggerPlan(
@@ -137,10 +142,10 @@ def run_triggers(prepared: Prepared, config: RunConfig, adapter: Agent,
     )
     emit(Notice(f"trigger trials: {len(plan.queries)} queries x {plan.runs} run(s)"
                 + (f", {len(plan.siblings)} sibling skill(s)" if plan.siblings else "")))
-    run = run_trigger_trials(plan, adapter, emit)
+    run = run_trigger_trials(plan, adapter, sandbox, emit)
     listing = None
     if plan.siblings and not run.interrupted:
-        listing = adapter.skill_listing(tuple(sorted((plan.skill, *plan.siblings), key=lambda s: s.name)))
+        listing = adapter.skill_listing(tuple(sorted((plan.skill, *plan.siblings), key=lambda s: s.name)), sandbox)
     block = trigger_block(plan, run.trials, listing=listing, warnings=prepared.crowd_warnings,
                           original_label=original.label if original is not None else None,
                           interrupted=run.interrupted)

@@ -17,11 +17,11 @@ def job_log(log: Any, env: Mapping[str, str], workspace: Path, configs: Sequence
     """The session's reporter for ``log`` (the Action's), after the start-of-run warnings."""
     from ..providers.retry import on_retry
     from ..reports.progress import LineReporter
-    from ..sandbox.backend import INSTALL_ACTION, fallback_warning, use_sandbox
+    from ..sandbox.backend import INSTALL_ACTION, choose_sandbox, fallback_warning
 
     for name in {c.engine.sandbox for c in configs if c.engine.sandbox != "image"}:
         try:
-            warning = fallback_warning(use_sandbox(name), INSTALL_ACTION)
+            warning = fallback_warning(choose_sandbox(name), INSTALL_ACTION)
         except SkillabError:
             continue  # a backend that cannot work here: each suite reports it as it runs
         if warning:

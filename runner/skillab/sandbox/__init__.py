@@ -13,9 +13,9 @@ from ..lazy import lazy_exports
 _EXPORTS = {
     "Choice": ".backend",
     "View": ".view",
-    "active": ".backend",
+    "choose_sandbox": ".backend",
+    "default_backend": ".backend",
     "require_sandbox": ".backend",
-    "use_sandbox": ".backend",
     "looks_secret": ".environment",
     "scrubbed_env": ".environment",
     "Isolation": ".isolation",

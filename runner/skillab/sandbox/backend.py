@@ -1,7 +1,7 @@
 """The sandbox seam: the backends that enforce what a command may see (``view.View``).
 
 Every command skillab runs for a suite (setup, validators, graders, agent tools, agent CLIs)
-goes through ``run_command``, which hands its argv and ``View`` to the active backend:
+goes through ``run_command``, which hands its argv and ``View`` to the backend it is given:
 
 * ``bwrap`` (bubblewrap): the default wherever it works. See ``bwrap.py`` for the view.
 * ``image``: bwrap on the root filesystem of a task's own image (``image.py``), per suite;
@@ -10,14 +10,15 @@ goes through ``run_command``, which hands its argv and ``View`` to the active ba
 * another package's backend, named by its entry point (group ``skillab.sandboxes``,
   ``core.plugins``): used when asked for by name and only if its ``problem()`` is None.
 
-The backend is chosen once per process (``use_sandbox``). Without a choice, ``bwrap`` is used
-when it works here and ``none`` otherwise, marked as a fallback so a non-mock run refuses it
-(``require_sandbox``).
+A run chooses its backend once (``choose_sandbox``) and passes it along, as httpx passes a
+client's transport: on the engine's arm context to each ``Workspace`` (setup, validators,
+graders) and ``ArmRequest`` (the agent's tools and CLI). Nothing is kept process-wide, so two
+runs in one process may use two backends. Without a choice, ``bwrap`` is used when it works here
+and ``none`` otherwise, marked as a fallback so a non-mock run refuses it (``require_sandbox``).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -50,7 +51,7 @@ class Backend(Protocol):
 
 @dataclass(frozen=True)
 class Choice:
-    """The process-wide backend and how it was chosen."""
+    """A run's backend and how it was chosen."""
 
     backend: Backend
     # True when nobody asked for it and it is ``none`` because nothing better works here.
@@ -69,36 +70,17 @@ class Choice:
         return described
 
 
-_lock = threading.Lock()
-_choice: Choice | None = None
+def default_backend() -> Backend:
+    """The backend of a command no run chose one for (a CLI's ``--version``, a test's
+    workspace): bwrap where it works, else none, as for a run without ``--sandbox``."""
+    return choose_sandbox(None).backend
 
 
-def use_sandbox(name: str | None) -> Choice:
-    """Choose the backend for every command this process runs. ``None``: the best that works.
-
-    Raises ``UsageError`` (exit 2) when the named backend cannot work here.
-    """
-    global _choice
-    choice = _choose(name)
-    with _lock:
-        _choice = choice
-    return choice
-
-
-def use_backend(choice: Choice) -> Choice:
-    """Make ``choice`` the backend of every command from now on (the image backend of a suite)."""
-    global _choice
-    with _lock:
-        _choice = choice
-    return choice
-
-
-def active() -> Choice:
-    global _choice
-    with _lock:
-        if _choice is None:
-            _choice = _choose(None)
-        return _choice
+def before_the_suite(name: str | None) -> Choice:
+    """The backend ``--sandbox name`` gives, for what runs before a suite's own is chosen (a
+    CLI's ``--version``, the plan's cache lookups): ``image`` is built per suite from its
+    Dockerfile, so the default stands in for it."""
+    return choose_sandbox(None if name == "image" else name)
 
 
 INSTALL_CLI = ("install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf "
@@ -149,7 +131,9 @@ def _backend(name: str) -> Backend:
     return backend
 
 
-def _choose(name: str | None) -> Choice:
+def choose_sandbox(name: str | None) -> Choice:
+    """The backend named ``name`` (``--sandbox``, the Action's input); ``None``: the best that
+    works here. Raises ``UsageError`` (exit 2) when the named backend cannot work here."""
     if name == "none":
         return Choice(_backend("none"), reason="asked for by --sandbox none")
     if name == "image":

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from .backend import Choice, use_backend
+from .backend import Choice
 from .bwrap import TRUSTED_PATH, BwrapBackend
 
 BUILD_TIMEOUT_S = 1800.0
@@ -108,8 +108,8 @@ def context_digest(environment: Path) -> str:
 
 @contextmanager
 def image_sandbox(environment: Path) -> Iterator[Choice]:
-    """Build (or reuse) the image of ``environment/Dockerfile``, mount it, and make it the
-    backend of every command until the block ends."""
+    """Build (or reuse) the image of ``environment/Dockerfile`` and mount it: the backend of the
+    suite's commands, until the block ends."""
     buildah = shutil.which("buildah", path=TRUSTED_PATH)
     if buildah is None:
         raise UsageError("--sandbox image needs buildah (apt-get install buildah)")
@@ -123,7 +123,7 @@ def image_sandbox(environment: Path) -> Iterator[Choice]:
         problem = backend.problem()
         if problem is not None:
             raise UsageError(f"--sandbox image: bwrap does not work here: {problem}")
-        yield use_backend(Choice(backend))
+        yield Choice(backend)
     finally:
         _buildah(buildah, "rm", container, check=False)
 

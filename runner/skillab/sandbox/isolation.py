@@ -1,6 +1,6 @@
 """The isolation a run's commands get, as the results document discloses it.
 
-A summary of the active sandbox backend (``backend.active``): its name, whether commands have no
+A summary of the run's sandbox backend (``backend.Choice``): its name, whether commands have no
 network and their own pid namespace, and the guarantees it enforces with what enforces them.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .backend import active
+from .backend import Choice
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,9 @@ class Isolation:
         }
 
 
-def detect_isolation(agent: dict[str, Any] | None = None) -> Isolation:
-    """The isolation commands get under the active backend, and ``agent``: how the agent's own
+def detect_isolation(choice: Choice, agent: dict[str, Any] | None = None) -> Isolation:
+    """The isolation commands get under the run's backend, and ``agent``: how the agent's own
     work is confined (``agents.base.Agent.sandbox_profile``, with the adapter's name)."""
-    choice = active()
     agent = agent or {}
     if choice.unsandboxed:
         return Isolation("none", f"unsandboxed: {choice.reason}", False, choice.describe(), agent)

@@ -3,7 +3,7 @@
 Setup commands, validators, graders, agent tools and agent CLIs all come through
 ``run_command``. The rules:
 
-* the command runs under the active sandbox backend (``backend``), which decides what it sees;
+* the command runs under the sandbox backend it is given (``backend``), which decides what it sees;
 * no command reaches a keyring another could: the seccomp filter refuses the key calls, and a
   command run without it starts with a fresh, empty session keyring (``keyring``);
 * the environment is exactly ``env`` (callers pass a scrubbed one), stdin is empty unless given;
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import stop
-from .backend import active
+from .backend import Backend
 from .bridge import bridge_argv
 from .keyring import join_fresh
 from .limits import ulimit_script
@@ -94,9 +94,11 @@ def run_command(
     stdin: str | None = None,
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
     view: View | None = None,
+    backend: Backend,
 ) -> CommandResult:
-    """Run ``command`` (a string runs under ``bash -c``) in ``cwd`` under the active sandbox
-    backend and wait for it, at most ``timeout_s`` seconds. See the module docstring.
+    """Run ``command`` (a string runs under ``bash -c``) in ``cwd`` under ``backend`` (the run's
+    choice, ``backend.Choice``) and wait for it, at most ``timeout_s`` seconds. See the module
+    docstring.
 
     ``view``: what the command may see; by default ``cwd`` is its workspace and it has no network.
     """
@@ -111,7 +113,7 @@ def run_command(
         argv = bridge_argv(view.network, argv)
         if view.network.token is not None:  # the bridge's first line, never the CLI's
             stdin = f"{view.network.token}\n{stdin or ''}"
-    wrapped = active().backend.wrap(argv, view, env)
+    wrapped = backend.wrap(argv, view, env)
     try:
         return _spawn(wrapped, cwd, stdin, output_limit, started, timeout_s)
     finally:

@@ -29,7 +29,7 @@ Any CLI agent uses it the same way::
     with CredentialProxy(upstream, {"x-api-key": key}) as proxy:   # or Authorization: Bearer
         route = proxy.route()
         run_in(root, [resolved_binary(binary), ...], network=route,
-               read_only=install_paths(binary), hide=request.hide)
+               read_only=install_paths(binary), hide=request.hide, backend=request.sandbox)
 
 with the CLI configured to use ``route.endpoint`` as its base URL; with a ``token``,
 ``proxy.route(token_env=...)`` has the bridge hand it to the CLI as its key.

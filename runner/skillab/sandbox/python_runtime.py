@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .backend import Backend
+
 SITE_DIR = "/opt/skillab-python"
 PYTEST_MODULES = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py",
                   "exceptiongroup", "tomli")
@@ -130,13 +132,11 @@ def _too_wide(prefix: Path) -> str | None:
     return None
 
 
-def grader_python() -> CallerPython:
-    """The python3 a grader that needs the user's tools runs with: the caller's (above) under
-    ``bwrap``; the image's own under ``image``, whose root has its own /usr."""
-    from .backend import active
+def grader_python(backend: Backend) -> CallerPython:
+    """The python3 a grader that needs the user's tools runs with under ``backend``: the
+    caller's (above) under ``bwrap``; the image's own under ``image``, whose root has its own /usr."""
     from .image import ImageBackend
 
-    backend = active().backend
     if isinstance(backend, ImageBackend):
         return CallerPython("", (), "", problem=backend.describe_root())
     return caller_python()

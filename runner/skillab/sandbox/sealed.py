@@ -25,7 +25,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from .backend import active
+from .backend import Backend
 from .bwrap import TRUSTED_PATH
 from .image import ImageBackend
 from .programs import in_system
@@ -33,17 +33,16 @@ from .programs import in_system
 _LOCK = threading.Lock()
 
 
-def seals_tokens() -> bool:
-    """Whether the active backend seals token holders: unsandboxed, nothing is bound."""
-    return active().backend.name != "none"
+def seals_tokens(backend: Backend) -> bool:
+    """Whether ``backend`` seals token holders: unsandboxed, nothing is bound."""
+    return backend.name != "none"
 
 
-def sealed_binds(executables: Iterable[Path]) -> tuple[tuple[Path, str], ...]:
-    """(execute-only copy, path inside) for each of ``executables``, bound at its own path. In a
-    task image, a system executable is the image's own: its namesakes there are sealed instead.
-    Unsandboxed, nothing is."""
-    backend = active().backend
-    if not seals_tokens():
+def sealed_binds(executables: Iterable[Path], backend: Backend) -> tuple[tuple[Path, str], ...]:
+    """(execute-only copy, path inside) for each of ``executables`` under ``backend``, bound at
+    its own path. In a task image, a system executable is the image's own: its namesakes there
+    are sealed instead. Unsandboxed, nothing is."""
+    if not seals_tokens(backend):
         return ()
     binds: dict[str, Path] = {}
     for path in executables:

@@ -36,7 +36,7 @@ def prepare(workspace: Workspace, setup: Setup, *, timeout_s: float = SETUP_TIME
     except OSError as exc:
         return SetupResult(False, f"setup file could not be written: {exc}")
     results: list[CommandResult] = []
-    python = grader_python() if setup.user_python and setup.commands else None
+    python = grader_python(workspace.backend) if setup.user_python and setup.commands else None
     for command in setup.commands:
         if python is None:
             result = workspace.run(command, timeout_s=timeout_s)

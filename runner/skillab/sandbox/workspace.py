@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import SandboxError
+from .backend import Backend, default_backend
 from .disk_budget import mount_budget, unmount_budget
 from .environment import scrubbed_env
 from .pristine import PRISTINE_DIR, tops
@@ -75,10 +76,11 @@ def _within(path: str, root: str) -> bool:
 
 
 class Workspace:
-    """One arm's private directory tree, and the commands run in it."""
+    """One arm's private directory tree, and the commands run in it under ``backend``."""
 
-    def __init__(self, container: Path):
+    def __init__(self, container: Path, backend: Backend):
         self._container = container
+        self.backend = backend
         self.root = container / ROOT_NAME
         self.home = self.root / HOME_NAME
         self.tmp = self.root / TMP_NAME
@@ -92,16 +94,17 @@ class Workspace:
         self.budgeted = False
 
     @classmethod
-    def create(cls, parent: Path, label: str, *, budgeted: bool = False) -> Workspace:
-        """A fresh workspace in its own randomly named private directory under ``parent``;
-        ``budgeted``: on a tmpfs of the arm's disk budget where one can be mounted
-        (``disk_budget``)."""
+    def create(cls, parent: Path, label: str, *, backend: Backend | None = None,
+               budgeted: bool = False) -> Workspace:
+        """A fresh workspace in its own randomly named private directory under ``parent``, whose
+        commands run under ``backend`` (the run's; None: ``default_backend``); ``budgeted``: on a
+        tmpfs of the arm's disk budget where one can be mounted (``disk_budget``)."""
         if stopping():  # an interrupted run's scratch is being removed: make nothing in it
             raise SandboxError("skillab is stopping: no new workspaces")
         parent = Path(os.path.realpath(parent))
         parent.mkdir(parents=True, exist_ok=True)
         safe_label = _UNSAFE_LABEL.sub("-", label).strip(".-")[:_LABEL_MAX] or "arm"
-        workspace = cls(Path(tempfile.mkdtemp(prefix=f"{safe_label}-", dir=parent)))
+        workspace = cls(Path(tempfile.mkdtemp(prefix=f"{safe_label}-", dir=parent)), backend or default_backend())
         workspace.budgeted = budgeted and mount_budget(workspace._container)
         for directory in (workspace.root, workspace.home, workspace.tmp):
             directory.mkdir(mode=0o700)
@@ -162,7 +165,7 @@ class Workspace:
         """Copy the top-level entries holding bundled files, as staging and setup left them, to
         a directory beside the workspace that no command can reach, for ``pin_pristine`` to
         bind over the workspace's (see ``pristine``)."""
-        holder = Workspace(self._container / PRISTINE_DIR)
+        holder = Workspace(self._container / PRISTINE_DIR, self.backend)
         holder._container.mkdir(mode=0o700, exist_ok=True)
         holder.stage(self.root, [top for top in tops(rels) if os.path.lexists(self.root / top)])
         self._pristine = tuple(
@@ -237,7 +240,8 @@ class Workspace:
         read_only_at: Sequence[tuple[Path, str]] = (),
     ) -> CommandResult:
         """Run a suite-authored command (setup, validators, graders) in the workspace, under the
-        sandbox and with the scrubbed environment; ``read_only`` adds host paths to its view."""
+        workspace's backend and with the scrubbed environment; ``read_only`` adds host paths to
+        its view."""
         if self._pinned:
             # A .pth file in the user site (HOME is in the workspace) runs at Python's start.
             extra_env = {**(extra_env or {}), "PYTHONNOUSERSITE": "1"}
@@ -251,6 +255,7 @@ class Workspace:
             read_only=read_only,
             read_only_at=read_only_at,
             pinned=self._pinned,
+            backend=self.backend,
         )
 
     def cleanup(self) -> None:
@@ -323,8 +328,10 @@ def run_in(
     read_only_at: Sequence[tuple[Path, str]] = (),
     network: ProxyRoute | None = None,
     pinned: Sequence[tuple[Path, str]] = (),
+    backend: Backend | None = None,
 ) -> CommandResult:
-    """Run a command in a workspace known by its root path (the agent's tools use this).
+    """Run a command in a workspace known by its root path (the agent's tools use this), under
+    ``backend`` (the run's, from ``ArmRequest.sandbox``; None: ``default_backend``).
 
     The command's view is this workspace and the read-only system (plus ``read_only``: an agent
     CLI's installation); ``hide`` keeps host directories out even where a bound system directory
@@ -357,6 +364,7 @@ def run_in(
         stdin=stdin,
         output_limit=output_limit,
         view=view,
+        backend=backend or default_backend(),
     )
 
 

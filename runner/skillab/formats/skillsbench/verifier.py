@@ -66,7 +66,7 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
         staged = workspace.put(f"{VERIFIER_DIR}/tests/{target}", data)
         os.chmod(staged, stat.S_IMODE(source.stat().st_mode) | stat.S_IRUSR)
     logs_dir.mkdir(parents=True, exist_ok=True)
-    python = grader_python()
+    python = grader_python(workspace.backend)
     # The image's ENV, with its paths moved into the workspace and $PATH taken from the sandbox.
     env = {name: rewrite_paths(expand_variables(value, {}, base=True), mapping) for name, value in spec.env}
     if "PATH" in env:
