@@ -22,7 +22,7 @@ from skillab.agents.mock import load_mock_responses
 from skillab.cli import main
 from skillab.core.runlog import RunLog
 from skillab.harbor.export import MANIFEST
-from skillab.reports.summary import summarize
+from skillab.scoring.summary import summarize
 
 from .results_golden import ROOT, assert_round_trip
 

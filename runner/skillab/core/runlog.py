@@ -2,7 +2,7 @@
 them. The results document (``results.json``, format ``skillab.results/1``) is its JSON form,
 read and written here only: ``RunLog.from_json(doc).to_json() == doc``.
 
-``reports.summary.summarize`` computes the derived part (``RunSummary``) from the settings and
+``scoring.summary.summarize`` computes the derived part (``RunSummary``) from the settings and
 the records; this module only holds and serializes it, so the core imports no scoring.
 """
 
@@ -123,7 +123,7 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What scoring derives from the settings and records (``reports.summary.summarize``)."""
+    """What scoring derives from the settings and records (``scoring.summary.summarize``)."""
 
     # The spec's ``test-run-result`` aggregate: its keys sit at the document's top level.
     aggregate: Aggregate

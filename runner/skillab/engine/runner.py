@@ -36,7 +36,6 @@ from ..core.triggers import TriggerBlock
 from ..core.wire import from_wire
 from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
-from ..reports.summary import summarize
 from ..sandbox.backend import require_sandbox
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.process import allow_commands, stop_all_commands
@@ -44,6 +43,7 @@ from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..scoring.history import record_into
+from ..scoring.summary import summarize
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir

@@ -22,8 +22,8 @@ from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
 from ..core.wire import from_wire
 from ..errors import UsageError
-from ..reports.summary import summarize
 from ..scoring import classify_outcome
+from ..scoring.summary import summarize
 from .export import ARMS, MANIFEST, task_name
 
 

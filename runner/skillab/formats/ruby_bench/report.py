@@ -26,9 +26,9 @@ def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inli
                 "| Dimension | Without skill | With skill | Δ |",
                 "|---|---:|---:|---:|",
             ]
-            for row in c.rows:
+            for row in c.dimensions:
                 lines.append(
-                    f"| {inline(row.name, 60)} | {_num(row.without)}/{row.max_score} | "
+                    f"| {inline(row.name, 60)} | {_num(row.without_skill)}/{row.max_score} | "
                     f"{_num(row.with_skill)}/{row.max_score} | {_signed(row.delta)} |"
                 )
             if c.weak:
@@ -54,11 +54,11 @@ def terminal_section(doc: dict[str, Any]) -> list[str]:
             f"{_score(verdict.without_total)} · delta {_plus(verdict.delta)} (needs with >= "
             f"{verdict.pass_threshold:g} and delta >= {verdict.minimum_delta:+g}): {state}",
         ]
-        width = max(12, *(len(r.name) for r in verdict.rows)) if verdict.rows else 12
+        width = max(12, *(len(r.name) for r in verdict.dimensions)) if verdict.dimensions else 12
         lines.append(f"    {'dimension':<{width}}  {'without':>9}  {'with':>9}  {'delta':>6}")
-        for row in verdict.rows:
+        for row in verdict.dimensions:
             lines.append(
-                f"    {row.name:<{width}}  {_of(row.without, row.max_score):>9}  "
+                f"    {row.name:<{width}}  {_of(row.without_skill, row.max_score):>9}  "
                 f"{_of(row.with_skill, row.max_score):>9}  {_plus(row.delta):>6}"
             )
         for weak in verdict.weak:

@@ -1,4 +1,5 @@
-"""``skillab merge``: one results document from the documents of ``run --shard I/N``.
+"""``skillab merge``: one results document from the documents of ``run --shard I/N``
+(``reports.shard_files.load_shards`` reads them).
 
 The merged document is ``summarize`` over every shard's records, so it is the document an
 unsharded run would have written (timings aside). Merging fails closed: a file that is not a
@@ -11,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -21,7 +21,6 @@ from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
 from ..core.wire import from_wire
 from ..errors import UsageError
-from .results import load_documents
 from .summary import summarize
 
 
@@ -64,25 +63,6 @@ _AGREED: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("selected cases", lambda d: d["shard"]["cases"]),
     ("shard plan", lambda d: d["shard"]["plan_sha256"]),
 )
-
-
-def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDocument]:
-    """Every suite document in ``paths``; a file that cannot be read is an error naming it.
-    ``allow_none``: the files may hold no document (each shard failed every suite)."""
-    shards = []
-    for path in paths:
-        try:
-            documents = load_documents(path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise MergeError(f"{path}: cannot be read as a results document ({exc})") from None
-        for document in documents:
-            if not isinstance(document.get("shard"), dict):
-                raise MergeError(f"{path}: not a shard's document (no shard marker); merge joins "
-                                 "the documents of `skillab run --shard I/N`")
-            shards.append(ShardDocument(str(path), document))
-    if not shards and not allow_none:
-        raise MergeError("no results documents to merge")
-    return shards
 
 
 def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
