@@ -32,7 +32,6 @@ from ..core.run_info import ContextBudget, JudgeConsistency, ShardMarker, StopEa
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..core.summary import OriginalRef
-from ..core.triggers import TriggerBlock
 from ..core.wire import from_wire
 from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
@@ -124,8 +123,7 @@ def run_suite(
                 "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.log.interrupted:
             block = run_triggers(prepared, config, adapter, original, emit)
-            report.log = summarize(replace(settings, triggers=from_wire(TriggerBlock, block),
-                                           interrupted=bool(block["interrupted"])),
+            report.log = summarize(replace(settings, triggers=block, interrupted=block.interrupted),
                                    report.log.records)
     # A shard is part of a run: the merged document is the one that has a place in the trend.
     history = config.engine.history_path
