@@ -3,9 +3,10 @@ suite formats' graders. Each serializes itself once and reads itself back exactl
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from .wire import from_wire, to_wire, wire
 
 GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist",
                      "plugin-eval", "truncated"]
@@ -17,30 +18,13 @@ class ValidatorResult:
 
     label: str
     passed: bool
-    exit_code: int | None = None
     expect_exit_code: int = 0
     stdout: str = ""
     stderr: str = ""
     errored: bool = False
     duration_ms: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "label": self.label,
-            "passed": self.passed,
-            "expect_exit_code": self.expect_exit_code,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "errored": self.errored,
-            "duration_ms": self.duration_ms,
-        }
-        if self.exit_code is not None:
-            data["exit_code"] = self.exit_code
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ValidatorResult:
-        return cls(**data)
+    # None: the command never exited (it did not start, or was killed).
+    exit_code: int | None = field(default=None, metadata=wire(omit_none=True))
 
 
 @dataclass(slots=True)
@@ -50,23 +34,12 @@ class ExpectationResult:
     expectation: str
     passed: bool
     reason: str
-    score: float | None = None
     errored: bool = False
+    score: float | None = field(default=None, metadata=wire(omit_none=True))
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "expectation": self.expectation,
-            "passed": self.passed,
-            "reason": self.reason or "(no reason given)",
-            "errored": self.errored,
-        }
-        if self.score is not None:
-            data["score"] = self.score
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ExpectationResult:
-        return cls(**data)
+    def __post_init__(self) -> None:
+        # A verdict always says why, even when the judge gave no reason.
+        self.reason = self.reason or "(no reason given)"
 
 
 @dataclass
@@ -76,9 +49,6 @@ class DimensionScore:
     max_score: float
     score: float
     reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 @dataclass
@@ -111,7 +81,7 @@ class GraderResult:
             "max_score": self.max_score,
         }
         if self.dimensions:
-            data["dimensions"] = [d.to_dict() for d in self.dimensions]
+            data["dimensions"] = to_wire(self.dimensions)
         if self.output:
             data["output"] = self.output
         if self.threshold is not None:
@@ -130,7 +100,7 @@ class GraderResult:
             errored=bool(data.get("errored")),
             score=data.get("score"),
             max_score=data.get("max_score"),
-            dimensions=[DimensionScore(**d) for d in data.get("dimensions", [])],
+            dimensions=from_wire(list[DimensionScore], data.get("dimensions", []), "dimensions"),
             output=str(data.get("output", "")),
             threshold=data.get("threshold"),
             minimum_delta=data.get("minimum_delta"),

@@ -6,7 +6,9 @@ list, a ``dict[str, X]`` is an object keyed by name, a ``datetime`` is ISO 8601)
 more only where the wire needs it, through ``dataclasses.field(metadata=wire(...))``:
 
 - ``key="..."``: the wire key, when it is not the field's name;
-- ``omit_none=True``: the key is left out when the value is None (and absent reads as None).
+- ``omit_none=True``: the key is left out when the value is None (and absent reads as None);
+- ``omit_empty=True``: the key is left out when the value is None, ``""`` or an empty container
+  (and absent reads as the field's default).
 
 A field typed ``X | Unset`` with default ``UNSET`` is left out when unset and written (null
 included) when set: for the few keys a document holds as null in one writer and not at all in
@@ -44,13 +46,15 @@ class Unset(enum.Enum):
 UNSET = Unset.UNSET
 
 
-def wire(*, key: str | None = None, omit_none: bool = False) -> dict[str, Any]:
+def wire(*, key: str | None = None, omit_none: bool = False, omit_empty: bool = False) -> dict[str, Any]:
     """A field's wire metadata: ``field(default=None, metadata=wire(omit_none=True))``."""
     meta: dict[str, Any] = {}
     if key is not None:
         meta["key"] = key
     if omit_none:
         meta["omit_none"] = True
+    if omit_empty:
+        meta["omit_empty"] = True
     return {"wire": meta}
 
 
@@ -74,13 +78,17 @@ def _dataclass_to_wire(value: Any) -> dict[str, Any]:
     derived = _derived(type(value))
     for spec in _fields(type(value)):
         item = getattr(value, spec.name)
-        if item is UNSET or (item is None and spec.omit_none):
+        if item is UNSET or (item is None and spec.omit_none) or (spec.omit_empty and _empty(item)):
             pass
         else:
             out[spec.key] = to_wire(item)
         for prop in derived.get(spec.name, ()):
             out[prop] = to_wire(getattr(value, prop))
     return out
+
+
+def _empty(value: object) -> bool:
+    return value is None or (isinstance(value, (str, list, tuple, dict)) and not value)
 
 
 def from_wire(cls: type[T], data: object, path: str = "") -> T:
@@ -201,6 +209,7 @@ class _Field:
     key: str
     hint: Any
     omit_none: bool
+    omit_empty: bool
     has_default: bool
 
 
@@ -223,7 +232,7 @@ def _read_fields(cls: type) -> tuple[_Field, ...]:
         meta = f.metadata.get("wire", {})
         has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
         specs.append(_Field(f.name, meta.get("key", f.name), hints[f.name], bool(meta.get("omit_none")),
-                            has_default))
+                            bool(meta.get("omit_empty")), has_default))
     return tuple(specs)
 
 

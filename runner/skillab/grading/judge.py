@@ -203,7 +203,7 @@ class Judge:
                 reason=f"the judge's output could not be read ({exc}); it began: {excerpt!r}",
                 errored=True,
             )
-        return ExpectationResult(expectation, verdict.passed, verdict.reason, verdict.score)
+        return ExpectationResult(expectation, verdict.passed, verdict.reason, score=verdict.score)
 
     def grade_all(
         self, expectations: Sequence[str], *, prompt: str, transcript: str, final_output: str
