@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .run_info import JudgeConsistency
 from .wire import from_wire, to_wire, wire
 
 GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist",
@@ -138,15 +139,10 @@ class ConsistencyCheck:
             return self.withheld
         return self.agreement is not None and self.agreement < self.floor
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "verdicts": self.verdicts,
-            "sampled": self.sampled,
-            "agreed": self.agreed,
-            "errored": self.errored,
-            "agreement": None if self.agreement is None else round(self.agreement, 4),
-            "floor": self.floor,
-            "lift_withheld": self.lift_withheld,
-            "ci95": None if self.ci95 is None else [round(self.ci95[0], 4), round(self.ci95[1], 4)],
-            "decided": self.decided,
-        }
+    def block(self) -> JudgeConsistency:
+        """The results document's ``judge_consistency`` block (rates to 4 places)."""
+        return JudgeConsistency(
+            self.verdicts, self.sampled, self.agreed, self.errored,
+            None if self.agreement is None else round(self.agreement, 4), self.floor, self.lift_withheld,
+            None if self.ci95 is None else (round(self.ci95[0], 4), round(self.ci95[1], 4)), self.decided,
+        )

@@ -28,11 +28,9 @@ from ..core.events import (
     ignore,
 )
 from ..core.records import ArmRecord, CaseRecord
-from ..core.run_info import ContextBudget, JudgeConsistency, ShardMarker, StopEarly
+from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
-from ..core.summary import OriginalRef
-from ..core.wire import from_wire
 from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
 from ..sandbox.backend import require_sandbox
@@ -157,7 +155,7 @@ class Execution:
         self.warnings: list[str] = list(warnings or [])
         # The original skill of ``--against``: a third arm per (case, run), never cached.
         self.original: OriginalSkill | None = original
-        self._original_info = original.to_dict() if original is not None else None
+        self._original_ref = original.ref() if original is not None else None
         self.config = config
         self.adapter = adapter
         self.judge = judge
@@ -184,7 +182,7 @@ class Execution:
                                         3 if original is not None else 2, min_delta_pts=engine.min_delta_pts,
                                         gate_on=engine.gate_on)
         self.kept_workspaces: Path | None = None
-        self.consistency: dict[str, Any] | None = None
+        self.consistency: JudgeConsistency | None = None
         self.started = datetime.now(UTC)
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
@@ -355,7 +353,7 @@ class Execution:
             self.records(), self.judge, prompts={c.name: c.prompt for c in self.prepared.graded},
             skills=skills, share=self.config.judge.consistency,
         )
-        self.consistency = check.to_dict() if check is not None else None
+        self.consistency = check.block() if check is not None else None
 
     def _finish(self, case_index: int, job: ArmJob, record: ArmRecord) -> None:
         with self._lock:
@@ -436,16 +434,16 @@ class Execution:
             started_at=self.started,
             finished_at=datetime.now(UTC),
             interrupted=interrupted,
-            original=from_wire(OriginalRef, self._original_info) if self._original_info else None,
+            original=self._original_ref,
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
-            stop_early=(from_wire(StopEarly, self.early.to_dict(records, [c.name for c in self.prepared.graded]))
+            stop_early=(self.early.block(records, [c.name for c in self.prepared.graded])
                         if self.early is not None else None),
-            judge_consistency=from_wire(JudgeConsistency, self.consistency) if self.consistency else None,
-            context_budget=from_wire(ContextBudget, context_block(
-                self.prepared.skill, self.adapter.name, self.original.skill if self.original is not None else None)),
-            shard=from_wire(ShardMarker, self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts))
+            judge_consistency=self.consistency,
+            context_budget=context_block(self.prepared.skill, self.adapter.name,
+                                         self.original.skill if self.original is not None else None),
+            shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
             if self.plan is not None else None,
         ), records)
 

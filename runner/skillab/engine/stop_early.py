@@ -9,10 +9,11 @@ what that saved.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.records import CaseRecord
+from ..core.run_info import StopEarly
 from ..scoring.inference import ALPHA, CasePair
 from ..scoring.stopping import StopDecision, calls_saved, curtail, group_sequential, stop_sentence
 
@@ -61,30 +62,31 @@ class EarlyStop:
         direction = -1 if self.min_delta_pts is not None and self.min_delta_pts < 0 else 1
         return group_sequential(pairs, len(self.order), direction=direction)
 
-    def to_dict(self, records: list[CaseRecord], case_names: list[str]) -> dict[str, Any]:
+    def block(self, records: list[CaseRecord], case_names: list[str]) -> StopEarly:
+        """The results document's ``stop_early`` block."""
         ran = len({r.case_name for r in records})
-        block: dict[str, Any] = {
-            "design": self.design,
-            "seed": self.seed,
-            "order": [case_names[i] for i in self.order],
-            "planned_cases": len(self.order),
-            "cases_ran": ran,
+        block = StopEarly(
+            design=self.design,
+            seed=self.seed,
+            order=tuple(case_names[i] for i in self.order),
+            planned_cases=len(self.order),
+            cases_ran=ran,
             # Arms in flight when the rule fired may finish every case: then nothing was saved.
-            "stopped": self.stopped_at is not None and ran < len(self.order),
-            "reason": self.reason or None,
-            "alpha": self.alpha,
-        }
-        if block["stopped"]:
-            arms = [arm for r in records for arm in (r.with_skill, r.without_skill, r.original) if arm is not None]
-            per_arm = sum(max(a.turns, 1) for a in arms) / max(len(arms), 1)
-            priced = [a.usage.cost_usd for a in arms if a.usage.cost_usd is not None and not a.cached]
-            saved_arms = max(len(self.order) - ran, 0) * self.runs * self.arms
-            saved_usd = sum(priced) / len(priced) * saved_arms if priced else None
-            block["saved_model_calls"] = calls_saved(len(self.order), ran, self.runs, self.arms, per_arm)
-            block["saved_usd"] = None if saved_usd is None else round(saved_usd, 4)
-            block["sentence"] = stop_sentence(ran, len(self.order), self.reason, saved_usd,
-                                              block["saved_model_calls"])
-        return block
+            stopped=self.stopped_at is not None and ran < len(self.order),
+            reason=self.reason or None,
+            alpha=self.alpha,
+        )
+        if not block.stopped:
+            return block
+        arms = [arm for r in records for arm in (r.with_skill, r.without_skill, r.original) if arm is not None]
+        per_arm = sum(max(a.turns, 1) for a in arms) / max(len(arms), 1)
+        priced = [a.usage.cost_usd for a in arms if a.usage.cost_usd is not None and not a.cached]
+        saved_arms = max(len(self.order) - ran, 0) * self.runs * self.arms
+        saved_usd = sum(priced) / len(priced) * saved_arms if priced else None
+        saved_calls = calls_saved(len(self.order), ran, self.runs, self.arms, per_arm)
+        return replace(block, saved_model_calls=saved_calls,
+                       saved_usd=None if saved_usd is None else round(saved_usd, 4),
+                       sentence=stop_sentence(ran, len(self.order), self.reason, saved_usd, saved_calls))
 
 
 def _finished_cases(records: list[CaseRecord], runs: int) -> dict[str, CasePair]:

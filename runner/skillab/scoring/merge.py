@@ -19,7 +19,6 @@ from ..core.records import CaseRecord
 from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
-from ..core.wire import from_wire
 from ..errors import UsageError
 from .summary import summarize
 
@@ -183,7 +182,7 @@ def _pooled_consistency(checks: list[JudgeConsistency | None]) -> JudgeConsisten
     pooled = ConsistencyCheck(sum(c.verdicts for c in present), sum(c.sampled for c in present),
                               sum(c.agreed for c in present), sum(c.errored for c in present),
                               floor=present[0].floor)
-    return from_wire(JudgeConsistency, pooled.to_dict())
+    return pooled.block()
 
 
 def _differing(a: Any, b: Any) -> tuple[Any, Any]:
