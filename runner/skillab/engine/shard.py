@@ -14,11 +14,14 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..core.run_info import ShardMarker
 from ..core.settings import Shard as ShardSetting
 from ..errors import UsageError
 from ..suite.model import Case
+
+if TYPE_CHECKING:  # `--help` reads the shard setting from here: the results' types load with a run
+    from ..core.run_info import ShardMarker
 
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -73,6 +76,8 @@ class ShardPlan:
     def marker(self, *, target_lift_pts: float) -> ShardMarker:
         """What a shard's results document says about the shard (``merge`` checks it), plus
         the lift the merged power statement is sized for, which a shard's own numbers may not show."""
+        from ..core.run_info import ShardMarker
+
         return ShardMarker(self.shard.index, self.shard.count, self.digest(), tuple(self.cases),
                            tuple(self.units), target_lift_pts)
 
