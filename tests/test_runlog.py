@@ -62,3 +62,21 @@ def test_the_document_is_redacted_once_when_built_from_the_log(tmp_path):
     assert secret not in json.dumps(written)
     # The log keeps what the agent said; only what is written or shown is masked.
     assert secret in log.records[0].with_skill.final_output
+
+
+def test_a_block_that_does_not_fit_its_type_is_refused_naming_where(tmp_path):
+    """The blocks were dicts taken on trust: a misspelled key or a number written as text rode
+    along to every reporter. Now the document is read by its types, and refused by path."""
+    doc = run(tmp_path, "plain", CHANGELOG)
+    bad = json.loads(json.dumps(doc))
+    bad["statistics"]["power"]["runs"] = "one"
+    with pytest.raises(ValueError, match=r"statistics\.power\.runs: expected int, got 'one'"):
+        RunLog.from_json(bad)
+    bad = json.loads(json.dumps(doc))
+    bad["triggers"]["metrics"]["recal"] = bad["triggers"]["metrics"].pop("recall")
+    with pytest.raises(ValueError, match=r"triggers\.metrics: unknown key 'recal'"):
+        RunLog.from_json(bad)
+    bad = json.loads(json.dumps(doc))
+    del bad["usage"]["total"]
+    with pytest.raises(ValueError, match=r"usage: the key 'total' is missing"):
+        RunLog.from_json(bad)
