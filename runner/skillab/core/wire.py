@@ -251,6 +251,10 @@ def _dataclass_reader(cls: type) -> Reader:
     def read(data: Any) -> Any:
         if not isinstance(data, dict):
             raise _mismatch("an object", data)
+        # First: a misspelled key is named as such, not as the key it should have been missing.
+        if not known.issuperset(data):
+            unknown = sorted(set(data) - known)
+            raise _Misfit(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}")
         values: dict[str, Any] = {}
         for spec, field_reader in specs:
             if spec.key in data:
@@ -262,9 +266,6 @@ def _dataclass_reader(cls: type) -> Reader:
                 values[spec.name] = None
             elif not spec.has_default:
                 raise _Misfit(f"the key {spec.key!r} is missing")
-        if not known.issuperset(data):
-            unknown = sorted(set(data) - known)
-            raise _Misfit(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}")
         return cls(**values)
 
     return read
