@@ -9,12 +9,14 @@ what that saved.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.records import CaseRecord
 from ..core.run_info import StopEarly
 from ..scoring.inference import ALPHA, CasePair
+from ..scoring.statistics import case_pairs
 from ..scoring.stopping import StopDecision, calls_saved, curtail, group_sequential, stop_sentence
 
 
@@ -90,15 +92,10 @@ class EarlyStop:
 
 
 def _finished_cases(records: list[CaseRecord], runs: int) -> dict[str, CasePair]:
-    """Cases with every run finished, as their comparable pass counts (errored runs left out)."""
-    seen: dict[str, list[CaseRecord]] = {}
-    for record in records:
-        seen.setdefault(record.case_name, []).append(record)
-    done = {}
-    for name, rows in seen.items():
-        if len(rows) < runs:
-            continue
-        kept = [r for r in rows if r.outcome != "error"]
-        done[name] = CasePair(sum(r.with_skill.passed for r in kept), sum(r.without_skill.passed for r in kept),
-                              len(kept))
-    return done
+    """Cases with every run finished, as the pass counts the statistics will count: over the
+    comparable runs only (``scoring.statistics.case_pairs``), so the rule stops on the evidence
+    the report shows. A finished case with no comparable run counts as finished, with no runs."""
+    finished = Counter(r.case_name for r in records)
+    names, pairs, _, _ = case_pairs([r for r in records if finished[r.case_name] >= runs])
+    comparable = dict(zip(names, pairs, strict=True))
+    return {name: comparable.get(name, CasePair(0, 0, 0)) for name, seen in finished.items() if seen >= runs}
