@@ -24,8 +24,9 @@ class ValidatorResult:
     stderr: str = ""
     errored: bool = False
     duration_ms: int = 0
-    # None: the command never exited (it did not start, or was killed).
-    exit_code: int | None = field(default=None, metadata=wire(omit_none=True))
+    # None: the command never exited (it did not start, or was killed). Keyword-only, as it
+    # once came third.
+    exit_code: int | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
 
 
 @dataclass(slots=True)
@@ -35,8 +36,9 @@ class ExpectationResult:
     expectation: str
     passed: bool
     reason: str
-    errored: bool = False
-    score: float | None = field(default=None, metadata=wire(omit_none=True))
+    # Keyword-only: a positional fourth argument (once the score) is refused, not misread.
+    errored: bool = field(default=False, kw_only=True)
+    score: float | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
 
     def __post_init__(self) -> None:
         # A verdict always says why, even when the judge gave no reason.
