@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.runlog import RunLog
 from ..scoring.merge import MergeError, ShardDocument
 from .results import load_documents
 
@@ -18,10 +19,14 @@ def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDoc
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise MergeError(f"{path}: cannot be read as a results document ({exc})") from None
         for document in documents:
-            if not isinstance(document.get("shard"), dict):
+            try:
+                log = RunLog.from_json(document)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise MergeError(f"{path}: cannot be read as a results document ({exc})") from None
+            if log.settings.shard is None:
                 raise MergeError(f"{path}: not a shard's document (no shard marker); merge joins "
                                  "the documents of `skillab run --shard I/N`")
-            shards.append(ShardDocument(str(path), document))
+            shards.append(ShardDocument(str(path), log, log.settings.shard))
     if not shards and not allow_none:
         raise MergeError("no results documents to merge")
     return shards

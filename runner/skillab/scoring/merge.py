@@ -16,9 +16,10 @@ from typing import Any
 
 from .. import __version__
 from ..core.records import CaseRecord
-from ..core.run_info import JudgeConsistency
+from ..core.run_info import JudgeConsistency, ShardMarker
 from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
+from ..core.wire import to_wire
 from ..errors import UsageError
 from .summary import summarize
 
@@ -29,38 +30,35 @@ class MergeError(UsageError):
 
 @dataclass(frozen=True)
 class ShardDocument:
-    """One suite's document from one shard, and the file it came from."""
+    """One suite's run log from one shard (its document read), and the file it came from."""
 
     source: str
-    document: dict[str, Any]
-
-    @property
-    def marker(self) -> dict[str, Any]:
-        return self.document["shard"]
+    log: RunLog
+    marker: ShardMarker
 
     @property
     def label(self) -> str:
-        return f"{self.source} (shard {self.marker['index']}/{self.marker['count']})"
+        return f"{self.source} (shard {self.marker.index}/{self.marker.count})"
 
 
-# What every shard of one run must agree on, and how an error names it.
-_AGREED: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
-    ("skillab version", lambda d: d["tool"]["version"]),
-    ("results format", lambda d: d["format"]),
-    ("suite", lambda d: d["suite"]),
-    ("adapter", lambda d: d["adapter"]),
-    ("models", lambda d: d["models"]),
-    ("isolation", lambda d: d["isolation"]),
-    ("runs", lambda d: d["runs"]),
-    ("pass_k", lambda d: d.get("pass_k", 1)),
-    ("attempts per arm (--pass-n)", lambda d: d.get("pass_n")),
-    ("target lift (--target-lift-pts)", lambda d: d["shard"].get("target_lift_pts")),
-    ("baseline cache setting", lambda d: d["cache"]["enabled"]),
-    ("trigger-only cases", lambda d: d.get("trigger_only_cases")),
-    ("original skill (--against)", lambda d: (d.get("comparison") or {}).get("original")),
-    ("shard count", lambda d: d["shard"]["count"]),
-    ("selected cases", lambda d: d["shard"]["cases"]),
-    ("shard plan", lambda d: d["shard"]["plan_sha256"]),
+# What every shard of one run must agree on, and how an error names it (the results format is
+# agreed on by reading the document at all).
+_AGREED: tuple[tuple[str, Callable[[ShardDocument], Any]], ...] = (
+    ("skillab version", lambda d: d.log.settings.tool_version),
+    ("suite", lambda d: d.log.settings.suite),
+    ("adapter", lambda d: d.log.settings.adapter),
+    ("models", lambda d: d.log.settings.models),
+    ("isolation", lambda d: d.log.settings.isolation),
+    ("runs", lambda d: d.log.settings.runs),
+    ("pass_k", lambda d: d.log.settings.pass_k),
+    ("attempts per arm (--pass-n)", lambda d: d.log.settings.pass_n),
+    ("target lift (--target-lift-pts)", lambda d: d.marker.target_lift_pts),
+    ("baseline cache setting", lambda d: d.log.settings.cache_enabled),
+    ("trigger-only cases", lambda d: d.log.settings.trigger_only),
+    ("original skill (--against)", lambda d: d.log.settings.original),
+    ("shard count", lambda d: d.marker.count),
+    ("selected cases", lambda d: d.marker.cases),
+    ("shard plan", lambda d: d.marker.plan_sha256),
 )
 
 
@@ -69,28 +67,25 @@ def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
     appear."""
     groups: dict[tuple[str, str, str], list[ShardDocument]] = {}
     for shard in shards:
-        suite = shard.document["suite"]
-        agent = str((shard.document.get("adapter") or {}).get("name"))
-        groups.setdefault((suite["path"], suite["skill"], agent), []).append(shard)
+        settings = shard.log.settings
+        groups.setdefault((settings.suite.path, settings.suite.skill, settings.adapter.name), []).append(shard)
     return [merge_suite(group) for group in groups.values()]
 
 
 def merge_suite(group: list[ShardDocument]) -> RunLog:
     """The document of one suite from all of its shards."""
     _check_agreement(group)
-    written_by = group[0].document["tool"]["version"]
+    written_by = group[0].log.settings.tool_version
     if written_by != __version__:
         # The merged summary is this version's: it must be the one the shards' runs would compute.
         raise MergeError(f"{group[0].label} was written by skillab {written_by}, this is skillab "
                          f"{__version__}; merge with the version that ran the shards")
     by_index = _check_complete(group)
-    first = by_index[1].document
-    order = {name: i for i, name in enumerate(first["shard"]["cases"])}
+    order = {name: i for i, name in enumerate(by_index[1].marker.cases)}
     records: list[CaseRecord] = []
     runs: list[RunSettings] = []
     for shard in by_index.values():
-        log = RunLog.from_json(shard.document)
-        settings, found = log.settings, log.records
+        settings, found = shard.log.settings, shard.log.records
         _check_units(shard, found)
         runs.append(settings)
         records.extend(found)
@@ -114,9 +109,9 @@ def merge_suite(group: list[ShardDocument]) -> RunLog:
 def _check_agreement(group: list[ShardDocument]) -> None:
     reference = group[0]
     for name, read in _AGREED:
-        expected = read(reference.document)
+        expected = to_wire(read(reference))
         for other in group[1:]:
-            found = read(other.document)
+            found = to_wire(read(other))
             if found != expected:
                 expected, found = _differing(expected, found)
                 raise MergeError(
@@ -126,16 +121,16 @@ def _check_agreement(group: list[ShardDocument]) -> None:
 
 
 def _check_complete(group: list[ShardDocument]) -> dict[int, ShardDocument]:
-    skill = group[0].document["suite"]["skill"]
-    count = int(group[0].marker["count"])
+    skill = group[0].log.settings.suite.skill
+    count = group[0].marker.count
     by_index: dict[int, ShardDocument] = {}
     for shard in group:
-        index = int(shard.marker["index"])
+        index = shard.marker.index
         if index in by_index:
             raise MergeError(f"{skill}: shard {index}/{count} appears twice, in "
                              f"{by_index[index].source} and {shard.source}")
-        if shard.document.get("interrupted") or shard.document.get("stopped"):
-            why = shard.document.get("stopped") or "it was interrupted"
+        if shard.log.settings.interrupted or shard.log.settings.stopped:
+            why = shard.log.settings.stopped or "it was interrupted"
             raise MergeError(f"{skill}: {shard.label} holds a partial run ({why}); run that shard "
                              "again")
         by_index[index] = shard
@@ -148,7 +143,7 @@ def _check_complete(group: list[ShardDocument]) -> dict[int, ShardDocument]:
 
 
 def _check_units(shard: ShardDocument, records: list[CaseRecord]) -> None:
-    planned = {(name, int(run)) for name, run in shard.marker["units"]}
+    planned = set(shard.marker.units)
     found = [(r.case_name, r.run_index) for r in records]
     if len(set(found)) != len(found) or set(found) != planned:
         absent = sorted(planned - set(found))
