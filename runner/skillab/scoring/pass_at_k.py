@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
 
+from ..core.records import CaseRecord
 from ..core.summary import PassAtK, PassAtKArm
 
 ARMS = ("with_skill", "without_skill", "original")
@@ -28,20 +28,20 @@ def pass_at_k(n: int, c: int, k: int) -> float | None:
     return 1 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def run_summary(cases: Iterable[dict[str, Any]], k: int) -> PassAtK | None:
+def run_summary(records: Iterable[CaseRecord], k: int) -> PassAtK | None:
     """Per arm: the mean over cases of each case's mean over runs of pass@k and pass@1."""
     per_arm: dict[str, dict[str, list[tuple[float, float]]]] = {}
     attempts = 0
     plug_in = 0
-    for record in cases:
-        for arm in ARMS:
-            summary = ((record.get(arm) or {}).get("extra") or {}).get("pass_k")
-            if not summary or summary.get("pass_at_k") is None:
+    for record in records:
+        for arm, result in zip(ARMS, (record.with_skill, record.without_skill, record.original), strict=True):
+            summary = result.pass_k if result is not None else None
+            if summary is None or summary.pass_at_k is None:
                 continue
-            attempts = max(attempts, int(summary.get("n", 0)))
-            plug_in += summary.get("estimator") == "plug-in"
-            per_arm.setdefault(arm, {}).setdefault(str(record.get("case_name")), []).append(
-                (float(summary["pass_at_k"]), float(summary["pass_at_1"]))
+            attempts = max(attempts, summary.n)
+            plug_in += summary.estimator == "plug-in"
+            per_arm.setdefault(arm, {}).setdefault(record.case_name, []).append(
+                (float(summary.pass_at_k), float(summary.pass_at_1 or 0.0))
             )
     if not per_arm:
         return None

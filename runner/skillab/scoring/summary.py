@@ -8,7 +8,6 @@ exactly as a single run computes them: ``summarize(log.settings, log.records) ==
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..core.run_info import JudgeConsistency
@@ -38,10 +37,9 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     outcomes = [r.outcome for r in records]
     counts = Counter(outcomes)
     withheld = _judge_withheld(settings.judge_consistency)
-    # The records a format's graders or pass@k scored, as the formats' own summaries read them;
-    # only these: converting every record held a second copy of a large run at once.
-    cases = [r.to_dict() for r in records if _scored_beyond_checks(r)]
-    criteria, reward = _format_scores(cases)
+    # The records a format's graders or pass@k scored: only these load a format's scoring.
+    scored = [r for r in records if _scored_beyond_checks(r)]
+    criteria, reward = _format_scores(scored)
     summary = RunSummary(
         aggregate=agg,
         # The spec counts every trigger-only case here, left out of total_cases, whether or not
@@ -58,7 +56,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         activation=_activation(records),
         contaminated_arms=sum(r.without_skill.contaminated for r in records),
         criteria=criteria,
-        pass_at_k=run_summary(cases, settings.pass_k) if settings.pass_n is not None else None,
+        pass_at_k=run_summary(scored, settings.pass_k) if settings.pass_n is not None else None,
         comparison=_comparison(records, settings),
         # Verifier formats (SkillsBench, Harbor): the mean fractional reward per arm.
         reward=reward,
@@ -66,7 +64,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     return RunLog(settings, list(records), summary)
 
 
-def _format_scores(cases: list[dict[str, Any]]) -> tuple[tuple[Criterion, ...] | None, Reward | None]:
+def _format_scores(cases: list[CaseRecord]) -> tuple[tuple[Criterion, ...] | None, Reward | None]:
     """ruby-skill-bench's criteria verdicts and the verifier formats' mean rewards; a run whose
     records carry neither loads neither format."""
     if not cases:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...core.checks import DimensionScore, GraderResult
+from ...core.records import CaseRecord
 from ...core.summary import Criterion, CriterionDimension, WeakDimension
 from ...grading.graders import (
     GradingInput,
@@ -138,18 +139,18 @@ def _dimension_entries(value: Any) -> dict[str, tuple[Any, Any]]:
 # --- the dimensions format's own verdict, read back from results documents ------------------
 
 
-def criteria_verdicts(cases: Sequence[dict[str, Any]]) -> list[Criterion]:
-    """The criteria verdict of each case of a results document that was scored per dimension.
+def criteria_verdicts(records: Sequence[CaseRecord]) -> list[Criterion]:
+    """The criteria verdict of each case of a run that was scored per dimension.
 
     A dimension is weak in an arm when it scored below the pass threshold's share of its
     maximum (under 70% of it at the default threshold of 70)."""
     found: dict[str, dict[str, list[GraderResult]]] = {}
-    for record in cases:
-        for arm in ("with_skill", "without_skill"):
-            for raw in ((record.get(arm) or {}).get("extra") or {}).get("graders", []):
-                if raw.get("kind") == "dimensions":
-                    arms = found.setdefault(record["case_name"], {"with_skill": [], "without_skill": []})
-                    arms[arm].append(GraderResult.from_dict(raw))
+    for record in records:
+        for arm, result in (("with_skill", record.with_skill), ("without_skill", record.without_skill)):
+            for grader in result.graders:
+                if grader.kind == "dimensions":
+                    arms = found.setdefault(record.case_name, {"with_skill": [], "without_skill": []})
+                    arms[arm].append(grader)
     return [_criteria_verdict(name, arms) for name, arms in found.items()]
 
 
