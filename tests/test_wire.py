@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 
 import pytest
 
-from skillab.core import run_info, statistics, summary, trend, triggers
+from skillab.core import checks, records, run_info, statistics, summary, trend, triggers
 from skillab.core.runlog import RunSettings, RunSummary
 from skillab.core.usage import Usage
 from skillab.core.wire import UNSET, Unset, from_wire, to_wire, wire, wire_keys
@@ -167,7 +167,13 @@ def filled(hint: Any, depth: int = 0, variant: int = 0) -> Any:
     return {str: "text", int: 7, float: 0.25, bool: True, datetime: AT}[hint]
 
 
-@pytest.mark.parametrize("cls", BLOCKS, ids=lambda c: c.__name__)
+# The parts of a record the serializer writes (an arm and a case record keep their own layout:
+# the arm's detail under ``extra``, a compact document's ``detail``).
+RECORD_PARTS = [checks.ValidatorResult, checks.ExpectationResult, checks.DimensionScore, checks.GraderResult,
+                records.Contamination, records.PassKAttempt, records.PassKSummary, records.HarborTrial, Usage]
+
+
+@pytest.mark.parametrize("cls", BLOCKS + RECORD_PARTS, ids=lambda c: c.__name__)
 @pytest.mark.parametrize("variant", [0, 1])
 def test_every_block_round_trips_through_json(cls, variant):
     value = filled(cls, variant=variant)

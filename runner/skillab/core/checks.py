@@ -4,10 +4,10 @@ suite formats' graders. Each serializes itself once and reads itself back exactl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from .run_info import JudgeConsistency
-from .wire import from_wire, to_wire, wire
+from .wire import wire
 
 GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist",
                      "plugin-eval", "truncated"]
@@ -56,58 +56,26 @@ class DimensionScore:
 
 @dataclass
 class GraderResult:
-    """One grader's verdict on one arm. ``errored``: no verdict could be reached."""
+    """One grader's verdict on one arm. ``errored``: no verdict could be reached.
 
-    kind: GraderKind
+    Built as ``GraderResult(kind, label, passed, reason, ...)``, the rest by keyword (a plugin's
+    grader does so too); the fields are declared in the document's key order."""
+
+    # A built-in grader's kind, or a plugin's own.
+    kind: GraderKind | str
     label: str
     passed: bool
+    errored: bool = field(default=False, kw_only=True)
     reason: str
-    errored: bool = False
-    score: float | None = None
-    max_score: float | None = None
-    dimensions: list[DimensionScore] = field(default_factory=list)
+    score: float | None = field(default=None, kw_only=True)
+    max_score: float | None = field(default=None, kw_only=True)
+    dimensions: list[DimensionScore] = field(default_factory=list, kw_only=True, metadata=wire(omit_empty=True))
     # The tail of a command's output (pytest, verifier).
-    output: str = ""
+    output: str = field(default="", kw_only=True, metadata=wire(omit_empty=True))
     # The score the grader passes at (rubric, dimensions), and the with-minus-without total
     # the dimensions format's own verdict requires.
-    threshold: float | None = None
-    minimum_delta: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "kind": self.kind,
-            "label": self.label,
-            "passed": self.passed,
-            "errored": self.errored,
-            "reason": self.reason,
-            "score": self.score,
-            "max_score": self.max_score,
-        }
-        if self.dimensions:
-            data["dimensions"] = to_wire(self.dimensions)
-        if self.output:
-            data["output"] = self.output
-        if self.threshold is not None:
-            data["threshold"] = self.threshold
-        if self.minimum_delta is not None:
-            data["minimum_delta"] = self.minimum_delta
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GraderResult:
-        return cls(
-            kind=data["kind"],
-            label=str(data.get("label", "")),
-            passed=bool(data.get("passed")),
-            reason=str(data.get("reason", "")),
-            errored=bool(data.get("errored")),
-            score=data.get("score"),
-            max_score=data.get("max_score"),
-            dimensions=from_wire(list[DimensionScore], data.get("dimensions", []), "dimensions"),
-            output=str(data.get("output", "")),
-            threshold=data.get("threshold"),
-            minimum_delta=data.get("minimum_delta"),
-        )
+    threshold: float | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
+    minimum_delta: float | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
 
 
 # Below this agreement the lift is withheld (why 0.8: ``engine.consistency``).

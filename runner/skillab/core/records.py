@@ -146,10 +146,7 @@ class ArmRecord:
             value = getattr(self, name)
             if value is None or value == []:
                 continue
-            if name == "graders":
-                extra[name] = [grader.to_dict() for grader in value]
-            else:
-                extra[name] = to_wire(value)
+            extra[name] = to_wire(value)
         return extra
 
     @classmethod
@@ -183,7 +180,7 @@ class ArmRecord:
             stop_reason=extra.get("stop_reason"),
             contamination=None if contamination is None else from_wire(Contamination, contamination, "contamination"),
             tampering=[str(path) for path in extra.get("tampering", [])],
-            graders=[GraderResult.from_dict(g) for g in extra.get("graders", [])],
+            graders=from_wire(list[GraderResult], extra.get("graders", []), "graders"),
             harbor=None if harbor is None else from_wire(HarborTrial, harbor, "harbor"),
             pass_k=None if pass_k is None else from_wire(PassKSummary, pass_k, "pass_k"),
             detail=data.get("detail"),
