@@ -55,7 +55,7 @@ def test_a_directory_with_skill_md_is_the_original(tmp_path):
     with open_original(str(old), new) as original:
         assert original.source == "directory" and original.commit is None
         assert original.skill.body == V1
-        assert original.to_dict()["label"] == str(old)
+        assert original.ref().label == str(old)
 
 
 def test_a_git_ref_materializes_the_skill_as_that_commit_had_it(tmp_path):
@@ -118,7 +118,7 @@ def test_a_skill_whose_directory_was_renamed_is_compared_with_its_old_directory(
     with open_original(first, moved) as original:
         assert original.commit == first and original.skill.body == V1
         assert original.skill.name == "demo-skill" and original.renamed_from == "skills/demo-skill"
-        assert original.to_dict()["renamed_from"] == "skills/demo-skill"
+        assert original.ref().renamed_from == "skills/demo-skill"
         assert original.label == f"{first}, at skills/demo-skill"
         assert (original.skill.root / "templates" / "old.md").read_text() == "old template\n"
     # A skill only staged by ``git mv`` (not yet committed) is followed too.

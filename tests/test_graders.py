@@ -11,6 +11,7 @@ import pytest
 
 from skillab.core.checks import DimensionScore, GraderResult
 from skillab.core.messages import ModelResponse
+from skillab.core.records import ArmRecord, CaseRecord
 from skillab.errors import ProviderError
 from skillab.formats.ruby_bench.dimensions import (
     DIMENSION_SYSTEM,
@@ -361,42 +362,42 @@ def test_reward_json_and_bad_rewards(tmp_path):
         read_reward(tmp_path, ".")
 
 
-# --- the criteria verdict, read back from a document ----------------------------------------
+# --- the criteria verdict, over a run's records ----------------------------------------
 
 
-def arm_with(total: float, scores: list[float], errored: bool = False) -> dict:
+def arm_with(total: float, scores: list[float], errored: bool = False) -> ArmRecord:
     result = GraderResult(
         "dimensions", "dimensions", total >= 70, "r", errored=errored, score=total, max_score=100,
         threshold=70, minimum_delta=10,
     )
     result.dimensions = [DimensionScore(d.name, d.max_score, s, f"{d.name} because") for d, s in zip(FIVE, scores)]
-    return {"extra": {"graders": [result.to_dict()]}}
+    return ArmRecord(passed=total >= 70, errored=errored, graders=[result])
+
+
+def record(name: str, with_arm: ArmRecord, without_arm: ArmRecord) -> CaseRecord:
+    return CaseRecord(name, "pass_kept", with_arm, without_arm)
 
 
 def test_criteria_verdict_needs_the_threshold_and_the_minimum_delta():
-    cases = [{
-        "case_name": "basic",
-        "with_skill": arm_with(75, [30, 20, 10, 10, 5]),
-        "without_skill": arm_with(68, [25, 20, 10, 10, 3]),
-    }]
+    cases = [record("basic", arm_with(75, [30, 20, 10, 10, 5]), arm_with(68, [25, 20, 10, 10, 3]))]
     (verdict,) = criteria_verdicts(cases)
     assert verdict.with_total == 75 and verdict.without_total == 68 and verdict.delta == 7
     assert verdict.passed is False  # 75 >= 70, but +7 < +10
-    assert [(r.name, r.delta) for r in verdict.rows][0] == ("correctness", 5)
+    assert [(r.name, r.delta) for r in verdict.dimensions][0] == ("correctness", 5)
     weak = {(w.arm, w.name) for w in verdict.weak}
     assert ("with_skill", "code_quality") in weak and ("without_skill", "documentation") in weak
     assert ("with_skill", "correctness") not in weak
-    cases[0]["without_skill"] = arm_with(60, [20, 20, 10, 5, 5])
+    cases[0].without_skill = arm_with(60, [20, 20, 10, 5, 5])
     assert criteria_verdicts(cases)[0].passed is True
 
 
 def test_criteria_verdict_averages_runs_and_is_unknown_when_an_arm_errored():
     runs = [
-        {"case_name": "c", "with_skill": arm_with(80, [30, 25, 10, 10, 5]), "without_skill": arm_with(50, [20, 10, 10, 5, 5])},
-        {"case_name": "c", "with_skill": arm_with(90, [30, 25, 20, 10, 5]), "without_skill": arm_with(60, [20, 20, 10, 5, 5])},
+        record("c", arm_with(80, [30, 25, 10, 10, 5]), arm_with(50, [20, 10, 10, 5, 5])),
+        record("c", arm_with(90, [30, 25, 20, 10, 5]), arm_with(60, [20, 20, 10, 5, 5])),
     ]
     (verdict,) = criteria_verdicts(runs)
     assert verdict.with_total == 85 and verdict.without_total == 55
-    assert verdict.rows[2].with_skill == 15 and verdict.passed is True
-    errored = [{"case_name": "c", "with_skill": arm_with(0, [], errored=True), "without_skill": arm_with(50, [20, 10, 10, 5, 5])}]
+    assert verdict.dimensions[2].with_skill == 15 and verdict.passed is True
+    errored = [record("c", arm_with(0, [], errored=True), arm_with(50, [20, 10, 10, 5, 5]))]
     assert criteria_verdicts(errored)[0].passed is None

@@ -151,7 +151,7 @@ def test_two_runs_side_by_side_each_run_every_command_under_its_own_backend(tmp_
         assert len(wrapped) == 6, wrapped
     for name, backend in (("first", "logged-a"), ("second", "logged-b")):
         log = reports[name].log
-        assert log.settings.isolation["backend"] == backend
+        assert log.settings.isolation.backend == backend
         (record,) = log.records
         assert record.with_skill.sandbox == record.without_skill.sandbox == backend
         assert record.with_skill.validator_results[0].passed

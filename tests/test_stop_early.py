@@ -93,3 +93,23 @@ def test_group_sequential_run_stops_at_a_look_and_decides_at_its_bound(tmp_path)
     assert block["stopped"] and block["cases_ran"] == 20  # look 2: 20 ups, p = 2e-6
     assert block["alpha"] == OBF_BOUNDS[1] and "O'Brien-Fleming" in block["reason"]
     assert doc["statistics"]["distinguishable"]
+
+
+def test_the_rule_stops_on_the_runs_the_statistics_count():
+    """A run whose arm never attempted the task is left out of the lift (``is_comparable``): the
+    stopping rule left out only errored runs, so it could stop on a lift the report then does
+    not show. It now reads the same pass counts the statistics do."""
+    from skillab.core.records import ArmRecord, CaseRecord
+    from skillab.engine.stop_early import _finished_cases
+    from skillab.scoring.statistics import case_pairs
+
+    def record(name: str, run: int, *, attempted: bool = True, outcome: str = "flip_to_pass") -> CaseRecord:
+        return CaseRecord(name, outcome, ArmRecord(passed=outcome != "error", errored=outcome == "error"),
+                          ArmRecord(passed=False, errored=False, task_attempted=attempted), run_index=run)
+
+    records = [record("a", 0), record("a", 1, attempted=False), record("b", 0, outcome="error"),
+               record("b", 1, outcome="error"), record("c", 0)]
+    names, pairs, _, _ = case_pairs(records)
+    finished = _finished_cases(records, runs=2)
+    assert finished == {"a": CasePair(1, 0, 1), "b": CasePair(0, 0, 0)}  # c has one of its two runs
+    assert finished["a"] == dict(zip(names, pairs))["a"]

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from skillab.core.wire import to_wire
 from skillab.grading.validators import ENV_TEXT_LIMIT, OUTPUT_LIMIT, RESPONSE_FILE, run_validators
 from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.isolation import detect_isolation
@@ -59,7 +60,7 @@ def test_results_record_output_exit_code_and_label(workspace):
     assert result.label == "checks output"
     assert (result.exit_code, result.stdout, result.stderr) == (1, "looked\n", "hmm\n")
     assert result.duration_ms >= 0
-    assert result.to_dict()["exit_code"] == 1
+    assert to_wire(result)["exit_code"] == 1
 
 
 def test_validator_output_is_capped(workspace):

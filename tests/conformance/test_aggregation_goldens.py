@@ -1,4 +1,4 @@
-"""The spec's aggregation goldens: aggregate(...).to_dict() equals expected.json, key order included."""
+"""The spec's aggregation goldens: to_wire(aggregate(...)) equals expected.json, key order included."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from skillab.core.wire import to_wire
 from skillab.scoring import aggregate, compute_verdict, run_verdict
 
 FOLDER = importlib.resources.files("skillevaluation") / "compatibility-tests" / "aggregation"
@@ -49,7 +50,7 @@ def _load(case, name: str) -> Any:
 
 def _run(case) -> tuple[list[Record], dict]:
     records = [_record(r) for r in _load(case, "input.json")["case_results"]]
-    return records, aggregate(records).to_dict()
+    return records, to_wire(aggregate(records))
 
 
 def test_goldens_are_present():

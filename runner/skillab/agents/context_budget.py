@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
+from ..core.run_info import ContextBudget, ListingCost, OriginalContext
 from ..skill.loader import Skill
 
 CHARS_PER_TOKEN = 4
@@ -96,10 +96,10 @@ class ContextCost:
     listings: tuple[Listing, ...]
     method: str = METHOD
 
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["listings"] = {item.pop("agent"): item for item in out["listings"]}
-        return out
+    def listing_costs(self) -> dict[str, ListingCost]:
+        """The listings by agent, as the results document keys them."""
+        return {item.agent: ListingCost(item.tokens, item.share, item.description_cut, item.source)
+                for item in self.listings}
 
 
 def tokens(text: str) -> int:
@@ -122,18 +122,18 @@ def context_cost(skill: Skill, agent: str) -> ContextCost:
     return ContextCost(agent, own + body, body, files, listings)
 
 
-def context_block(skill: Skill, agent: str, original: Skill | None = None) -> dict[str, Any]:
+def context_block(skill: Skill, agent: str, original: Skill | None = None) -> ContextBudget:
     """The results document's ``context_budget`` block, with the change against the
     ``--against`` original when there is one."""
     now = context_cost(skill, agent)
-    block: dict[str, Any] = {"format": "skillab.context/1", **now.to_dict()}
-    if original is not None:
-        before = context_cost(original, agent)
-        block["original"] = {"total_tokens": before.total_tokens, "body_tokens": before.body_tokens,
-                             "files_tokens": before.files_tokens,
-                             "listings": before.to_dict()["listings"]}
-        block["change_tokens"] = now.total_tokens - before.total_tokens
-    return block
+    before = context_cost(original, agent) if original is not None else None
+    return ContextBudget(
+        "skillab.context/1", now.agent, now.total_tokens, now.body_tokens, now.files_tokens, now.listing_costs(),
+        now.method,
+        original=None if before is None else OriginalContext(before.total_tokens, before.body_tokens,
+                                                             before.files_tokens, before.listing_costs()),
+        change_tokens=None if before is None else now.total_tokens - before.total_tokens,
+    )
 
 
 def _read(skill: Skill, rel: str) -> str:

@@ -3,9 +3,11 @@ suite formats' graders. Each serializes itself once and reads itself back exactl
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from .run_info import JudgeConsistency
+from .wire import wire
 
 GraderKind = Literal["contains", "pytest", "llm-rubric", "dimensions", "verifier", "timeout", "checklist",
                      "plugin-eval", "truncated"]
@@ -17,30 +19,14 @@ class ValidatorResult:
 
     label: str
     passed: bool
-    exit_code: int | None = None
     expect_exit_code: int = 0
     stdout: str = ""
     stderr: str = ""
     errored: bool = False
     duration_ms: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "label": self.label,
-            "passed": self.passed,
-            "expect_exit_code": self.expect_exit_code,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "errored": self.errored,
-            "duration_ms": self.duration_ms,
-        }
-        if self.exit_code is not None:
-            data["exit_code"] = self.exit_code
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ValidatorResult:
-        return cls(**data)
+    # None: the command never exited (it did not start, or was killed). Keyword-only, as it
+    # once came third.
+    exit_code: int | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
 
 
 @dataclass(slots=True)
@@ -50,23 +36,13 @@ class ExpectationResult:
     expectation: str
     passed: bool
     reason: str
-    score: float | None = None
-    errored: bool = False
+    # Keyword-only: a positional fourth argument (once the score) is refused, not misread.
+    errored: bool = field(default=False, kw_only=True)
+    score: float | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "expectation": self.expectation,
-            "passed": self.passed,
-            "reason": self.reason or "(no reason given)",
-            "errored": self.errored,
-        }
-        if self.score is not None:
-            data["score"] = self.score
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ExpectationResult:
-        return cls(**data)
+    def __post_init__(self) -> None:
+        # A verdict always says why, even when the judge gave no reason.
+        self.reason = self.reason or "(no reason given)"
 
 
 @dataclass
@@ -77,64 +53,29 @@ class DimensionScore:
     score: float
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
 
 @dataclass
 class GraderResult:
-    """One grader's verdict on one arm. ``errored``: no verdict could be reached."""
+    """One grader's verdict on one arm. ``errored``: no verdict could be reached.
 
-    kind: GraderKind
+    Built as ``GraderResult(kind, label, passed, reason, ...)``, the rest by keyword (a plugin's
+    grader does so too); the fields are declared in the document's key order."""
+
+    # A built-in grader's kind, or a plugin's own.
+    kind: GraderKind | str
     label: str
     passed: bool
+    errored: bool = field(default=False, kw_only=True)
     reason: str
-    errored: bool = False
-    score: float | None = None
-    max_score: float | None = None
-    dimensions: list[DimensionScore] = field(default_factory=list)
+    score: float | None = field(default=None, kw_only=True)
+    max_score: float | None = field(default=None, kw_only=True)
+    dimensions: list[DimensionScore] = field(default_factory=list, kw_only=True, metadata=wire(omit_empty=True))
     # The tail of a command's output (pytest, verifier).
-    output: str = ""
+    output: str = field(default="", kw_only=True, metadata=wire(omit_empty=True))
     # The score the grader passes at (rubric, dimensions), and the with-minus-without total
     # the dimensions format's own verdict requires.
-    threshold: float | None = None
-    minimum_delta: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "kind": self.kind,
-            "label": self.label,
-            "passed": self.passed,
-            "errored": self.errored,
-            "reason": self.reason,
-            "score": self.score,
-            "max_score": self.max_score,
-        }
-        if self.dimensions:
-            data["dimensions"] = [d.to_dict() for d in self.dimensions]
-        if self.output:
-            data["output"] = self.output
-        if self.threshold is not None:
-            data["threshold"] = self.threshold
-        if self.minimum_delta is not None:
-            data["minimum_delta"] = self.minimum_delta
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GraderResult:
-        return cls(
-            kind=data["kind"],
-            label=str(data.get("label", "")),
-            passed=bool(data.get("passed")),
-            reason=str(data.get("reason", "")),
-            errored=bool(data.get("errored")),
-            score=data.get("score"),
-            max_score=data.get("max_score"),
-            dimensions=[DimensionScore(**d) for d in data.get("dimensions", [])],
-            output=str(data.get("output", "")),
-            threshold=data.get("threshold"),
-            minimum_delta=data.get("minimum_delta"),
-        )
+    threshold: float | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
+    minimum_delta: float | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
 
 
 # Below this agreement the lift is withheld (why 0.8: ``engine.consistency``).
@@ -168,15 +109,10 @@ class ConsistencyCheck:
             return self.withheld
         return self.agreement is not None and self.agreement < self.floor
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "verdicts": self.verdicts,
-            "sampled": self.sampled,
-            "agreed": self.agreed,
-            "errored": self.errored,
-            "agreement": None if self.agreement is None else round(self.agreement, 4),
-            "floor": self.floor,
-            "lift_withheld": self.lift_withheld,
-            "ci95": None if self.ci95 is None else [round(self.ci95[0], 4), round(self.ci95[1], 4)],
-            "decided": self.decided,
-        }
+    def block(self) -> JudgeConsistency:
+        """The results document's ``judge_consistency`` block (rates to 4 places)."""
+        return JudgeConsistency(
+            self.verdicts, self.sampled, self.agreed, self.errored,
+            None if self.agreement is None else round(self.agreement, 4), self.floor, self.lift_withheld,
+            None if self.ci95 is None else (round(self.ci95[0], 4), round(self.ci95[1], 4)), self.decided,
+        )

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from .checks import ExpectationResult, GraderResult, ValidatorResult
 from .usage import Usage
+from .wire import from_wire, to_wire
 
 Outcome = Literal["flip_to_pass", "pass_kept", "fail_kept", "flip_to_fail", "error"]
 OUTCOMES: tuple[Outcome, ...] = ("flip_to_pass", "pass_kept", "fail_kept", "flip_to_fail", "error")
@@ -26,10 +27,6 @@ class Contamination:
     fingerprints_seen: int
     skill_paths_asked_for: list[str]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"fingerprints_seen": self.fingerprints_seen,
-                "skill_paths_asked_for": list(self.skill_paths_asked_for)}
-
 
 @dataclass
 class PassKAttempt:
@@ -39,10 +36,6 @@ class PassKAttempt:
     error: str | None
     duration_ms: int
     total_tokens: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"attempt": self.attempt, "passed": self.passed, "errored": self.errored,
-                "error": self.error, "duration_ms": self.duration_ms, "total_tokens": self.total_tokens}
 
 
 @dataclass
@@ -59,16 +52,6 @@ class PassKSummary:
     passed_on: int | None
     attempts: list[PassKAttempt]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "n": self.n, "graded": self.graded, "passes": self.passes,
-                "pass_at_k": self.pass_at_k, "pass_at_1": self.pass_at_1,
-                "estimator": self.estimator, "passed_on": self.passed_on,
-                "attempts": [a.to_dict() for a in self.attempts]}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PassKSummary:
-        return cls(**{**data, "attempts": [PassKAttempt(**a) for a in data["attempts"]]})
-
 
 @dataclass
 class HarborTrial:
@@ -77,9 +60,6 @@ class HarborTrial:
     trial_name: str
     # None when the trial's verifier wrote none.
     rewards: dict[str, float] | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"trial_name": self.trial_name, "rewards": None if self.rewards is None else dict(self.rewards)}
 
 
 # The document keeps the arm's grading detail under ``extra``, in this order.
@@ -143,11 +123,11 @@ class ArmRecord:
             "turns": self.turns,
             "total_tokens": self.total_tokens,
             "tool_call_count": self.tool_call_count,
-            "usage": self.usage.to_dict(),
+            "usage": to_wire(self.usage),
             "final_output": self.final_output,
             "transcript": self.transcript,
-            "validator_results": [v.to_dict() for v in self.validator_results],
-            "expectation_results": [e.to_dict() for e in self.expectation_results],
+            "validator_results": to_wire(self.validator_results),
+            "expectation_results": to_wire(self.expectation_results),
             "cached": self.cached,
             "skill_activated": self.skill_activated,
             "contaminated": self.contaminated,
@@ -166,10 +146,7 @@ class ArmRecord:
             value = getattr(self, name)
             if value is None or value == []:
                 continue
-            if isinstance(value, list):
-                extra[name] = [item if isinstance(item, str) else item.to_dict() for item in value]
-            else:
-                extra[name] = value if isinstance(value, str) else value.to_dict()
+            extra[name] = to_wire(value)
         return extra
 
     @classmethod
@@ -179,6 +156,7 @@ class ArmRecord:
         if unknown:
             raise ValueError(f"unknown arm detail {', '.join(map(repr, unknown))} under 'extra'")
         contamination, harbor, pass_k = extra.get("contamination"), extra.get("harbor"), extra.get("pass_k")
+        # Older documents hold no usage for an arm: it counts as none.
         return cls(
             passed=bool(data["passed"]),
             errored=bool(data.get("errored", False)),
@@ -187,11 +165,12 @@ class ArmRecord:
             duration_ms=int(data.get("duration_ms", 0)),
             turns=int(data.get("turns", 0)),
             tool_call_count=int(data.get("tool_call_count", 0)),
-            usage=Usage.from_dict(data.get("usage", {})),
+            usage=from_wire(Usage, data.get("usage", {}), "usage"),
             final_output=data.get("final_output", ""),
             transcript=data.get("transcript", ""),
-            validator_results=[ValidatorResult.from_dict(v) for v in data.get("validator_results", [])],
-            expectation_results=[ExpectationResult.from_dict(e) for e in data.get("expectation_results", [])],
+            validator_results=from_wire(list[ValidatorResult], data.get("validator_results", []), "validator_results"),
+            expectation_results=from_wire(list[ExpectationResult], data.get("expectation_results", []),
+                                          "expectation_results"),
             cached=bool(data.get("cached", False)),
             skill_activated=data.get("skill_activated"),
             contaminated=bool(data.get("contaminated", False)),
@@ -199,11 +178,11 @@ class ArmRecord:
             sandbox=extra.get("sandbox"),
             served_model=extra.get("served_model"),
             stop_reason=extra.get("stop_reason"),
-            contamination=None if contamination is None else Contamination(**contamination),
+            contamination=None if contamination is None else from_wire(Contamination, contamination, "contamination"),
             tampering=[str(path) for path in extra.get("tampering", [])],
-            graders=[GraderResult.from_dict(g) for g in extra.get("graders", [])],
-            harbor=None if harbor is None else HarborTrial(**harbor),
-            pass_k=None if pass_k is None else PassKSummary.from_dict(pass_k),
+            graders=from_wire(list[GraderResult], extra.get("graders", []), "graders"),
+            harbor=None if harbor is None else from_wire(HarborTrial, harbor, "harbor"),
+            pass_k=None if pass_k is None else from_wire(PassKSummary, pass_k, "pass_k"),
             detail=data.get("detail"),
             files_changed=[str(f) for f in extra.get("files_changed", [])],
             files_deleted=[str(f) for f in extra.get("files_deleted", [])],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
 
 @dataclass(slots=True)
@@ -15,6 +15,8 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float | None = None
+    # The wire form also carries the total, after the cache counts (``core.wire``).
+    __wire_derived__: ClassVar[dict[str, str]] = {"total_tokens": "cache_write_tokens"}
 
     @property
     def total_tokens(self) -> int:
@@ -32,22 +34,3 @@ class Usage:
             cost,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-            "total_tokens": self.total_tokens,
-            "cost_usd": self.cost_usd,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Usage:
-        return cls(
-            int(data.get("input_tokens", 0)),
-            int(data.get("output_tokens", 0)),
-            int(data.get("cache_read_tokens", 0)),
-            int(data.get("cache_write_tokens", 0)),
-            data.get("cost_usd"),
-        )

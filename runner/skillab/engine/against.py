@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
+from ..core.summary import OriginalRef
 from ..errors import UsageError
 from ..skill.loader import SKILL_FILE, Skill, load_skill
 
@@ -54,18 +55,10 @@ class OriginalSkill:
             return f"{label}, at {self.renamed_from}" if self.renamed_from else label
         return self.spec
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {
-            "source": self.source,
-            "spec": self.spec,
-            "commit": self.commit,
-            "label": self.label,
-            "skill": self.skill.name,
-            "skill_hash": self.skill.content_hash(),
-        }
-        if self.renamed_from is not None:
-            out["renamed_from"] = self.renamed_from
-        return out
+    def ref(self) -> OriginalRef:
+        """Where the original came from, as the results document records it."""
+        return OriginalRef(self.source, self.spec, self.commit, self.label, self.skill.name,
+                           self.skill.content_hash(), self.renamed_from)
 
 
 def against_warnings(adapter: Agent, original: OriginalSkill | None) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.settings import RunConfig
 from ..core.usage import Usage
+from ..core.wire import from_wire
 from ..core.wording import counted
 from ..providers.pricing import cost_usd, price_of
 from .prepare import Prepared
@@ -174,7 +175,7 @@ def _measured(previous: dict[str, Any] | None, prepared: Prepared, config: RunCo
         for arm in ("with_skill", "without_skill", "original"):
             data = record.get(arm)
             if data and not data.get("cached") and not data.get("errored"):
-                usage[(record["case_name"], arm)].append(Usage.from_dict(data.get("usage", {})))
+                usage[(record["case_name"], arm)].append(from_wire(Usage, data.get("usage", {}), "usage"))
     names = {c.name for c in prepared.graded}
     return usage if any(case in names for case, _ in usage) else None
 
@@ -206,7 +207,7 @@ def _from_measured(measured: dict[tuple[str, str], list[Usage]], prepared: Prepa
 def _with_judge(previous: dict[str, Any], measured: dict[tuple[str, str], list[Usage]],
                 tokens: int, cost: float | None, arms: int) -> tuple[int, float | None]:
     """Add the judge's share: what it cost per graded arm last time, times the arms to run."""
-    judge = Usage.from_dict(((previous.get("usage") or {}).get("judge")) or {})
+    judge = from_wire(Usage, ((previous.get("usage") or {}).get("judge")) or {}, "usage.judge")
     graded = sum(len(uses) for uses in measured.values())
     if not graded or not judge.total_tokens:
         return tokens, cost

@@ -28,11 +28,11 @@ from ..core.events import (
     ignore,
 )
 from ..core.records import ArmRecord, CaseRecord
+from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
-from ..reports.summary import summarize
 from ..sandbox.backend import Choice, before_the_suite, require_sandbox
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.process import allow_commands, stop_all_commands
@@ -40,6 +40,7 @@ from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..scoring.history import record_into
+from ..scoring.summary import summarize
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -121,7 +122,7 @@ def run_suite(
                 "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.log.interrupted:
             block = run_triggers(prepared, config, adapter, original, sandbox.backend, emit)
-            report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
+            report.log = summarize(replace(settings, triggers=block, interrupted=block.interrupted),
                                    report.log.records)
     # A shard is part of a run: the merged document is the one that has a place in the trend.
     history = config.engine.history_path
@@ -158,7 +159,7 @@ class Execution:
         self.warnings: list[str] = list(warnings or [])
         # The original skill of ``--against``: a third arm per (case, run), never cached.
         self.original: OriginalSkill | None = original
-        self._original_info = original.to_dict() if original is not None else None
+        self._original_ref = original.ref() if original is not None else None
         self.config = config
         self.adapter = adapter
         self.judge = judge
@@ -185,7 +186,7 @@ class Execution:
                                         3 if original is not None else 2, min_delta_pts=engine.min_delta_pts,
                                         gate_on=engine.gate_on)
         self.kept_workspaces: Path | None = None
-        self.consistency: dict[str, Any] | None = None
+        self.consistency: JudgeConsistency | None = None
         self.started = datetime.now(UTC)
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
@@ -358,7 +359,7 @@ class Execution:
             self.records(), self.judge, prompts={c.name: c.prompt for c in self.prepared.graded},
             skills=skills, share=self.config.judge.consistency,
         )
-        self.consistency = check.to_dict() if check is not None else None
+        self.consistency = check.block() if check is not None else None
 
     def _finish(self, case_index: int, job: ArmJob, record: ArmRecord) -> None:
         with self._lock:
@@ -439,11 +440,11 @@ class Execution:
             started_at=self.started,
             finished_at=datetime.now(UTC),
             interrupted=interrupted,
-            original=self._original_info,
+            original=self._original_ref,
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
-            stop_early=(self.early.to_dict(records, [c.name for c in self.prepared.graded])
+            stop_early=(self.early.block(records, [c.name for c in self.prepared.graded])
                         if self.early is not None else None),
             judge_consistency=self.consistency,
             context_budget=context_block(self.prepared.skill, self.adapter.name,

@@ -14,11 +14,14 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.settings import Shard as ShardSetting
 from ..errors import UsageError
 from ..suite.model import Case
+
+if TYPE_CHECKING:  # `--help` reads the shard setting from here: the results' types load with a run
+    from ..core.run_info import ShardMarker
 
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -70,17 +73,13 @@ class ShardPlan:
         table = [[name, run, self.assignment[(name, run)]] for name, run in self.all_units()]
         return hashlib.sha256(json.dumps(table).encode()).hexdigest()
 
-    def marker(self, **settings: Any) -> dict[str, Any]:
+    def marker(self, *, target_lift_pts: float) -> ShardMarker:
         """What a shard's results document says about the shard (``merge`` checks it), plus
-        ``settings`` the merged summary needs that a shard's own numbers may not show."""
-        return {
-            "index": self.shard.index,
-            "count": self.shard.count,
-            "plan_sha256": self.digest(),
-            "cases": list(self.cases),
-            "units": [[name, run] for name, run in self.units],
-            **settings,
-        }
+        the lift the merged power statement is sized for, which a shard's own numbers may not show."""
+        from ..core.run_info import ShardMarker
+
+        return ShardMarker(self.shard.index, self.shard.count, self.digest(), tuple(self.cases),
+                           tuple(self.units), target_lift_pts)
 
 
 def plan_shards(cases: tuple[Case, ...], runs: int, shard: ShardSetting, default_max_turns: int) -> ShardPlan:

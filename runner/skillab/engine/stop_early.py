@@ -9,11 +9,14 @@ what that saved.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.records import CaseRecord
+from ..core.run_info import StopEarly
 from ..scoring.inference import ALPHA, CasePair
+from ..scoring.statistics import case_pairs
 from ..scoring.stopping import StopDecision, calls_saved, curtail, group_sequential, stop_sentence
 
 
@@ -61,42 +64,38 @@ class EarlyStop:
         direction = -1 if self.min_delta_pts is not None and self.min_delta_pts < 0 else 1
         return group_sequential(pairs, len(self.order), direction=direction)
 
-    def to_dict(self, records: list[CaseRecord], case_names: list[str]) -> dict[str, Any]:
+    def block(self, records: list[CaseRecord], case_names: list[str]) -> StopEarly:
+        """The results document's ``stop_early`` block."""
         ran = len({r.case_name for r in records})
-        block: dict[str, Any] = {
-            "design": self.design,
-            "seed": self.seed,
-            "order": [case_names[i] for i in self.order],
-            "planned_cases": len(self.order),
-            "cases_ran": ran,
+        block = StopEarly(
+            design=self.design,
+            seed=self.seed,
+            order=tuple(case_names[i] for i in self.order),
+            planned_cases=len(self.order),
+            cases_ran=ran,
             # Arms in flight when the rule fired may finish every case: then nothing was saved.
-            "stopped": self.stopped_at is not None and ran < len(self.order),
-            "reason": self.reason or None,
-            "alpha": self.alpha,
-        }
-        if block["stopped"]:
-            arms = [arm for r in records for arm in (r.with_skill, r.without_skill, r.original) if arm is not None]
-            per_arm = sum(max(a.turns, 1) for a in arms) / max(len(arms), 1)
-            priced = [a.usage.cost_usd for a in arms if a.usage.cost_usd is not None and not a.cached]
-            saved_arms = max(len(self.order) - ran, 0) * self.runs * self.arms
-            saved_usd = sum(priced) / len(priced) * saved_arms if priced else None
-            block["saved_model_calls"] = calls_saved(len(self.order), ran, self.runs, self.arms, per_arm)
-            block["saved_usd"] = None if saved_usd is None else round(saved_usd, 4)
-            block["sentence"] = stop_sentence(ran, len(self.order), self.reason, saved_usd,
-                                              block["saved_model_calls"])
-        return block
+            stopped=self.stopped_at is not None and ran < len(self.order),
+            reason=self.reason or None,
+            alpha=self.alpha,
+        )
+        if not block.stopped:
+            return block
+        arms = [arm for r in records for arm in (r.with_skill, r.without_skill, r.original) if arm is not None]
+        per_arm = sum(max(a.turns, 1) for a in arms) / max(len(arms), 1)
+        priced = [a.usage.cost_usd for a in arms if a.usage.cost_usd is not None and not a.cached]
+        saved_arms = max(len(self.order) - ran, 0) * self.runs * self.arms
+        saved_usd = sum(priced) / len(priced) * saved_arms if priced else None
+        saved_calls = calls_saved(len(self.order), ran, self.runs, self.arms, per_arm)
+        return replace(block, saved_model_calls=saved_calls,
+                       saved_usd=None if saved_usd is None else round(saved_usd, 4),
+                       sentence=stop_sentence(ran, len(self.order), self.reason, saved_usd, saved_calls))
 
 
 def _finished_cases(records: list[CaseRecord], runs: int) -> dict[str, CasePair]:
-    """Cases with every run finished, as their comparable pass counts (errored runs left out)."""
-    seen: dict[str, list[CaseRecord]] = {}
-    for record in records:
-        seen.setdefault(record.case_name, []).append(record)
-    done = {}
-    for name, rows in seen.items():
-        if len(rows) < runs:
-            continue
-        kept = [r for r in rows if r.outcome != "error"]
-        done[name] = CasePair(sum(r.with_skill.passed for r in kept), sum(r.without_skill.passed for r in kept),
-                              len(kept))
-    return done
+    """Cases with every run finished, as the pass counts the statistics will count: over the
+    comparable runs only (``scoring.statistics.case_pairs``), so the rule stops on the evidence
+    the report shows. A finished case with no comparable run counts as finished, with no runs."""
+    finished = Counter(r.case_name for r in records)
+    names, pairs, _, _ = case_pairs([r for r in records if finished[r.case_name] >= runs])
+    comparable = dict(zip(names, pairs, strict=True))
+    return {name: comparable.get(name, CasePair(0, 0, 0)) for name, seen in finished.items() if seen >= runs}

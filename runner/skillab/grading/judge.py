@@ -35,6 +35,7 @@ from typing import Any, Protocol
 from ..core.checks import ExpectationResult
 from ..core.contracts import ModelClient
 from ..core.messages import Message
+from ..core.run_info import JudgeSampling
 from ..core.usage import Usage
 from ..errors import ProviderError
 
@@ -123,7 +124,7 @@ class ExpectationJudge(Protocol):
     def usage(self) -> Usage | None: ...
 
     @property
-    def sampling(self) -> dict[str, Any] | None: ...
+    def sampling(self) -> JudgeSampling | None: ...
 
     def ask(self, *, system: str, user: str, schema: dict[str, Any] | None = None) -> str: ...
 
@@ -180,9 +181,9 @@ class Judge:
             return self._usage.add(Usage())
 
     @property
-    def sampling(self) -> dict[str, Any] | None:
+    def sampling(self) -> JudgeSampling | None:
         """The temperature and seed the judge sends (None: a scripted model samples nothing)."""
-        return None if self._client.scripted else {"temperature": self.temperature, "seed": self.seed}
+        return None if self._client.scripted else JudgeSampling(self.temperature, self.seed)
 
     def ask(self, *, system: str, user: str, schema: dict[str, Any] | None = None) -> str:
         """One temperature-0 completion; raises ``ProviderError`` when the call fails."""
@@ -227,7 +228,7 @@ class Judge:
                 reason=f"the judge's output could not be read ({exc}); it began: {excerpt!r}",
                 errored=True,
             )
-        return ExpectationResult(expectation, verdict.passed, verdict.reason, verdict.score)
+        return ExpectationResult(expectation, verdict.passed, verdict.reason, score=verdict.score)
 
     def grade_all(
         self, expectations: Sequence[str], *, prompt: str, transcript: str, final_output: str

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+
+from ..core.records import CaseRecord
+from ..core.summary import PassAtK, PassAtKArm
 
 ARMS = ("with_skill", "without_skill", "original")
 
@@ -26,20 +28,20 @@ def pass_at_k(n: int, c: int, k: int) -> float | None:
     return 1 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def run_summary(cases: Iterable[dict[str, Any]], k: int) -> dict[str, Any] | None:
+def run_summary(records: Iterable[CaseRecord], k: int) -> PassAtK | None:
     """Per arm: the mean over cases of each case's mean over runs of pass@k and pass@1."""
     per_arm: dict[str, dict[str, list[tuple[float, float]]]] = {}
     attempts = 0
     plug_in = 0
-    for record in cases:
-        for arm in ARMS:
-            summary = ((record.get(arm) or {}).get("extra") or {}).get("pass_k")
-            if not summary or summary.get("pass_at_k") is None:
+    for record in records:
+        for arm, result in zip(ARMS, (record.with_skill, record.without_skill, record.original), strict=True):
+            summary = result.pass_k if result is not None else None
+            if summary is None or summary.pass_at_k is None:
                 continue
-            attempts = max(attempts, int(summary.get("n", 0)))
-            plug_in += summary.get("estimator") == "plug-in"
-            per_arm.setdefault(arm, {}).setdefault(str(record.get("case_name")), []).append(
-                (float(summary["pass_at_k"]), float(summary["pass_at_1"]))
+            attempts = max(attempts, summary.n)
+            plug_in += summary.estimator == "plug-in"
+            per_arm.setdefault(arm, {}).setdefault(record.case_name, []).append(
+                (float(summary.pass_at_k), float(summary.pass_at_1 or 0.0))
             )
     if not per_arm:
         return None
@@ -47,14 +49,13 @@ def run_summary(cases: Iterable[dict[str, Any]], k: int) -> dict[str, Any] | Non
     def mean(values: list[float]) -> float:
         return sum(values) / len(values)
 
-    rates: dict[str, Any] = {}
+    rates: dict[str, PassAtKArm] = {}
     for arm, by_case in per_arm.items():
         case_k = [mean([v[0] for v in runs]) for runs in by_case.values()]
         case_1 = [mean([v[1] for v in runs]) for runs in by_case.values()]
-        rates[arm] = {"pass_at_k": round(mean(case_k), 4), "pass_at_1": round(mean(case_1), 4),
-                      "cases": len(by_case)}
+        rates[arm] = PassAtKArm(round(mean(case_k), 4), round(mean(case_1), 4), len(by_case))
     delta = None
     if "with_skill" in rates and "without_skill" in rates:
-        delta = round((rates["with_skill"]["pass_at_k"] - rates["without_skill"]["pass_at_k"]) * 100, 2)
-    return {"k": k, "attempts": attempts, "estimator": "unbiased (Chen et al. 2021)",
-            "plug_in_arms": plug_in, "arms": rates, "delta_pts": delta}
+        delta = round((rates["with_skill"].pass_at_k - rates["without_skill"].pass_at_k) * 100, 2)
+    return PassAtK(k=k, attempts=attempts, estimator="unbiased (Chen et al. 2021)", plug_in_arms=plug_in,
+                   arms=rates, delta_pts=delta)

@@ -44,16 +44,6 @@ class TriggerQuery:
     line: int | None = None
     owner: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "query": self.query,
-            "should_trigger": self.should_trigger,
-            "source": self.source,
-            "line": self.line,
-            "owner": self.owner,
-        }
-
 
 def load_trigger_file(path: Path, *, owner: str | None = None) -> list[TriggerQuery]:
     """The queries of one trigger set file; ``SuiteError`` names file, line, entry and field."""

@@ -5,7 +5,7 @@ trials (``scoring.trigger_summary``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from ..core.usage import Usage
 from ..skill.loader import Skill
@@ -41,12 +41,6 @@ class TriggerTrial:
         if self.skill in self.loaded:
             return True
         return None if self.error else False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "run_index": self.run_index, "arm": self.arm,
-                "triggered": self.triggered, "loaded": list(self.loaded), "error": self.error,
-                "duration_ms": self.duration_ms, "usage": self.usage.to_dict(),
-                "transcript": self.transcript}
 
 
 @dataclass(frozen=True)

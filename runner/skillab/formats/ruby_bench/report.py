@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...core.summary import Criterion
+from ...core.wire import from_wire
 from ..base import Inline
-from .dimensions import criteria_verdicts
 
 
 def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inline: Inline) -> str:
@@ -15,7 +16,7 @@ def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inli
     escapes what a suite or the judge wrote."""
     parts = []
     for name, doc in named_documents:
-        for c in criteria_verdicts(doc.get("cases") or []):
+        for c in _criteria(doc):
             state = {True: "✅ pass", False: "❌ fail", None: "⚠️ n/a (an arm was not scored)"}[c.passed]
             where = f"{inline(name, 60)} / " if len(named_documents) > 1 else ""
             lines = [
@@ -26,9 +27,9 @@ def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inli
                 "| Dimension | Without skill | With skill | Δ |",
                 "|---|---:|---:|---:|",
             ]
-            for row in c.rows:
+            for row in c.dimensions:
                 lines.append(
-                    f"| {inline(row.name, 60)} | {_num(row.without)}/{row.max_score} | "
+                    f"| {inline(row.name, 60)} | {_num(row.without_skill)}/{row.max_score} | "
                     f"{_num(row.with_skill)}/{row.max_score} | {_signed(row.delta)} |"
                 )
             if c.weak:
@@ -46,7 +47,7 @@ def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inli
 def terminal_section(doc: dict[str, Any]) -> list[str]:
     """The criteria of one suite for the terminal table."""
     lines: list[str] = []
-    for verdict in criteria_verdicts(doc.get("cases", [])):
+    for verdict in _criteria(doc):
         state = {True: "pass", False: "fail", None: "n/a (an arm was not scored)"}[verdict.passed]
         lines += [
             "",
@@ -54,17 +55,22 @@ def terminal_section(doc: dict[str, Any]) -> list[str]:
             f"{_score(verdict.without_total)} · delta {_plus(verdict.delta)} (needs with >= "
             f"{verdict.pass_threshold:g} and delta >= {verdict.minimum_delta:+g}): {state}",
         ]
-        width = max(12, *(len(r.name) for r in verdict.rows)) if verdict.rows else 12
+        width = max(12, *(len(r.name) for r in verdict.dimensions)) if verdict.dimensions else 12
         lines.append(f"    {'dimension':<{width}}  {'without':>9}  {'with':>9}  {'delta':>6}")
-        for row in verdict.rows:
+        for row in verdict.dimensions:
             lines.append(
-                f"    {row.name:<{width}}  {_of(row.without, row.max_score):>9}  "
+                f"    {row.name:<{width}}  {_of(row.without_skill, row.max_score):>9}  "
                 f"{_of(row.with_skill, row.max_score):>9}  {_plus(row.delta):>6}"
             )
         for weak in verdict.weak:
             arm = "with skill" if weak.arm == "with_skill" else "without skill"
             lines.append(f"    weak ({arm}) {weak.name} {weak.score:g}/{weak.max_score}: {_clip(weak.reason, 100)}")
     return lines
+
+
+def _criteria(doc: dict[str, Any]) -> tuple[Criterion, ...]:
+    """The run's criteria verdicts, as its summary holds them."""
+    return from_wire(tuple[Criterion, ...], doc.get("criteria") or [], "criteria")
 
 
 def _num(value: float | None) -> str:

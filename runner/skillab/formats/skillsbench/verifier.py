@@ -15,9 +15,12 @@ import math
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 from ...core.checks import GraderResult
+from ...core.records import CaseRecord
+from ...core.summary import Reward
 from ...grading.graders import (
     VERIFIER_DIR,
     GradingInput,
@@ -150,31 +153,31 @@ def _number(text: str) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def mean_rewards(cases: list[dict]) -> dict | None:
+def mean_rewards(records: Sequence[CaseRecord]) -> Reward | None:
     """The mean verifier reward of each arm over the records that got one (errored arms have
     none), for reporting beside the pass rate; None when no case has a verifier."""
     rewards: dict[str, list[float]] = {"with_skill": [], "without_skill": []}
     thresholds: set[float] = set()
     seen = False
-    for record in cases:
-        for arm, values in rewards.items():
-            for grader in ((record.get(arm) or {}).get("extra") or {}).get("graders", []):
-                if grader.get("kind") != "verifier":
+    for record in records:
+        for arm, values in ((record.with_skill, rewards["with_skill"]), (record.without_skill, rewards["without_skill"])):
+            for grader in arm.graders:
+                if grader.kind != "verifier":
                     continue
                 seen = True
-                if not grader.get("errored") and isinstance(grader.get("score"), (int, float)):
-                    values.append(float(grader["score"]))
-                if isinstance(grader.get("threshold"), (int, float)):
-                    thresholds.add(float(grader["threshold"]))
+                if not grader.errored and grader.score is not None:
+                    values.append(float(grader.score))
+                if grader.threshold is not None:
+                    thresholds.add(float(grader.threshold))
     if not seen:
         return None
 
     def mean(values: list[float]) -> float | None:
         return round(sum(values) / len(values), 4) if values else None
 
-    return {
-        "with_skill": mean(rewards["with_skill"]),
-        "without_skill": mean(rewards["without_skill"]),
-        "arms": len(rewards["with_skill"]) + len(rewards["without_skill"]),
-        "threshold": min(thresholds) if thresholds else 1.0,
-    }
+    return Reward(
+        with_skill=mean(rewards["with_skill"]),
+        without_skill=mean(rewards["without_skill"]),
+        arms=len(rewards["with_skill"]) + len(rewards["without_skill"]),
+        threshold=min(thresholds) if thresholds else 1.0,
+    )

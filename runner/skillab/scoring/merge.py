@@ -1,4 +1,5 @@
-"""``skillab merge``: one results document from the documents of ``run --shard I/N``.
+"""``skillab merge``: one results document from the documents of ``run --shard I/N``
+(``reports.shard_files.load_shards`` reads them).
 
 The merged document is ``summarize`` over every shard's records, so it is the document an
 unsharded run would have written (timings aside). Merging fails closed: a file that is not a
@@ -11,15 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..core.records import CaseRecord
+from ..core.run_info import JudgeConsistency, ShardMarker
 from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
+from ..core.wire import to_wire
 from ..errors import UsageError
-from .results import load_documents
 from .summary import summarize
 
 
@@ -29,58 +30,36 @@ class MergeError(UsageError):
 
 @dataclass(frozen=True)
 class ShardDocument:
-    """One suite's document from one shard, and the file it came from."""
+    """One suite's run log from one shard (its document read), and the file it came from."""
 
     source: str
-    document: dict[str, Any]
-
-    @property
-    def marker(self) -> dict[str, Any]:
-        return self.document["shard"]
+    log: RunLog
+    marker: ShardMarker
 
     @property
     def label(self) -> str:
-        return f"{self.source} (shard {self.marker['index']}/{self.marker['count']})"
+        return f"{self.source} (shard {self.marker.index}/{self.marker.count})"
 
 
-# What every shard of one run must agree on, and how an error names it.
-_AGREED: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
-    ("skillab version", lambda d: d["tool"]["version"]),
-    ("results format", lambda d: d["format"]),
-    ("suite", lambda d: d["suite"]),
-    ("adapter", lambda d: d["adapter"]),
-    ("models", lambda d: d["models"]),
-    ("isolation", lambda d: d["isolation"]),
-    ("runs", lambda d: d["runs"]),
-    ("pass_k", lambda d: d.get("pass_k", 1)),
-    ("attempts per arm (--pass-n)", lambda d: d.get("pass_n")),
-    ("target lift (--target-lift-pts)", lambda d: d["shard"].get("target_lift_pts")),
-    ("baseline cache setting", lambda d: d["cache"]["enabled"]),
-    ("trigger-only cases", lambda d: d.get("trigger_only_cases")),
-    ("original skill (--against)", lambda d: (d.get("comparison") or {}).get("original")),
-    ("shard count", lambda d: d["shard"]["count"]),
-    ("selected cases", lambda d: d["shard"]["cases"]),
-    ("shard plan", lambda d: d["shard"]["plan_sha256"]),
+# What every shard of one run must agree on, and how an error names it (the results format is
+# agreed on by reading the document at all).
+_AGREED: tuple[tuple[str, Callable[[ShardDocument], Any]], ...] = (
+    ("skillab version", lambda d: d.log.settings.tool_version),
+    ("suite", lambda d: d.log.settings.suite),
+    ("adapter", lambda d: d.log.settings.adapter),
+    ("models", lambda d: d.log.settings.models),
+    ("isolation", lambda d: d.log.settings.isolation),
+    ("runs", lambda d: d.log.settings.runs),
+    ("pass_k", lambda d: d.log.settings.pass_k),
+    ("attempts per arm (--pass-n)", lambda d: d.log.settings.pass_n),
+    ("target lift (--target-lift-pts)", lambda d: d.marker.target_lift_pts),
+    ("baseline cache setting", lambda d: d.log.settings.cache_enabled),
+    ("trigger-only cases", lambda d: d.log.settings.trigger_only),
+    ("original skill (--against)", lambda d: d.log.settings.original),
+    ("shard count", lambda d: d.marker.count),
+    ("selected cases", lambda d: d.marker.cases),
+    ("shard plan", lambda d: d.marker.plan_sha256),
 )
-
-
-def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDocument]:
-    """Every suite document in ``paths``; a file that cannot be read is an error naming it.
-    ``allow_none``: the files may hold no document (each shard failed every suite)."""
-    shards = []
-    for path in paths:
-        try:
-            documents = load_documents(path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise MergeError(f"{path}: cannot be read as a results document ({exc})") from None
-        for document in documents:
-            if not isinstance(document.get("shard"), dict):
-                raise MergeError(f"{path}: not a shard's document (no shard marker); merge joins "
-                                 "the documents of `skillab run --shard I/N`")
-            shards.append(ShardDocument(str(path), document))
-    if not shards and not allow_none:
-        raise MergeError("no results documents to merge")
-    return shards
 
 
 def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
@@ -88,28 +67,25 @@ def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
     appear."""
     groups: dict[tuple[str, str, str], list[ShardDocument]] = {}
     for shard in shards:
-        suite = shard.document["suite"]
-        agent = str((shard.document.get("adapter") or {}).get("name"))
-        groups.setdefault((suite["path"], suite["skill"], agent), []).append(shard)
+        settings = shard.log.settings
+        groups.setdefault((settings.suite.path, settings.suite.skill, settings.adapter.name), []).append(shard)
     return [merge_suite(group) for group in groups.values()]
 
 
 def merge_suite(group: list[ShardDocument]) -> RunLog:
     """The document of one suite from all of its shards."""
     _check_agreement(group)
-    written_by = group[0].document["tool"]["version"]
+    written_by = group[0].log.settings.tool_version
     if written_by != __version__:
         # The merged summary is this version's: it must be the one the shards' runs would compute.
         raise MergeError(f"{group[0].label} was written by skillab {written_by}, this is skillab "
                          f"{__version__}; merge with the version that ran the shards")
     by_index = _check_complete(group)
-    first = by_index[1].document
-    order = {name: i for i, name in enumerate(first["shard"]["cases"])}
+    order = {name: i for i, name in enumerate(by_index[1].marker.cases)}
     records: list[CaseRecord] = []
     runs: list[RunSettings] = []
     for shard in by_index.values():
-        log = RunLog.from_json(shard.document)
-        settings, found = log.settings, log.records
+        settings, found = shard.log.settings, shard.log.records
         _check_units(shard, found)
         runs.append(settings)
         records.extend(found)
@@ -133,9 +109,9 @@ def merge_suite(group: list[ShardDocument]) -> RunLog:
 def _check_agreement(group: list[ShardDocument]) -> None:
     reference = group[0]
     for name, read in _AGREED:
-        expected = read(reference.document)
+        expected = to_wire(read(reference))
         for other in group[1:]:
-            found = read(other.document)
+            found = to_wire(read(other))
             if found != expected:
                 expected, found = _differing(expected, found)
                 raise MergeError(
@@ -145,16 +121,16 @@ def _check_agreement(group: list[ShardDocument]) -> None:
 
 
 def _check_complete(group: list[ShardDocument]) -> dict[int, ShardDocument]:
-    skill = group[0].document["suite"]["skill"]
-    count = int(group[0].marker["count"])
+    skill = group[0].log.settings.suite.skill
+    count = group[0].marker.count
     by_index: dict[int, ShardDocument] = {}
     for shard in group:
-        index = int(shard.marker["index"])
+        index = shard.marker.index
         if index in by_index:
             raise MergeError(f"{skill}: shard {index}/{count} appears twice, in "
                              f"{by_index[index].source} and {shard.source}")
-        if shard.document.get("interrupted") or shard.document.get("stopped"):
-            why = shard.document.get("stopped") or "it was interrupted"
+        if shard.log.settings.interrupted or shard.log.settings.stopped:
+            why = shard.log.settings.stopped or "it was interrupted"
             raise MergeError(f"{skill}: {shard.label} holds a partial run ({why}); run that shard "
                              "again")
         by_index[index] = shard
@@ -167,7 +143,7 @@ def _check_complete(group: list[ShardDocument]) -> dict[int, ShardDocument]:
 
 
 def _check_units(shard: ShardDocument, records: list[CaseRecord]) -> None:
-    planned = {(name, int(run)) for name, run in shard.marker["units"]}
+    planned = set(shard.marker.units)
     found = [(r.case_name, r.run_index) for r in records]
     if len(set(found)) != len(found) or set(found) != planned:
         absent = sorted(planned - set(found))
@@ -190,7 +166,7 @@ def _total_usage(usages: list[Usage | None]) -> Usage | None:
     return total
 
 
-def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+def _pooled_consistency(checks: list[JudgeConsistency | None]) -> JudgeConsistency | None:
     """The shards' judge consistency checks as one: each re-asked a sample of its own verdicts,
     so the pooled check counts every verdict, every re-ask and every agreement."""
     from ..core.checks import ConsistencyCheck
@@ -198,11 +174,10 @@ def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] |
     present = [c for c in checks if c]
     if not present:
         return None
-    def total(key: str) -> int:
-        return sum(int(c[key]) for c in present)
-
-    return ConsistencyCheck(total("verdicts"), total("sampled"), total("agreed"), total("errored"),
-                            floor=float(present[0]["floor"])).to_dict()
+    pooled = ConsistencyCheck(sum(c.verdicts for c in present), sum(c.sampled for c in present),
+                              sum(c.agreed for c in present), sum(c.errored for c in present),
+                              floor=present[0].floor)
+    return pooled.block()
 
 
 def _differing(a: Any, b: Any) -> tuple[Any, Any]:
