@@ -159,7 +159,7 @@ def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
     into a script: the report either renders it as text or refuses the document, never runs it."""
     import json
 
-    from skillab.reports.results import load_documents
+    from skillab.log.results import load_documents
 
     example = Path(__file__).parent.parent / "examples" / "changelog-entry"
     history = tmp_path / "h.jsonl"

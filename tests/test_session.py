@@ -12,10 +12,11 @@ import pytest
 from skillab.core import settings as settings_module
 from skillab.core.events import ArmFinished, Broadcast, CaseFinished, RunFinished, RunStarted, SubscriberFailed
 from skillab.core.settings import Credentials
-from skillab.reports.results import document
+from skillab.engine.resume import with_journal
+from skillab.log.checkpoint import Checkpoint, read_journal
+from skillab.log.results import document
 from skillab.secrets import Redactor
 from skillab.session import Session, SuiteRun
-from skillab.session.checkpoint import Checkpoint, read_journal, with_journal
 
 from .configs import run_config
 from .skillgen import answers, grep_case, make_skill

@@ -314,8 +314,8 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     from skillab.cli import main
     from skillab.core.checks import ConsistencyCheck
     from skillab.core.runlog import RunLog
+    from skillab.log.results import document
     from skillab.reports.markdown import pooled_delta_pts, render_markdown
-    from skillab.reports.results import document
     from skillab.reports.summary import summarize
     from skillab.reports.terminal import render_table
     from skillab.session.gates import Gates

@@ -12,12 +12,12 @@ from .run import gate_exit, write_reports
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from ..log.results import document
     from ..reports.merge import load_shards, merge_shards
-    from ..reports.results import document
 
     logs = merge_shards(load_shards(args.documents))
     if not args.no_history:
-        from ..scoring.history import record_into
+        from ..scoring.trend import record_into
 
         # The merged run takes the place in the trend that its shards did not.
         logs = [record_into(log, args.history or DEFAULT_HISTORY_PATH) for log in logs]
@@ -26,7 +26,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def publish(args: argparse.Namespace, documents: list[dict]) -> int:
     """Write the document (one suite, or a set), the reports and the table; apply the gates."""
-    from ..reports.results import document_set, write_document
+    from ..log.results import document_set, write_document
 
     merged = documents[0] if len(documents) == 1 else document_set(documents)
     write_document(merged, args.output)

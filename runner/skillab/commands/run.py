@@ -88,7 +88,7 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     """The earlier document of each suite (``--resume``), checked to be the same experiment."""
     if args.resume is None:
         return [None] * len(prepared)
-    from ..reports.results import suite_hash
+    from ..engine.meta import suite_hash
 
     adapter = args.adapter[0] if args.adapter else "agent"
     documents = load_results(args.resume)
@@ -125,7 +125,7 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
 def _same_content(documents: list[dict], prepared, adapter: str) -> dict | None:
     """The document of this suite when its recorded path does not lead here: paths are kept as
     typed, so another working directory or a moved folder changes them, not the experiment."""
-    from ..reports.results import suite_hash
+    from ..engine.meta import suite_hash
 
     same = [d for d in documents
             if d["suite"].get("suite_hash") == suite_hash(prepared.suite)
@@ -142,8 +142,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def run_once(args: argparse.Namespace) -> int:
+    from ..log.results import document_set, write_document
     from ..reports.progress import open_progress
-    from ..reports.results import document_set, write_document
 
     configs = configs_from_args(args)
     if len(configs) > 1 and (args.dry_run or args.resume):
@@ -177,7 +177,7 @@ def run_once(args: argparse.Namespace) -> int:
         documents.append(document)
         try:
             if args.compact_results:
-                from ..reports.compact import write_compact
+                from ..log.compact import write_compact
 
                 write_compact(results(documents), args.output)
                 return
@@ -289,8 +289,8 @@ def _warn_unsandboxed(config: RunConfig) -> None:
 
 
 def _checkpoint(args: argparse.Namespace, config: RunConfig):
+    from ..log.checkpoint import Checkpoint, journal_path
     from ..secrets import Redactor
-    from ..session.checkpoint import Checkpoint, journal_path
 
     journal = journal_path(args.output)
     # Resuming from this very journal: its arms stay in it until the run finishes whole.
@@ -322,7 +322,7 @@ class _nothing:
 
 def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
     """The last run's document of each suite at the ``--output`` path, to measure costs from."""
-    from ..reports.results import load_documents
+    from ..log.results import load_documents
 
     try:
         docs = {Path(d["suite"]["path"]).resolve(): d for d in load_documents(path)}
@@ -353,7 +353,7 @@ def write_reports(args: argparse.Namespace, documents: list[dict], *, results_pa
 
 def _unwritten_results(path: Path, exc: OSError, journal_failure: str | None) -> str:
     """Why the results document is not written, and where the finished arms are."""
-    from ..session.checkpoint import journal_path
+    from ..log.checkpoint import journal_path
 
     journal = journal_path(path)
     held = (f"the checkpoint journal {journal_failure}, so it holds the arms up to there"

@@ -31,7 +31,6 @@ from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..heap import limit_arenas
-from ..reports.results import RunMeta, run_settings, suite_hash
 from ..reports.summary import summarize
 from ..sandbox.backend import require_sandbox
 from ..sandbox.isolation import detect_isolation
@@ -39,11 +38,12 @@ from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
-from ..scoring.history import record_into
+from ..scoring.trend import record_into
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
+from .meta import RunMeta, run_settings, suite_hash
 from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards

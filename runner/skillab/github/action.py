@@ -297,7 +297,7 @@ class Action:
 
     def save(self, outcome: SuiteOutcome, document: dict[str, Any]) -> None:
         """Write the suite's results, then read them back: the report uses what is on disk."""
-        from ..reports.results import load_documents, write_document
+        from ..log.results import load_documents, write_document
 
         path = results_file(self.out_dir, outcome.location.rel_dir, outcome.agent)
         try:

@@ -39,8 +39,8 @@ def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path 
     agent when several ran), recorded in the history as an unsharded run would be (the shards
     record nothing); and an outcome for each suite the shard jobs could not run
     (``failed_suites`` of their results files)."""
-    from ..reports.results import document
-    from ..scoring.history import record_into
+    from ..log.results import document
+    from ..scoring.trend import record_into
 
     files = shard_files(root, own_output)
     failed = failed_suites(files, workspace)

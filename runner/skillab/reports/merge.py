@@ -19,7 +19,7 @@ from ..core.records import CaseRecord
 from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
 from ..errors import UsageError
-from .results import load_documents
+from ..log.results import load_documents
 from .summary import summarize
 
 

@@ -36,7 +36,7 @@ def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | Non
             outputs.markdown.parent.mkdir(parents=True, exist_ok=True)
             outputs.markdown.write_text(text, encoding="utf-8")
     if outputs.results is not None:
-        from ..reports.results import document_set, write_document
+        from ..log.results import document_set, write_document
 
         with _naming(outputs.results):
             write_document(document_set(documents, failed), outputs.results)
@@ -74,7 +74,7 @@ def _naming(path: Path) -> Iterator[None]:
 def write_trajectories(documents: Documents, directory: Path) -> None:
     """One canonical v1 transcript per arm, ``<skill>/<case>.run<k>.<arm>.txt``, and per trigger
     trial, ``<skill>/trigger.<query>.run<k>.<arm>.txt``."""
-    from ..reports.results import safe_file_name
+    from ..log.results import safe_file_name
 
     for doc in documents:
         base = directory / safe_file_name(doc["suite"]["skill"])

@@ -72,7 +72,7 @@ class Session:
 
     def run(self, runs: Iterable[SuiteRun]) -> SessionResult:
         from ..engine import run_suite
-        from ..reports.results import document
+        from ..log.results import document
 
         result = SessionResult()
         for item in runs:
