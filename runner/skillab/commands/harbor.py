@@ -42,6 +42,6 @@ def _subdirectory(skill: str, taken: set[str]) -> str:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from ..harbor import import_job
-    from ..log.results import document
+    from ..log.results import redacted
 
-    return publish(args, [document(import_job(args.harbor, args.tasks, reward_threshold=args.reward_threshold))])
+    return publish(args, [redacted(import_job(args.harbor, args.tasks, reward_threshold=args.reward_threshold))])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.runlog import RunLog
 from ..errors import EXIT_OK, UsageError
 from ..reports.terminal import render_table
 from .run import check_destinations, write_reports
@@ -21,5 +22,5 @@ def cmd_report(args: argparse.Namespace) -> int:
                          "was killed, or had no room to write its results); the journal keeps the finished "
                          f"arms: `skillab run ... --resume {args.results}` finishes the run and writes the document")
     print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
-    write_reports(args, documents)
+    write_reports(args, [RunLog.from_json(doc) for doc in documents])
     return EXIT_OK

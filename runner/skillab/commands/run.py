@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
@@ -15,6 +16,9 @@ from .console import say
 from .saved_results import load_results
 from .settings import configs_from_args
 from .targets import suite_targets
+
+if TYPE_CHECKING:
+    from ..core.runlog import RunLog
 
 
 def check_destinations(args: argparse.Namespace) -> None:
@@ -166,6 +170,7 @@ def run_once(args: argparse.Namespace) -> int:
     earlier = resume_documents(args, prepared)
     if args.dry_run:
         return _dry_run(args, config, prepared, targets, earlier)
+    logs: list[RunLog] = []
     documents: list[dict] = []
 
     def results(docs: list[dict]) -> dict:
@@ -173,8 +178,9 @@ def run_once(args: argparse.Namespace) -> int:
         # stopped early.
         return docs[0] if len(targets) == 1 and len(configs) == 1 else document_set(docs)
 
-    def save(_run: SuiteRun, document: dict) -> None:
-        documents.append(document)
+    def save(_run: SuiteRun, log: RunLog) -> None:
+        logs.append(log)
+        documents.append(log.to_json())
         try:
             if args.compact_results:
                 from ..log.compact import write_compact
@@ -205,8 +211,8 @@ def run_once(args: argparse.Namespace) -> int:
     if session.interrupted and not documents:
         raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
     checkpoint.close(complete=not (session.interrupted or session.stopped))
-    write_reports(args, documents, results_path=args.output)
-    return _report(args, session, documents, results(documents), configs, prepared)
+    write_reports(args, logs, results_path=args.output)
+    return _report(args, session, logs, documents, results(documents), configs, prepared)
 
 
 def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, targets: list[Path],
@@ -222,7 +228,7 @@ def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, target
     return EXIT_OK
 
 
-def _report(args: argparse.Namespace, session, documents: list[dict], written: dict,
+def _report(args: argparse.Namespace, session, logs: list[RunLog], documents: list[dict], written: dict,
             configs: list[RunConfig], prepared: list) -> int:
     """The table (or the document), what was written and kept, and the exit code."""
     config = configs[0]
@@ -246,14 +252,14 @@ def _report(args: argparse.Namespace, session, documents: list[dict], written: d
         return EXIT_GATE
     if interrupted:
         planned = sum(len(p.graded) for p in prepared) * config.engine.runs
-        finished = sum(int(d.get("total_cases", 0)) for d in documents)
+        finished = sum(int(log.summary.aggregate.get("total_cases", 0)) for log in logs)
         say(f"interrupted: {finished} of {planned} cases; partial results kept "
             f"(--resume {args.output} continues)")
         return EXIT_INTERRUPTED
     if config.engine.shard is not None:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
-    return gate_exit(args, documents)
+    return gate_exit(args, logs)
 
 
 def _selection(args: argparse.Namespace, targets: list[Path]):
@@ -298,16 +304,16 @@ def _checkpoint(args: argparse.Namespace, config: RunConfig):
     return Checkpoint(journal, Redactor.from_environ(config.credentials.environ), append=resuming_here)
 
 
-def gate_exit(args: argparse.Namespace, documents: list[dict]) -> int:
-    """The gates on finished documents: exit 1 with one line per failure, else 0."""
+def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
+    """The gates on finished runs: exit 1 with one line per failure, else 0."""
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
                   args.min_trigger_recall, args.max_false_trigger_rate,
                   max_skill_tokens=getattr(args, "max_skill_tokens", None))
-    reasons = [r for doc in documents for r in gates.failures(doc)]
+    reasons = [r for log in logs for r in gates.failures(log)]
     for reason in reasons:
         say(f"gate failed: {reason}")
-    for note in (n for doc in documents for n in gates.notes(doc)):
+    for note in (n for log in logs for n in gates.notes(log)):
         say(f"gate note: {note}")
     return EXIT_GATE if reasons else EXIT_OK
 
@@ -331,18 +337,18 @@ def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
     return [docs.get(Path(p.suite.path).resolve()) for p in prepared]
 
 
-def write_reports(args: argparse.Namespace, documents: list[dict], *, results_path: Path | None = None) -> None:
-    """The optional report files, each announced; ``results_path``: the document they render,
-    already written, which a failure message points back to."""
+def write_reports(args: argparse.Namespace, logs: list[RunLog], *, results_path: Path | None = None) -> None:
+    """The optional report files of the (redacted) logs, each announced; ``results_path``: the
+    document they render, already written, which a failure message points back to."""
     from ..reports.reporters import write_reports as write_selected
     from ..session.outputs import Outputs, write_outputs
 
     outputs = Outputs(junit=args.junit, markdown=args.markdown, html=args.html,
                       trajectories=getattr(args, "trajectories", None))
     try:
-        write_outputs(documents, outputs, announce=say)
+        write_outputs(logs, outputs, announce=say)
         # Reporters by name (``--reporter NAME[=PATH]``): the built-ins again, or an installed plugin's.
-        for written in write_selected(getattr(args, "reporter", None) or [], documents):
+        for written in write_selected(getattr(args, "reporter", None) or [], logs):
             say(f"wrote {written}")
     except OSError as exc:
         where = exc.filename or "a report"
