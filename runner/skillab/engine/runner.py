@@ -38,7 +38,6 @@ from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
-from ..scoring.trend import record_into
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -122,10 +121,6 @@ def run_suite(
             block = run_triggers(prepared, config, adapter, original, emit)
             report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
                                    report.log.records)
-    # A shard is part of a run: the merged document is the one that has a place in the trend.
-    history = config.engine.history_path
-    if history is not None and not report.log.interrupted and config.engine.shard is None:
-        report.log = record_into(report.log, history)
     emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
     return report

@@ -61,6 +61,17 @@ def spent_usd(logs: Sequence[RunLog]) -> float:
     return sum((log.summary.usage.get("total") or {}).get("cost_usd") or 0.0 for log in logs)
 
 
+def recorded(log: RunLog, config: RunConfig) -> RunLog:
+    """``log`` with its trend, once the run has its place in the history (``--history``). A shard
+    is part of a run: the merged document is the one that has a place in the trend."""
+    history = config.engine.history_path
+    if history is None or log.interrupted or config.engine.shard is not None:
+        return log
+    from ..scoring.trend import record_into
+
+    return record_into(log, history)
+
+
 class Session:
     """Runs suites with the engine, telling every reporter each event."""
 
@@ -86,7 +97,7 @@ class Session:
                     config = self._within_cap(config, result.logs)
                     report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from)
                     # Redaction happens here, once, on what is written and shown.
-                    log = redacted(report.log, config.credentials.environ)
+                    log = redacted(recorded(report.log, config), config.credentials.environ)
                 except KeyboardInterrupt:
                     result.interrupted = True
                     break
