@@ -78,7 +78,7 @@ def test_the_engine_tells_each_step_in_order_and_the_checkpoint_journals_every_a
     assert isinstance(start, RunStarted) and (start.cases, start.adapter) == (2, "mock")
     # The journal reads back as a partial document whose arms match the finished document's.
     (partial,) = read_journal(journal)
-    assert partial["suite"]["skill_hash"] == result.logs[0].settings.suite["skill_hash"]
+    assert partial["suite"]["skill_hash"] == result.logs[0].settings.suite.skill_hash
     assert len(partial["cases"]) == 2 and len(journal.read_text().splitlines()) == 5
     (merged,) = with_journal([], [partial])
     assert sorted(c["case_name"] for c in merged["cases"]) == names

@@ -244,9 +244,9 @@ def test_one_case_broken_in_every_run_is_beyond_noise_on_its_own():
 
 
 def gate_doc(delta: float | None, ci: list[float] | None):
-    from .runlogs import run_log
+    from .runlogs import lift_statistics, run_log
 
-    return run_log(verdict="pass", pass_rate={"delta_pts": delta}, statistics={"ci95": ci})
+    return run_log(delta_pts=delta, statistics=lift_statistics(delta, tuple(ci) if ci else None))
 
 
 def test_gate_on_lower_bound_compares_the_interval():
@@ -314,7 +314,9 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
 
     from skillab.cli import main
     from skillab.core.checks import ConsistencyCheck
+    from skillab.core.run_info import JudgeConsistency
     from skillab.core.runlog import RunLog
+    from skillab.core.wire import from_wire
     from skillab.log.results import document
     from skillab.reports.markdown import pooled_delta_pts, render_markdown
     from skillab.reports.summary import summarize
@@ -327,7 +329,7 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     assert main(["run", str(ROOT / "examples" / "changelog-entry"), "--adapter", "mock", "--no-cache",
                  "--no-history", "--quiet", "--output", str(out)]) == 0
     log = RunLog.from_json(json.loads(out.read_text()))
-    check = ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict()
+    check = from_wire(JudgeConsistency, ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict())
     doc = document(summarize(replace(log.settings, judge_consistency=check), log.records))
     assert doc["statistics"]["withheld"] and doc["pass_rate"]["delta_pts"] == 83.33
     report = render_markdown([doc])
@@ -361,14 +363,16 @@ def test_boschloo_is_the_exact_unconditional_test_and_never_weaker_than_fisher()
 def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes():
     """--min-delta-pts 5 with the default --gate-on point let a no-effect skill through 26-41% of
     the time at n <= 20 without a word; its line now says so, at this suite's size."""
+    from skillab.core.statistics import LiftStatistics
+    from skillab.core.wire import from_wire
     from skillab.scoring import power_model
     from skillab.session import Gates
 
-    from .runlogs import run_log
+    from .runlogs import lift_statistics, run_log
 
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
-    doc = run_log(verdict="pass", pass_rate={"delta_pts": stats.delta_pts}, statistics=stats.to_dict())
+    doc = run_log(delta_pts=stats.delta_pts, statistics=from_wire(LiftStatistics, stats.to_dict()))
     gates = Gates(min_delta_pts=5.0)
     assert gates.failures(doc) == []  # the verdict stays the point estimate's (+5 pts)
     [note] = gates.notes(doc)
@@ -380,7 +384,7 @@ def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes(
     assert Gates(min_delta_pts=5.0, gate_on="lower-bound").notes(doc) == []
     assert Gates().notes(doc) == []
     # Without a power block (an older results file) it still says what the gate cannot show.
-    old = run_log(verdict="pass", pass_rate={"delta_pts": stats.delta_pts}, statistics={"ci95": [-10.0, 20.0]})
+    old = run_log(delta_pts=stats.delta_pts, statistics=lift_statistics(stats.delta_pts, (-10.0, 20.0)))
     [note] = gates.notes(old)
     assert "not that it is beyond noise" in note and "passes it about" not in note
 
@@ -389,12 +393,14 @@ def test_the_cli_prints_the_point_gates_note_beside_its_verdict(capsys):
     import argparse
 
     from skillab.commands.run import gate_exit
+    from skillab.core.statistics import LiftStatistics
+    from skillab.core.wire import from_wire
 
     from .runlogs import run_log
 
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
-    doc = run_log(verdict="pass", pass_rate={"delta_pts": stats.delta_pts}, statistics=stats.to_dict())
+    doc = run_log(delta_pts=stats.delta_pts, statistics=from_wire(LiftStatistics, stats.to_dict()))
     args = argparse.Namespace(fail_on_verdict=[], allow_error_verdict=False, min_delta_pts=5.0, gate_on="point",
                               min_trigger_recall=None, max_false_trigger_rate=None)
     assert gate_exit(args, [doc]) == 0

@@ -252,7 +252,7 @@ def _report(args: argparse.Namespace, session, logs: list[RunLog], documents: li
         return EXIT_GATE
     if interrupted:
         planned = sum(len(p.graded) for p in prepared) * config.engine.runs
-        finished = sum(int(log.summary.aggregate.get("total_cases", 0)) for log in logs)
+        finished = sum(log.summary.aggregate.total_cases for log in logs)
         say(f"interrupted: {finished} of {planned} cases; partial results kept "
             f"(--resume {args.output} continues)")
         return EXIT_INTERRUPTED

@@ -28,8 +28,12 @@ from ..core.events import (
     ignore,
 )
 from ..core.records import ArmRecord, CaseRecord
+from ..core.run_info import ContextBudget, JudgeConsistency, ShardMarker, StopEarly
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
+from ..core.summary import OriginalRef
+from ..core.triggers import TriggerBlock
+from ..core.wire import from_wire
 from ..heap import limit_arenas
 from ..reports.summary import summarize
 from ..sandbox.backend import require_sandbox
@@ -119,7 +123,8 @@ def run_suite(
                 "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.log.interrupted:
             block = run_triggers(prepared, config, adapter, original, emit)
-            report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
+            report.log = summarize(replace(settings, triggers=from_wire(TriggerBlock, block),
+                                           interrupted=bool(block["interrupted"])),
                                    report.log.records)
     emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
@@ -428,16 +433,16 @@ class Execution:
             started_at=self.started,
             finished_at=datetime.now(UTC),
             interrupted=interrupted,
-            original=self._original_info,
+            original=from_wire(OriginalRef, self._original_info) if self._original_info else None,
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
-            stop_early=(self.early.to_dict(records, [c.name for c in self.prepared.graded])
+            stop_early=(from_wire(StopEarly, self.early.to_dict(records, [c.name for c in self.prepared.graded]))
                         if self.early is not None else None),
-            judge_consistency=self.consistency,
-            context_budget=context_block(self.prepared.skill, self.adapter.name,
-                                         self.original.skill if self.original is not None else None),
-            shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
+            judge_consistency=from_wire(JudgeConsistency, self.consistency) if self.consistency else None,
+            context_budget=from_wire(ContextBudget, context_block(
+                self.prepared.skill, self.adapter.name, self.original.skill if self.original is not None else None)),
+            shard=from_wire(ShardMarker, self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts))
             if self.plan is not None else None,
         ), records)
 

@@ -51,8 +51,8 @@ def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path 
             log = record_into(log, history)
         logs.append(redacted(log))
     # A run under several agents: each suite's outcome (and its results file) per agent.
-    several = len({log.settings.adapter["name"] for log in logs}) > 1
-    merged = [(log, SuiteOutcome(_location(log, workspace), agent=log.settings.adapter["name"] if several else None))
+    several = len({log.settings.adapter.name for log in logs}) > 1
+    merged = [(log, SuiteOutcome(_location(log, workspace), agent=log.settings.adapter.name if several else None))
               for log in logs]
     return merged, failed
 
@@ -77,7 +77,7 @@ def failed_suites(files: list[Path], workspace: Path) -> list[SuiteOutcome]:
 
 
 def _location(log: RunLog, workspace: Path) -> SuiteLocation:
-    directory = Path(log.settings.suite["path"]).parent
+    directory = Path(log.settings.suite.path).parent
     absolute = directory if directory.is_absolute() else workspace / directory
     try:
         rel = absolute.resolve().relative_to(workspace.resolve()).as_posix()

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core import trend as trend_block
 from ..core.runlog import RunLog
+from ..core.wire import from_wire
 from ..log.history import append_entry
 from ..log.history_entry import TRACKED_ARMS, HistoryEntry
 from .inference import ALPHA, sign_flip_p
@@ -182,8 +184,8 @@ class Recorded:
 def record_into(log: RunLog, path: Path) -> RunLog:
     """Record a finished run; its log with the trend and any history warnings."""
     recorded = record_run(log.to_json(), path)
-    settings = dataclasses.replace(log.settings, trend=recorded.trend.to_dict() if recorded.trend else None,
-                                   warnings=(*log.settings.warnings, *recorded.warnings))
+    trend = from_wire(trend_block.Trend, recorded.trend.to_dict()) if recorded.trend else None
+    settings = dataclasses.replace(log.settings, trend=trend, warnings=(*log.settings.warnings, *recorded.warnings))
     return dataclasses.replace(log, settings=settings)
 
 

@@ -131,10 +131,10 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
     )
     # Each case a variant did not run saves its with-skill arms (its baseline is cached anyway).
     saved = sum((len(order) - at) * config.engine.runs for at in stopped_at if at is not None)
-    stats = full.summary.statistics or {}
+    stats = full.summary.statistics
     result = AblationResult(
-        skill=full.settings.suite["skill"], suite=str(plan.target), heading_level=plan.partition.heading_level,
-        full_lift_pts=stats.get("lift_pts"), full_summary=stats.get("summary"), parts=parts,
+        skill=full.settings.suite.skill, suite=str(plan.target), heading_level=plan.partition.heading_level,
+        full_lift_pts=stats.lift_pts if stats else None, full_summary=stats.summary if stats else None, parts=parts,
         grader_files=plan.partition.grader_files, cases=len({r.case_name for r in full.records}),
         runs=full.settings.runs, calls=sum(_calls(d) for d in spent),
         cached_arms=sum(log.settings.cache_hits for log in spent),
@@ -180,7 +180,7 @@ def _calls(log: RunLog) -> int:
 
 
 def _cost(logs: list[RunLog]) -> float | None:
-    costs = [(log.summary.usage.get("total") or {}).get("cost_usd") for log in logs]
+    costs = [log.summary.usage.total.cost_usd for log in logs]
     known = [c for c in costs if c is not None]
     return round(sum(known), 6) if known else None
 

@@ -27,9 +27,9 @@ class Gates:
         """One line per gate the run fails (``name``: the suite, for the measured gate)."""
         reasons = []
         aggregate = log.summary.aggregate
-        if self.require_measured and int(aggregate.get("cases_aggregated", 0)) == 0 and not _triggers_measured(log):
-            reasons.append(f"{name or log.settings.suite['skill']}: measured nothing "
-                           f"({int(aggregate.get('errors', 0))} of {aggregate.get('total_cases', 0)} cases errored)")
+        if self.require_measured and aggregate.cases_aggregated == 0 and not _triggers_measured(log):
+            reasons.append(f"{name or log.settings.suite.skill}: measured nothing "
+                           f"({aggregate.errors} of {aggregate.total_cases} cases errored)")
         if self.max_skill_tokens is not None and log.settings.context_budget:
             from ..reports.context_view import skill_tokens_failure
 
@@ -53,15 +53,16 @@ def point_gate_note(log: RunLog, min_delta: float | None, gate_on: str) -> str |
     third of the time at 20 cases. The rate is the power model's (``null_point_pass_rate``) at
     this suite's cases, runs and discordance, the same model the power statement uses.
     """
-    stats = log.summary.statistics or {}
-    delta = _delta_pts(log)
-    if min_delta is None or gate_on != "point" or delta is None or stats.get("withheld"):
+    stats = log.summary.statistics
+    delta = log.summary.aggregate.pass_rate.delta_pts
+    if min_delta is None or gate_on != "point" or delta is None or (stats is not None and stats.withheld):
         return None
     from ..scoring.power_model import null_point_pass_rate
 
-    power = stats.get("power") or {}
-    n, runs, psi = stats.get("n_cases"), power.get("runs"), power.get("discordance")
-    head = (f"{log.settings.suite['skill']}: --min-delta-pts {min_delta:+g} compares the point estimate "
+    power = stats.power if stats is not None else None
+    n = stats.n_cases if stats is not None else None
+    runs, psi = (power.runs, power.discordance) if power is not None else (None, None)
+    head = (f"{log.settings.suite.skill}: --min-delta-pts {min_delta:+g} compares the point estimate "
             f"({delta:+.2f} pts), which shows where the lift landed this run, not that it is beyond noise")
     tail = f"; --gate-on lower-bound passes only when the data show at least {min_delta:+g} pts"
     if not n or not runs or psi is None:
@@ -79,13 +80,8 @@ def _share(rate: float) -> str:
 
 def _triggers_measured(log: RunLog) -> bool:
     """A suite of trigger queries only measured something when a trial ran without error."""
-    block = log.settings.triggers or {}
-    return int(block.get("trials", 0)) > int(block.get("errors", 0))
-
-
-def _delta_pts(log: RunLog) -> float | None:
-    delta: float | None = (log.summary.aggregate.get("pass_rate") or {}).get("delta_pts")
-    return delta
+    block = log.settings.triggers
+    return block is not None and block.trials > block.errors
 
 
 def gate_failures(log: RunLog, fail_on: Sequence[str], min_delta: float | None,
@@ -98,7 +94,7 @@ def gate_failures(log: RunLog, fail_on: Sequence[str], min_delta: float | None,
     """
     from ..reports.trigger_gates import only_triggers, trigger_gate_failures
 
-    skill = log.settings.suite["skill"]
+    skill = log.settings.suite.skill
     reasons = []
     if log.settings.triggers:
         # The reporter's rules read the document until they read the log.
@@ -108,15 +104,15 @@ def gate_failures(log: RunLog, fail_on: Sequence[str], min_delta: float | None,
             return reasons  # no graded case: the verdict and the lift gates have nothing to judge
     if log.verdict in fail_on:
         reasons.append(f"{skill}: verdict is {log.verdict}")
-    stats = log.summary.statistics or {}
-    withheld = stats.get("withheld")
-    delta = _delta_pts(log)
+    stats = log.summary.statistics
+    withheld = stats.withheld if stats is not None else None
+    delta = log.summary.aggregate.pass_rate.delta_pts
     if min_delta is not None and withheld and delta is not None:
         # A lift the judge could not reproduce is no evidence of one (``statistics.withheld``).
         reasons.append(f"{skill}: the lift is withheld, so it cannot meet the minimum {min_delta:+.2f} pts "
                        f"({withheld})")
     elif min_delta is not None and gate_on == "lower-bound":
-        ci = stats.get("ci95") if delta is not None else None
+        ci = stats.ci95 if stats is not None and delta is not None else None
         if ci is None:
             reasons.append(f"{skill}: no interval for the lift was measured (minimum {min_delta:+.2f} pts)")
         elif ci[0] < min_delta:

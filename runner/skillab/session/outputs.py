@@ -86,7 +86,7 @@ def write_trajectories(logs: Logs, directory: Path) -> None:
     from ..log.results import safe_file_name
 
     for log in logs:
-        base = directory / safe_file_name(log.settings.suite["skill"])
+        base = directory / safe_file_name(log.settings.suite.skill)
         base.mkdir(parents=True, exist_ok=True)
         for record in log.records:
             for arm, result in (("with_skill", record.with_skill), ("without_skill", record.without_skill),
@@ -94,6 +94,6 @@ def write_trajectories(logs: Logs, directory: Path) -> None:
                 if result is not None:
                     name = f"{safe_file_name(record.case_name)}.run{record.run_index + 1}.{arm}.txt"
                     (base / name).write_text(result.transcript + "\n", encoding="utf-8")
-        for trial in (log.settings.triggers or {}).get("trial_records", []):
-            name = f"trigger.{safe_file_name(trial['query'])}.run{trial['run_index'] + 1}.{trial['arm']}.txt"
-            (base / name).write_text(trial["transcript"] + "\n", encoding="utf-8")
+        for trial in log.settings.triggers.trial_records if log.settings.triggers is not None else ():
+            name = f"trigger.{safe_file_name(trial.query)}.run{trial.run_index + 1}.{trial.arm}.txt"
+            (base / name).write_text(trial.transcript + "\n", encoding="utf-8")

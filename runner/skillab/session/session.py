@@ -58,7 +58,7 @@ def suite_config(config: RunConfig, target: Path) -> RunConfig:
 
 
 def spent_usd(logs: Sequence[RunLog]) -> float:
-    return sum((log.summary.usage.get("total") or {}).get("cost_usd") or 0.0 for log in logs)
+    return sum(log.summary.usage.total.cost_usd or 0.0 for log in logs)
 
 
 def recorded(log: RunLog, config: RunConfig) -> RunLog:
