@@ -12,7 +12,7 @@ import pytest
 from skillab.core import settings as settings_module
 from skillab.core.events import ArmFinished, Broadcast, CaseFinished, RunFinished, RunStarted, SubscriberFailed
 from skillab.core.runlog import RunLog
-from skillab.core.settings import Credentials
+from skillab.core.settings import Credentials, Shard
 from skillab.engine.resume import with_journal
 from skillab.log.checkpoint import Checkpoint, read_journal
 from skillab.log.results import document
@@ -115,6 +115,23 @@ def test_a_secret_in_an_agents_output_never_reaches_a_log_the_session_yields(tmp
     assert secret not in record.with_skill.final_output and "SKILLED" in record.with_skill.final_output
     assert secret not in record.with_skill.transcript and secret not in record.without_skill.final_output
     assert secret not in json.dumps(log.to_json())
+
+
+def test_the_session_not_the_engine_records_the_history(tmp_path):
+    from skillab.engine import run_suite
+
+    skill = make_skill(tmp_path / "s", [grep_case("a")], responses={"a": answers("SKILLED", "plain")})
+    history = tmp_path / "history.jsonl"
+    config = run_config(adapter="mock", cache_enabled=False, history_path=history)
+    report = run_suite(skill, config)
+    assert not history.exists() and report.log.settings.trend is None
+    (log,) = Session().run([SuiteRun(skill, config)]).logs
+    assert len(history.read_text().splitlines()) == 1
+    assert log.settings.trend is not None and log.settings.trend.previous is None
+    # A shard is part of a run: only the merged document takes a place in the trend.
+    shard = dataclasses.replace(config, engine=dataclasses.replace(config.engine, shard=Shard(1, 2)))
+    Session().run([SuiteRun(skill, shard)])
+    assert len(history.read_text().splitlines()) == 1
 
 
 def test_a_failing_reporter_does_not_keep_the_others_from_the_event():
