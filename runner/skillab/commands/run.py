@@ -171,7 +171,6 @@ def run_once(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args, config, prepared, targets, earlier)
     logs: list[RunLog] = []
-    documents: list[dict] = []
 
     def results(docs: list[dict]) -> dict:
         # One suite asked for: its document; several (or several agents): a set, even if a run
@@ -180,14 +179,14 @@ def run_once(args: argparse.Namespace) -> int:
 
     def save(_run: SuiteRun, log: RunLog) -> None:
         logs.append(log)
-        documents.append(log.to_json())
+        # The documents are made for the write and let go: the logs are what the run keeps.
         try:
             if args.compact_results:
                 from ..log.compact import write_compact
 
-                write_compact(results(documents), args.output)
+                write_compact(results([log.to_json() for log in logs]), args.output)
                 return
-            write_document(results(documents), args.output)
+            write_document(results([log.to_json() for log in logs]), args.output)
         except OSError as exc:
             raise OutputError(_unwritten_results(args.output, exc, checkpoint.failure)) from None
 
@@ -208,11 +207,11 @@ def run_once(args: argparse.Namespace) -> int:
         raise
     if checkpoint.failure is not None:
         say(f"warning: the checkpoint journal {checkpoint.failure}")
-    if session.interrupted and not documents:
+    if session.interrupted and not logs:
         raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
     checkpoint.close(complete=not (session.interrupted or session.stopped))
     write_reports(args, logs, results_path=args.output)
-    return _report(args, session, logs, documents, results(documents), configs, prepared)
+    return _report(args, session, logs, results, configs, prepared)
 
 
 def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, targets: list[Path],
@@ -228,13 +227,14 @@ def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, target
     return EXIT_OK
 
 
-def _report(args: argparse.Namespace, session, logs: list[RunLog], documents: list[dict], written: dict,
-            configs: list[RunConfig], prepared: list) -> int:
+def _report(args: argparse.Namespace, session, logs: list[RunLog], results, configs: list[RunConfig],
+            prepared: list) -> int:
     """The table (or the document), what was written and kept, and the exit code."""
     config = configs[0]
     interrupted = session.interrupted
+    documents = [log.to_json() for log in logs]  # what the table still reads
     if args.json:
-        print(json.dumps(written, indent=2, ensure_ascii=False))
+        print(json.dumps(results(documents), indent=2, ensure_ascii=False))
     else:
         print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
         if len(configs) > 1:

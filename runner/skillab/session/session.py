@@ -86,18 +86,24 @@ class Session:
 
     def run(self, runs: Iterable[SuiteRun]) -> SessionResult:
         from ..engine import run_suite
-        from ..log.results import redacted
+        from ..log.results import document
 
         result = SessionResult()
         for item in runs:
-            report, go_on = None, True
+            log, kept, go_on = None, None, True
             with self.around(item):
                 try:
                     config = self.configure(item, suite_config(item.config, item.target))
                     config = self._within_cap(config, result.logs)
                     report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from)
-                    # Redaction happens here, once, on what is written and shown.
-                    log = redacted(recorded(report.log, config), config.credentials.environ)
+                    kept = report.kept_workspaces
+                    # Redaction happens here, once, on what is written and shown
+                    # (``log.results.redacted``); the unmasked log goes before its masked copy
+                    # is read back, so a large run holds two copies at most, not three.
+                    doc = document(recorded(report.log, config), config.credentials.environ)
+                    del report
+                    log = RunLog.from_json(doc)
+                    del doc
                 except KeyboardInterrupt:
                     result.interrupted = True
                     break
@@ -105,13 +111,13 @@ class Session:
                     if self.on_error is None:
                         raise
                     go_on = self.on_error(item, exc)
-            if report is None:
+            if log is None:
                 if go_on:
                     continue
                 break
             result.logs.append(log)
-            if report.kept_workspaces is not None:
-                result.kept_workspaces.append(report.kept_workspaces)
+            if kept is not None:
+                result.kept_workspaces.append(kept)
             if self.on_document is not None:
                 self.on_document(item, log)
             if log.stopped:
