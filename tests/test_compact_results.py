@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from skillab.cli import main
-from skillab.reports.compact import ARMS_FORMAT, arms_path, read_detail
+from skillab.log.compact import ARMS_FORMAT, arms_path, read_detail
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "changelog-entry"
 

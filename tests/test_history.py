@@ -11,9 +11,9 @@ import yaml
 
 from skillab.cli import main
 from skillab.core.wire import to_wire
-from skillab.scoring.history import parse_history, read_history, record_run
-from skillab.scoring.history_entry import HISTORY_FORMAT, HistoryEntry, suite_key
-from skillab.scoring.trend import compute_trend, same_skill_comparisons
+from skillab.log.history import parse_history, read_history
+from skillab.log.history_entry import HISTORY_FORMAT, HistoryEntry, suite_key
+from skillab.scoring.trend import compute_trend, record_run, same_skill_comparisons
 
 from .skillgen import answers, grep_case, make_skill
 

@@ -13,7 +13,7 @@ from skillab.cli import main
 from skillab.core.checks import GraderResult
 from skillab.core.records import ArmRecord
 from skillab.core.runlog import RunLog
-from skillab.reports.results import document
+from skillab.log.results import document
 
 from .results_golden import MOCK, ROOT, assert_round_trip
 

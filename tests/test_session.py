@@ -11,11 +11,13 @@ import pytest
 
 from skillab.core import settings as settings_module
 from skillab.core.events import ArmFinished, Broadcast, CaseFinished, RunFinished, RunStarted, SubscriberFailed
-from skillab.core.settings import Credentials
-from skillab.reports.results import document
+from skillab.core.runlog import RunLog
+from skillab.core.settings import Credentials, Shard
+from skillab.engine.resume import with_journal
+from skillab.log.checkpoint import Checkpoint, read_journal
+from skillab.log.results import document
 from skillab.secrets import Redactor
 from skillab.session import Session, SuiteRun
-from skillab.session.checkpoint import Checkpoint, read_journal, with_journal
 
 from .configs import run_config
 from .skillgen import answers, grep_case, make_skill
@@ -70,13 +72,13 @@ def test_the_engine_tells_each_step_in_order_and_the_checkpoint_journals_every_a
         finished = {(e.case, e.arm) for e in seen.events[:position] if isinstance(e, ArmFinished)}
         assert {(event.record.case_name, "with_skill"), (event.record.case_name, "without_skill")} <= finished
     assert [e.done for e in seen.events if isinstance(e, CaseFinished)] == [1, 2]
-    # The session's document is the finished run log, redacted once on its way out.
-    assert document(seen.events[-1].log, {}) == result.documents[0] and not seen.events[-1].interrupted
+    # The session's log is the finished run's, redacted once on its way out.
+    assert document(seen.events[-1].log, {}) == result.logs[0].to_json() and not seen.events[-1].interrupted
     start = seen.events[0]
     assert isinstance(start, RunStarted) and (start.cases, start.adapter) == (2, "mock")
     # The journal reads back as a partial document whose arms match the finished document's.
     (partial,) = read_journal(journal)
-    assert partial["suite"]["skill_hash"] == result.documents[0]["suite"]["skill_hash"]
+    assert partial["suite"]["skill_hash"] == result.logs[0].settings.suite.skill_hash
     assert len(partial["cases"]) == 2 and len(journal.read_text().splitlines()) == 5
     (merged,) = with_journal([], [partial])
     assert sorted(c["case_name"] for c in merged["cases"]) == names
@@ -93,6 +95,43 @@ def test_the_checkpoint_journal_is_redacted(tmp_path, monkeypatch):
     checkpoint.close(complete=False)
     text = journal.read_text()
     assert KEY not in text and json.loads(text.splitlines()[1])["arm"] in ("with_skill", "without_skill")
+
+
+def test_a_secret_in_an_agents_output_never_reaches_a_log_the_session_yields(tmp_path):
+    # A key handed over as an Action input: not in the process environment (where the engine's
+    # own masking finds it) and not key-shaped, so only the session's redaction can mask it.
+    secret = "correct-horse-battery-staple-4711"
+    skill = make_skill(tmp_path, [grep_case("leak")],
+                       responses={"leak": answers(f"SKILLED {secret}", f"no {secret}")})
+    config = dataclasses.replace(run_config(adapter="mock", cache_enabled=False),
+                                 credentials=Credentials.resolve({"OPENAI_API_KEY": secret}, environ={}))
+    handed: list = []
+    result = Session(on_document=lambda run, log: handed.append(log)).run([SuiteRun(skill, config)])
+    assert len(result.logs) == 1 and handed == result.logs
+    (log,) = result.logs
+    assert isinstance(log, RunLog)
+    # Typed fields too, not only the JSON form: a reporter reading the log sees the mask.
+    (record,) = log.records
+    assert secret not in record.with_skill.final_output and "SKILLED" in record.with_skill.final_output
+    assert secret not in record.with_skill.transcript and secret not in record.without_skill.final_output
+    assert secret not in json.dumps(log.to_json())
+
+
+def test_the_session_not_the_engine_records_the_history(tmp_path):
+    from skillab.engine import run_suite
+
+    skill = make_skill(tmp_path / "s", [grep_case("a")], responses={"a": answers("SKILLED", "plain")})
+    history = tmp_path / "history.jsonl"
+    config = run_config(adapter="mock", cache_enabled=False, history_path=history)
+    report = run_suite(skill, config)
+    assert not history.exists() and report.log.settings.trend is None
+    (log,) = Session().run([SuiteRun(skill, config)]).logs
+    assert len(history.read_text().splitlines()) == 1
+    assert log.settings.trend is not None and log.settings.trend.previous is None
+    # A shard is part of a run: only the merged document takes a place in the trend.
+    shard = dataclasses.replace(config, engine=dataclasses.replace(config.engine, shard=Shard(1, 2)))
+    Session().run([SuiteRun(skill, shard)])
+    assert len(history.read_text().splitlines()) == 1
 
 
 def test_a_failing_reporter_does_not_keep_the_others_from_the_event():
@@ -119,7 +158,7 @@ def test_a_session_stops_at_a_failure_it_is_told_to_stop_at(tmp_path):
 
     config = run_config(adapter="mock", cache_enabled=False)
     result = Session(on_error=stop).run([SuiteRun(missing, config), SuiteRun(good, config)])
-    assert failed == [missing] and result.documents == []
+    assert failed == [missing] and result.logs == []
 
 
 def test_one_suite_under_two_agents_is_two_experiments_in_the_journal(tmp_path):

@@ -63,7 +63,7 @@ def test_a_command_about_to_run_gets_the_same_parser_as_in_the_whole_command_lin
 def test_the_action_starts_without_the_engine_or_the_sandbox_runner():
     # Inputs, event and suite selection come first; what runs a suite loads once one runs.
     loaded = modules_after("import skillab.github.action")
-    unwanted = {"skillab.reports.results", "skillab.sandbox.process", "skillab.grading", "skillab.session",
+    unwanted = {"skillab.log.results", "skillab.sandbox.process", "skillab.grading", "skillab.session",
                 "skillab.engine.runner", "skillab.formats.grading", "jsonschema"}
     assert unwanted & loaded == set()
 

@@ -244,9 +244,10 @@ def test_one_case_broken_in_every_run_is_beyond_noise_on_its_own():
 # -- gates and pooling ------------------------------------------------------------------------------
 
 
-def gate_doc(delta: float | None, ci: list[float] | None) -> dict:
-    return {"suite": {"skill": "s"}, "verdict": "pass", "pass_rate": {"delta_pts": delta},
-            "statistics": {"ci95": ci}}
+def gate_doc(delta: float | None, ci: list[float] | None):
+    from .runlogs import lift_statistics, run_log
+
+    return run_log(delta_pts=delta, statistics=lift_statistics(delta, tuple(ci) if ci else None))
 
 
 def test_gate_on_lower_bound_compares_the_interval():
@@ -315,8 +316,8 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     from skillab.cli import main
     from skillab.core.checks import ConsistencyCheck
     from skillab.core.runlog import RunLog
+    from skillab.log.results import document
     from skillab.reports.markdown import pooled_delta_pts, render_markdown
-    from skillab.reports.results import document
     from skillab.reports.terminal import render_table
     from skillab.scoring.summary import summarize
     from skillab.session.gates import Gates
@@ -338,7 +339,7 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     [line] = [line for line in render_table(doc).splitlines() if "delta" in line and "with " in line]
     assert "(withheld as a lift)" in line
     for gate_on in ("point", "lower-bound"):
-        reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(doc)
+        reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(RunLog.from_json(doc))
         assert len(reasons) == 1 and "withheld" in reasons[0], reasons
 
 
@@ -364,10 +365,11 @@ def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes(
     from skillab.scoring import power_model
     from skillab.session import Gates
 
+    from .runlogs import lift_statistics, run_log
+
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
-    doc = {"suite": {"skill": "s"}, "verdict": "pass", "pass_rate": {"delta_pts": stats.delta_pts},
-           "statistics": to_wire(stats)}
+    doc = run_log(delta_pts=stats.delta_pts, statistics=stats)
     gates = Gates(min_delta_pts=5.0)
     assert gates.failures(doc) == []  # the verdict stays the point estimate's (+5 pts)
     [note] = gates.notes(doc)
@@ -379,7 +381,7 @@ def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes(
     assert Gates(min_delta_pts=5.0, gate_on="lower-bound").notes(doc) == []
     assert Gates().notes(doc) == []
     # Without a power block (an older results file) it still says what the gate cannot show.
-    old = {**doc, "statistics": {"ci95": [-10.0, 20.0]}}
+    old = run_log(delta_pts=stats.delta_pts, statistics=lift_statistics(stats.delta_pts, (-10.0, 20.0)))
     [note] = gates.notes(old)
     assert "not that it is beyond noise" in note and "passes it about" not in note
 
@@ -389,10 +391,11 @@ def test_the_cli_prints_the_point_gates_note_beside_its_verdict(capsys):
 
     from skillab.commands.run import gate_exit
 
+    from .runlogs import run_log
+
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
-    doc = {"suite": {"skill": "s"}, "verdict": "pass", "pass_rate": {"delta_pts": stats.delta_pts},
-           "statistics": to_wire(stats)}
+    doc = run_log(delta_pts=stats.delta_pts, statistics=stats)
     args = argparse.Namespace(fail_on_verdict=[], allow_error_verdict=False, min_delta_pts=5.0, gate_on="point",
                               min_trigger_recall=None, max_false_trigger_rate=None)
     assert gate_exit(args, [doc]) == 0

@@ -29,7 +29,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _subdirectory(skill: str, taken: set[str]) -> str:
     """One suite's folder of a several-suite export: a file name inside DIR (a skill's name is
     its author's text), never one an earlier suite of the same export already wrote."""
-    from ..reports.results import safe_file_name
+    from ..log.results import safe_file_name
 
     base = safe_file_name(skill)
     name, n = base, 1
@@ -42,6 +42,6 @@ def _subdirectory(skill: str, taken: set[str]) -> str:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from ..harbor import import_job
-    from ..reports.results import document
+    from ..log.results import redacted
 
-    return publish(args, [document(import_job(args.harbor, args.tasks, reward_threshold=args.reward_threshold))])
+    return publish(args, [redacted(import_job(args.harbor, args.tasks, reward_threshold=args.reward_threshold))])

@@ -6,35 +6,37 @@ import argparse
 import json
 
 from ..core.defaults import DEFAULT_HISTORY_PATH
+from ..core.runlog import RunLog
 from ..reports.terminal import render_table
 from .console import say
 from .run import gate_exit, write_reports
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from ..reports.results import document
+    from ..log.results import redacted
     from ..reports.shard_files import load_shards
     from ..scoring.merge import merge_shards
 
     logs = merge_shards(load_shards(args.documents))
     if not args.no_history:
-        from ..scoring.history import record_into
+        from ..scoring.trend import record_into
 
         # The merged run takes the place in the trend that its shards did not.
         logs = [record_into(log, args.history or DEFAULT_HISTORY_PATH) for log in logs]
-    return publish(args, [document(log) for log in logs])
+    return publish(args, [redacted(log) for log in logs])
 
 
-def publish(args: argparse.Namespace, documents: list[dict]) -> int:
+def publish(args: argparse.Namespace, logs: list[RunLog]) -> int:
     """Write the document (one suite, or a set), the reports and the table; apply the gates."""
-    from ..reports.results import document_set, write_document
+    from ..log.results import document_set, write_document
 
+    documents = [log.to_json() for log in logs]
     merged = documents[0] if len(documents) == 1 else document_set(documents)
     write_document(merged, args.output)
-    write_reports(args, documents)
+    write_reports(args, logs)
     if args.json:
         print(json.dumps(merged, indent=2, ensure_ascii=False))
     else:
         print("\n\n".join(render_table(doc) for doc in documents))
     say(f"wrote {args.output} (results document)")
-    return gate_exit(args, documents)
+    return gate_exit(args, logs)

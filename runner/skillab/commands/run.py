@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
@@ -15,6 +16,9 @@ from .console import say
 from .saved_results import load_results
 from .settings import configs_from_args
 from .targets import suite_targets
+
+if TYPE_CHECKING:
+    from ..core.runlog import RunLog
 
 
 def check_destinations(args: argparse.Namespace) -> None:
@@ -88,7 +92,7 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     """The earlier document of each suite (``--resume``), checked to be the same experiment."""
     if args.resume is None:
         return [None] * len(prepared)
-    from ..reports.results import suite_hash
+    from ..engine.meta import suite_hash
 
     adapter = args.adapter[0] if args.adapter else "agent"
     documents = load_results(args.resume)
@@ -125,7 +129,7 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
 def _same_content(documents: list[dict], prepared, adapter: str) -> dict | None:
     """The document of this suite when its recorded path does not lead here: paths are kept as
     typed, so another working directory or a moved folder changes them, not the experiment."""
-    from ..reports.results import suite_hash
+    from ..engine.meta import suite_hash
 
     same = [d for d in documents
             if d["suite"].get("suite_hash") == suite_hash(prepared.suite)
@@ -142,8 +146,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def run_once(args: argparse.Namespace) -> int:
+    from ..log.results import document_set, write_document
     from ..reports.progress import open_progress
-    from ..reports.results import document_set, write_document
 
     configs = configs_from_args(args)
     if len(configs) > 1 and (args.dry_run or args.resume):
@@ -166,22 +170,23 @@ def run_once(args: argparse.Namespace) -> int:
     earlier = resume_documents(args, prepared)
     if args.dry_run:
         return _dry_run(args, config, prepared, targets, earlier)
-    documents: list[dict] = []
+    logs: list[RunLog] = []
 
     def results(docs: list[dict]) -> dict:
         # One suite asked for: its document; several (or several agents): a set, even if a run
         # stopped early.
         return docs[0] if len(targets) == 1 and len(configs) == 1 else document_set(docs)
 
-    def save(_run: SuiteRun, document: dict) -> None:
-        documents.append(document)
+    def save(_run: SuiteRun, log: RunLog) -> None:
+        logs.append(log)
+        # The documents are made for the write and let go: the logs are what the run keeps.
         try:
             if args.compact_results:
-                from ..reports.compact import write_compact
+                from ..log.compact import write_compact
 
-                write_compact(results(documents), args.output)
+                write_compact(results([log.to_json() for log in logs]), args.output)
                 return
-            write_document(results(documents), args.output)
+            write_document(results([log.to_json() for log in logs]), args.output)
         except OSError as exc:
             raise OutputError(_unwritten_results(args.output, exc, checkpoint.failure)) from None
 
@@ -202,11 +207,11 @@ def run_once(args: argparse.Namespace) -> int:
         raise
     if checkpoint.failure is not None:
         say(f"warning: the checkpoint journal {checkpoint.failure}")
-    if session.interrupted and not documents:
+    if session.interrupted and not logs:
         raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
     checkpoint.close(complete=not (session.interrupted or session.stopped))
-    write_reports(args, documents, results_path=args.output)
-    return _report(args, session, documents, results(documents), configs, prepared)
+    write_reports(args, logs, results_path=args.output)
+    return _report(args, session, logs, results, configs, prepared)
 
 
 def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, targets: list[Path],
@@ -222,13 +227,14 @@ def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, target
     return EXIT_OK
 
 
-def _report(args: argparse.Namespace, session, documents: list[dict], written: dict,
-            configs: list[RunConfig], prepared: list) -> int:
+def _report(args: argparse.Namespace, session, logs: list[RunLog], results, configs: list[RunConfig],
+            prepared: list) -> int:
     """The table (or the document), what was written and kept, and the exit code."""
     config = configs[0]
     interrupted = session.interrupted
+    documents = [log.to_json() for log in logs]  # what the table still reads
     if args.json:
-        print(json.dumps(written, indent=2, ensure_ascii=False))
+        print(json.dumps(results(documents), indent=2, ensure_ascii=False))
     else:
         print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
         if len(configs) > 1:
@@ -246,14 +252,14 @@ def _report(args: argparse.Namespace, session, documents: list[dict], written: d
         return EXIT_GATE
     if interrupted:
         planned = sum(len(p.graded) for p in prepared) * config.engine.runs
-        finished = sum(int(d.get("total_cases", 0)) for d in documents)
+        finished = sum(log.summary.aggregate.total_cases for log in logs)
         say(f"interrupted: {finished} of {planned} cases; partial results kept "
             f"(--resume {args.output} continues)")
         return EXIT_INTERRUPTED
     if config.engine.shard is not None:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
-    return gate_exit(args, documents)
+    return gate_exit(args, logs)
 
 
 def _selection(args: argparse.Namespace, targets: list[Path]):
@@ -289,8 +295,8 @@ def _warn_unsandboxed(config: RunConfig) -> None:
 
 
 def _checkpoint(args: argparse.Namespace, config: RunConfig):
+    from ..log.checkpoint import Checkpoint, journal_path
     from ..secrets import Redactor
-    from ..session.checkpoint import Checkpoint, journal_path
 
     journal = journal_path(args.output)
     # Resuming from this very journal: its arms stay in it until the run finishes whole.
@@ -298,16 +304,16 @@ def _checkpoint(args: argparse.Namespace, config: RunConfig):
     return Checkpoint(journal, Redactor.from_environ(config.credentials.environ), append=resuming_here)
 
 
-def gate_exit(args: argparse.Namespace, documents: list[dict]) -> int:
-    """The gates on finished documents: exit 1 with one line per failure, else 0."""
+def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
+    """The gates on finished runs: exit 1 with one line per failure, else 0."""
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
                   args.min_trigger_recall, args.max_false_trigger_rate,
                   max_skill_tokens=getattr(args, "max_skill_tokens", None))
-    reasons = [r for doc in documents for r in gates.failures(doc)]
+    reasons = [r for log in logs for r in gates.failures(log)]
     for reason in reasons:
         say(f"gate failed: {reason}")
-    for note in (n for doc in documents for n in gates.notes(doc)):
+    for note in (n for log in logs for n in gates.notes(log)):
         say(f"gate note: {note}")
     return EXIT_GATE if reasons else EXIT_OK
 
@@ -322,7 +328,7 @@ class _nothing:
 
 def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
     """The last run's document of each suite at the ``--output`` path, to measure costs from."""
-    from ..reports.results import load_documents
+    from ..log.results import load_documents
 
     try:
         docs = {Path(d["suite"]["path"]).resolve(): d for d in load_documents(path)}
@@ -331,18 +337,18 @@ def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
     return [docs.get(Path(p.suite.path).resolve()) for p in prepared]
 
 
-def write_reports(args: argparse.Namespace, documents: list[dict], *, results_path: Path | None = None) -> None:
-    """The optional report files, each announced; ``results_path``: the document they render,
-    already written, which a failure message points back to."""
+def write_reports(args: argparse.Namespace, logs: list[RunLog], *, results_path: Path | None = None) -> None:
+    """The optional report files of the (redacted) logs, each announced; ``results_path``: the
+    document they render, already written, which a failure message points back to."""
     from ..reports.reporters import write_reports as write_selected
     from ..session.outputs import Outputs, write_outputs
 
     outputs = Outputs(junit=args.junit, markdown=args.markdown, html=args.html,
                       trajectories=getattr(args, "trajectories", None))
     try:
-        write_outputs(documents, outputs, announce=say)
+        write_outputs(logs, outputs, announce=say)
         # Reporters by name (``--reporter NAME[=PATH]``): the built-ins again, or an installed plugin's.
-        for written in write_selected(getattr(args, "reporter", None) or [], documents):
+        for written in write_selected(getattr(args, "reporter", None) or [], logs):
             say(f"wrote {written}")
     except OSError as exc:
         where = exc.filename or "a report"
@@ -353,7 +359,7 @@ def write_reports(args: argparse.Namespace, documents: list[dict], *, results_pa
 
 def _unwritten_results(path: Path, exc: OSError, journal_failure: str | None) -> str:
     """Why the results document is not written, and where the finished arms are."""
-    from ..session.checkpoint import journal_path
+    from ..log.checkpoint import journal_path
 
     journal = journal_path(path)
     held = (f"the checkpoint journal {journal_failure}, so it holds the arms up to there"

@@ -12,8 +12,9 @@ from .console import say
 def load_results(path: Path) -> list[dict]:
     """The suite documents of a results file, with the arms its checkpoint journal kept (a run
     killed outright may have left only the journal); a usage error when it is not one."""
-    from ..reports.results import load_documents
-    from ..session.checkpoint import journal_path, read_journal, with_journal
+    from ..engine.resume import with_journal
+    from ..log.checkpoint import journal_path, read_journal
+    from ..log.results import load_documents
 
     journal = journal_path(path)
     skipped: list[int] = []

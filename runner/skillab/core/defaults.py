@@ -7,5 +7,5 @@ from pathlib import Path
 
 DEFAULT_MAX_TURNS = 12
 DEFAULT_CACHE_TTL_DAYS = 7.0
-# The run history ``--history`` defaults to (``scoring.history`` reads and appends it).
+# The run history ``--history`` defaults to (``log.history`` reads and appends it).
 DEFAULT_HISTORY_PATH = Path(".skillab") / "history.jsonl"

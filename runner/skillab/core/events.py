@@ -27,7 +27,7 @@ class RunStarted:
     model: str | None = None
     skill_hash: str = ""
     shard: str | None = None
-    # ``reports.results.suite_hash``: ``--resume`` refuses arms graded by another suite version.
+    # ``engine.meta.suite_hash``: ``--resume`` refuses arms graded by another suite version.
     suite_hash: str = ""
 
 

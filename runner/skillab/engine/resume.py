@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agents.base import ArmName
 from ..core.records import ArmRecord
 from ..errors import UsageError
+from ..scoring.outcomes import classify_outcome
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
     from ..grading.judge import ExpectationJudge
 
 _ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original")
+UNFINISHED = "unfinished: the run stopped before this arm finished"
 
 
 def check_resumable(document: dict[str, Any], adapter: Agent, judge: ExpectationJudge | None) -> None:
@@ -69,3 +72,57 @@ def kept_arms(document: dict[str, Any], cases: list[str], runs: int, units: set[
                 continue
             hits += bool(data.get("cached"))
     return arms, hits
+
+
+def with_journal(documents: list[dict[str, Any]], journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The documents, each given the journal's arms that it lacks or holds only as errored;
+    a suite only the journal knows is added as its partial document."""
+    def experiment(doc: dict[str, Any]) -> tuple[Path, str]:
+        return Path(doc["suite"]["path"]).resolve(), doc["adapter"]["name"]
+
+    by_experiment = {experiment(d): d for d in documents}
+    merged = list(documents)
+    for partial in journal:
+        doc = by_experiment.get(experiment(partial))
+        if doc is None:
+            merged.append({**partial, "cases": [settled(c) for c in partial["cases"]]})
+            continue
+        kept = {(c["case_name"], c["run_index"]): c for c in doc.get("cases", [])}
+        arms = {(c["case_name"], c["run_index"], arm): c[arm] for c in doc.get("cases", [])
+                for arm in _ARMS if c.get(arm)}
+        changed: set[tuple[str, int]] = set()
+        for case in partial["cases"]:
+            for arm in _ARMS:
+                key = (case["case_name"], case["run_index"], arm)
+                if case.get(arm) and (key not in arms or arms[key].get("errored")):
+                    arms[key] = case[arm]
+                    changed.add(key[:2])
+        cases: dict[tuple[str, int], dict[str, Any]] = {}
+        for (name, run, arm), record in arms.items():
+            case = cases.setdefault((name, run), dict(kept.get((name, run), {"case_name": name, "run_index": run})))
+            case[arm] = record
+        for pair in changed:
+            cases[pair] = settled(cases[pair])
+        merged[merged.index(doc)] = {**doc, "cases": list(cases.values())}
+    return merged
+
+
+def settled(case: dict[str, Any]) -> dict[str, Any]:
+    """A case put together from journal arms, given the outcome its arms imply. A case the run
+    left half-finished (one arm done) is an ``error`` whose missing arm says so: every report
+    reads it, and ``--resume`` runs the missing arm again."""
+    case = dict(case)
+    missing = [arm for arm in ("with_skill", "without_skill") if not case.get(arm)]
+    for arm in missing:
+        case[arm] = ArmRecord(passed=False, errored=True, task_attempted=False, error=UNFINISHED).to_dict()
+    if missing:
+        arms = " and ".join(arm.replace("_", "-") for arm in missing)
+        case["error"] = f"unfinished: the run stopped before its {arms} arm finished"
+        case["unfinished"] = True
+    with_arm, without_arm = case["with_skill"], case["without_skill"]
+    case["outcome"] = classify_outcome(with_passed=bool(with_arm.get("passed")),
+                                       without_passed=bool(without_arm.get("passed")),
+                                       errored=bool(with_arm.get("errored") or without_arm.get("errored")))
+    case.setdefault("tags", [])
+    case.setdefault("error", None)
+    return case

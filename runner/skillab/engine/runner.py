@@ -32,19 +32,18 @@ from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..heap import limit_arenas
-from ..reports.results import RunMeta, run_settings, suite_hash
 from ..sandbox.backend import Choice, before_the_suite, require_sandbox
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
-from ..scoring.history import record_into
 from ..scoring.summary import summarize
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
+from .meta import RunMeta, run_settings, suite_hash
 from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
@@ -124,10 +123,6 @@ def run_suite(
             block = run_triggers(prepared, config, adapter, original, sandbox.backend, emit)
             report.log = summarize(replace(settings, triggers=block, interrupted=block.interrupted),
                                    report.log.records)
-    # A shard is part of a run: the merged document is the one that has a place in the trend.
-    history = config.engine.history_path
-    if history is not None and not report.log.interrupted and config.engine.shard is None:
-        report.log = record_into(report.log, history)
     emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
     return report

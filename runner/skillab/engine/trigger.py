@@ -150,5 +150,5 @@ def run_triggers(prepared: Prepared, config: RunConfig, adapter: Agent, original
     block = trigger_block(plan, run.trials, listing=listing, warnings=prepared.crowd_warnings,
                           original_label=original.label if original is not None else None,
                           interrupted=run.interrupted)
-    # Masked with the rest of the document when it is written (``reports.results.document``).
+    # Masked with the rest of the document when it is written (``log.results.document``).
     return block

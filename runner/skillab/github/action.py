@@ -16,8 +16,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from ..core.runlog import RunLog
 from ..core.settings import AgentSettings, Credentials, EngineSettings, JudgeSettings, ModelRole, RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, ProviderAuthError, SkillabError, UsageError
 from ..secrets import redact
@@ -190,7 +190,7 @@ class Action:
                 if config.agent.adapter not in no_key)  # lazy: no_key grows as the session runs
 
         log = job_log(self.log, self.env, self.ctx.workspace, configs)
-        session = Session([log], on_document=lambda run, doc: self.ran(doc),
+        session = Session([log], on_document=lambda run, suite_log: self.ran(suite_log),
                           on_error=lambda run, exc: self.suite_failed(exc, no_key),
                           around=lambda run: self.suite_group(locations[run.target],
                                                              run.config.agent.adapter if several else None),
@@ -210,7 +210,7 @@ class Action:
 
         cap = config.engine.max_cost_usd
         if cap is not None:
-            left = cap - spent_usd(self.state.documents)
+            left = cap - spent_usd(self.state.logs)
             if left <= 0:
                 self.state.notes.append("Ablation not run: the spend cap was reached by the evaluation.")
                 return
@@ -238,9 +238,9 @@ class Action:
         with self.log.group(f"skillab: {outcome.label}"):
             yield
 
-    def ran(self, document: dict[str, Any]) -> None:
+    def ran(self, log: RunLog) -> None:
         outcome = self.state.outcomes[-1]
-        self.save(outcome, document)
+        self.save(outcome, log)
         self.failures().log_errored_arms(outcome)
 
     def suite_failed(self, exc: Exception, no_key: set[str]) -> bool:
@@ -279,9 +279,9 @@ class Action:
 
         merged, failed = merge_outcomes(self.root, self.ctx.workspace, self.out_dir,
                                         self.ctx.workspace / HISTORY_FILE)
-        for document, outcome in merged:
+        for log, outcome in merged:
             self.state.outcomes.append(outcome)
-            self.save(outcome, document)
+            self.save(outcome, log)
         # Suites the shard jobs could not run: an error row each, never left out of the report.
         self.state.outcomes.extend(failed)
 
@@ -295,15 +295,15 @@ class Action:
             self.state.notes.append(redact(choice.note, self.env))
         return choice.ref
 
-    def save(self, outcome: SuiteOutcome, document: dict[str, Any]) -> None:
+    def save(self, outcome: SuiteOutcome, log: RunLog) -> None:
         """Write the suite's results, then read them back: the report uses what is on disk."""
-        from ..reports.results import load_documents, write_document
+        from ..log.results import load_documents, write_document
 
         path = results_file(self.out_dir, outcome.location.rel_dir, outcome.agent)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_document(document, path)
-            outcome.document = load_documents(path)[0]
+            write_document(log.to_json(), path)
+            outcome.log = RunLog.from_json(load_documents(path)[0])
             outcome.results_file = path
         except (OSError, ValueError, KeyError, IndexError) as exc:
             outcome.failure = f"{outcome.label}: results could not be written or read back ({exc})"
@@ -324,9 +324,11 @@ class Action:
 
         state = self.state
         self.gate()
-        documents = state.documents
+        logs = state.logs
+        # What the reporters that still read the document are given.
+        documents = [log.to_json() for log in logs]
         # A suite that could not run is a row of its own, so its verdict is seen beside the rest.
-        shown = state.report_rows
+        shown = documents + state.failure_rows
         # The reader of the comment learns why the check failed without opening the log.
         verdicts = [f"Check failed: {reason}" for reason in state.failures]
         if state.interrupted:
@@ -336,7 +338,7 @@ class Action:
             from .ablation import ablation_markdown
 
             report += "\n" + ablation_markdown(state.ablations)
-        paths = self.write_files(documents, report)
+        paths = self.write_files(logs, report)
         summary_extra = self.comment(report)
         verdict = overall_verdict(shown) or ("error" if state.failures else "none")
         delta = run_delta_pts(documents)
@@ -376,29 +378,29 @@ class Action:
             if outcome.failure:
                 state.failures.append(outcome.failure)
                 continue
-            doc = outcome.document
+            log = outcome.log
             # A shard holds part of a suite: the merge job gates the whole.
-            if doc is None or self.inputs.shard is not None:
+            if log is None or self.inputs.shard is not None:
                 continue
             state.failures.extend(reason + (f" (agent {outcome.agent})" if outcome.agent else "")
-                                  for reason in gates.failures(doc, outcome.label))
-            for note in gates.notes(doc):
+                                  for reason in gates.failures(log, outcome.label))
+            for note in gates.notes(log):
                 self.log.notice(note)
-        if state.outcomes and not state.documents and not state.failures:
+        if state.outcomes and not state.logs and not state.failures:
             state.failures.append("no suite produced results")
 
-    def write_files(self, documents: list[dict[str, Any]], report: str) -> dict[str, str]:
+    def write_files(self, logs: list[RunLog], report: str) -> dict[str, str]:
         """report.md, and with results results.json (every suite), junit.xml and the
         self-contained report.html, as workspace-relative paths."""
         from ..session.outputs import Outputs, write_outputs
 
         failed = self.state.failed_suites(self.inputs.shard)  # a shard job's, for the merge job
-        names = {"report": "report.md"} | ({"results": "results.json"} if documents or failed else {}) | (
-            {"junit": "junit.xml", "html": "report.html"} if documents else {})
+        names = {"report": "report.md"} | ({"results": "results.json"} if logs or failed else {}) | (
+            {"junit": "junit.xml", "html": "report.html"} if logs else {})
         files = {key: self.out_dir / name for key, name in names.items()}
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            write_outputs(documents, Outputs(files.get("results"), files.get("junit"), files["report"],
+            write_outputs(logs, Outputs(files.get("results"), files.get("junit"), files["report"],
                                              files.get("html")), markdown=report, failed=failed)
         except OSError as exc:
             self.state.failures.append(f"cannot write results into {RESULTS_DIR}/ ({exc.strerror}) "

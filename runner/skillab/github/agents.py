@@ -75,7 +75,7 @@ def results_file(out_dir: Path, rel_dir: str, agent: str | None) -> Path:
     ``<suite>/<agent>/results.json``."""
     # Imported here: the results document's module loads the engine's types, which the Action
     # needs only once a suite has run.
-    from ..reports.results import safe_file_name
+    from ..log.results import safe_file_name
 
     suite = out_dir / safe_file_name(rel_dir.replace("/", "__"), fallback="root")
     return (suite / safe_file_name(agent, fallback="agent") if agent else suite) / "results.json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+from ..core.runlog import RunLog
 from ..reports.shard_files import load_shards
 from ..sandbox.trees import walk
 from ..scoring.merge import MergeError, merge_shards
@@ -35,26 +35,26 @@ def shard_files(root: Path, own_output: Path) -> list[Path]:
 
 
 def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path | None
-                   ) -> tuple[list[tuple[dict[str, Any], SuiteOutcome]], list[SuiteOutcome]]:
-    """Each merged suite document with its outcome (the suite's location in the repository; its
+                   ) -> tuple[list[tuple[RunLog, SuiteOutcome]], list[SuiteOutcome]]:
+    """Each merged suite's (redacted) log with its outcome (the suite's location in the repository; its
     agent when several ran), recorded in the history as an unsharded run would be (the shards
     record nothing); and an outcome for each suite the shard jobs could not run
     (``failed_suites`` of their results files)."""
-    from ..reports.results import document
-    from ..scoring.history import record_into
+    from ..log.results import redacted
+    from ..scoring.trend import record_into
 
     files = shard_files(root, own_output)
     failed = failed_suites(files, workspace)
     shards = load_shards(files, allow_none=bool(failed))
-    documents = []
+    logs = []
     for log in merge_shards(shards):
         if history is not None:
             log = record_into(log, history)
-        documents.append(document(log))
+        logs.append(redacted(log))
     # A run under several agents: each suite's outcome (and its results file) per agent.
-    several = len({doc["adapter"]["name"] for doc in documents}) > 1
-    merged = [(doc, SuiteOutcome(_location(doc, workspace), agent=doc["adapter"]["name"] if several else None))
-              for doc in documents]
+    several = len({log.settings.adapter.name for log in logs}) > 1
+    merged = [(log, SuiteOutcome(_location(log, workspace), agent=log.settings.adapter.name if several else None))
+              for log in logs]
     return merged, failed
 
 
@@ -77,8 +77,8 @@ def failed_suites(files: list[Path], workspace: Path) -> list[SuiteOutcome]:
     return list(outcomes.values())
 
 
-def _location(document: dict[str, Any], workspace: Path) -> SuiteLocation:
-    directory = Path(document["suite"]["path"]).parent
+def _location(log: RunLog, workspace: Path) -> SuiteLocation:
+    directory = Path(log.settings.suite.path).parent
     absolute = directory if directory.is_absolute() else workspace / directory
     try:
         rel = absolute.resolve().relative_to(workspace.resolve()).as_posix()

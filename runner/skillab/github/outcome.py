@@ -6,16 +6,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.runlog import RunLog
 from ..errors import SkillabError
 from .discovery import Selection, SuiteLocation
 
 
 @dataclass
 class SuiteOutcome:
-    """What happened to one selected suite: a results document, or the reason there is none."""
+    """What happened to one selected suite: its run's log (as written and read back), or the
+    reason there is none."""
 
     location: SuiteLocation
-    document: dict[str, Any] | None = None
+    log: RunLog | None = None
     results_file: Path | None = None
     failure: str | None = None
     # The agent, when several ran (``adapter: a,b``): each suite has one outcome per agent.
@@ -29,7 +31,7 @@ class SuiteOutcome:
 
     def report_row(self) -> dict[str, Any] | None:
         """A row for a suite that failed without a document: verdict ``error``, nothing measured."""
-        if self.document is not None or not self.failure:
+        if self.log is not None or not self.failure:
             return None
         rel = self.location.rel_dir
         return {"suite": {"path": rel, "skill": rel}, "verdict": "error", "total_cases": 0,
@@ -59,14 +61,14 @@ class ActionRun:
         if shard is None:
             return []
         return [{"suite": o.location.rel_dir, "agent": o.agent, "failure": o.failure, "shard": str(shard)}
-                for o in self.outcomes if o.document is None and o.failure]
+                for o in self.outcomes if o.log is None and o.failure]
 
     @property
-    def documents(self) -> list[dict[str, Any]]:
-        return [o.document for o in self.outcomes if o.document is not None]
+    def logs(self) -> list[RunLog]:
+        return [o.log for o in self.outcomes if o.log is not None]
 
     @property
-    def report_rows(self) -> list[dict[str, Any]]:
-        """Every suite's document, then a row for each suite that failed without one."""
+    def failure_rows(self) -> list[dict[str, Any]]:
+        """A report row for each suite that failed without a log (after the suites' own rows)."""
         rows = [o.report_row() for o in self.outcomes]
-        return self.documents + [row for row in rows if row is not None]
+        return [row for row in rows if row is not None]

@@ -65,15 +65,14 @@ class SuiteFailures:
         return f"{outcome.label} did not run: {message}" if outcome.agent else f"No suite ran: {message}"
 
     def log_errored_arms(self, outcome: SuiteOutcome) -> None:
-        doc = outcome.document or {}
         errors = []
-        for record in doc.get("cases") or []:
-            for arm in ("with_skill", "without_skill", "original"):
-                data = record.get(arm) or {}
-                if data.get("errored") and data.get("error"):
-                    errors.append(f"{record.get('case_name')} [{arm}]: {data['error']}")
-            if record.get("error"):
-                errors.append(f"{record.get('case_name')}: {record['error']}")
+        for record in outcome.log.records if outcome.log is not None else ():
+            for arm, result in (("with_skill", record.with_skill), ("without_skill", record.without_skill),
+                                ("original", record.original)):
+                if result is not None and result.errored and result.error:
+                    errors.append(f"{record.case_name} [{arm}]: {result.error}")
+            if record.error:
+                errors.append(f"{record.case_name}: {record.error}")
         if errors:
             with self.log.group(f"{outcome.label}: {len(errors)} errored arm(s)"):
                 for line in errors:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..grading.validators import RESPONSE_ENV, RESPONSE_FILE
-from ..reports.results import safe_file_name
+from ..log.results import safe_file_name
 from ..skill.loader import SKILL_FILE, Skill
 from ..suite.model import Case, Suite
 

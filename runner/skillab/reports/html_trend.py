@@ -78,8 +78,8 @@ def _x_labels(times: list[str], step: float) -> list[str]:
 def _history_series(doc: dict[str, Any], history: str | None) -> list[tuple[str, dict[str, Any]]]:
     if not history or not Path(history).is_file():
         return []
-    from ..scoring.history import read_history
-    from ..scoring.history_entry import HistoryEntry
+    from ..log.history import read_history
+    from ..log.history_entry import HistoryEntry
 
     entries, _ = read_history(Path(history))
     key = HistoryEntry.from_document(doc).key

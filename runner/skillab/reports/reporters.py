@@ -51,12 +51,11 @@ def reporter(name: str) -> Reporter:
         raise UsageError(f"unknown reporter {name!r} (choose from {', '.join(exc.available)})") from None
 
 
-def write_reports(selected: Sequence[tuple[str, Path | None]], documents: Sequence[dict[str, Any]]) -> list[str]:
-    """Write each selected report of the (written, redacted) documents; what each wrote, to
+def write_reports(selected: Sequence[tuple[str, Path | None]], logs: Sequence[RunLog]) -> list[str]:
+    """Write each selected report of the (written, redacted) logs; what each wrote, to
     announce."""
     if not selected:
         return []
-    logs = [RunLog.from_json(doc) for doc in documents]
     written = []
     for name, path in selected:
         chosen = reporter(name)

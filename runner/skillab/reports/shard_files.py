@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.runlog import RunLog
+from ..log.results import load_documents
 from ..scoring.merge import MergeError, ShardDocument
-from .results import load_documents
 
 
 def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDocument]:

@@ -14,10 +14,16 @@ compared with the same original.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
+from ..core.runlog import RunLog
 from ..core.trend import ArmTrend, Direction, PreviousRun, Trend
-from .history_entry import TRACKED_ARMS, HistoryEntry
+from ..log.history import append_entry
+from ..log.history_entry import TRACKED_ARMS, HistoryEntry
 from .inference import ALPHA, sign_flip_p
 
 # Pass rates carry four decimals; anything closer than this is the same rate.
@@ -118,3 +124,32 @@ def previous_comparable(entries: list[HistoryEntry], current: HistoryEntry) -> H
         if entry.key == current.key:
             return entry
     return None
+
+
+@dataclass
+class Recorded:
+    """What recording a run gave: its trend (None when the history could not be used)."""
+
+    trend: Trend | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def record_into(log: RunLog, path: Path) -> RunLog:
+    """Record a finished run; its log with the trend and any history warnings."""
+    recorded = record_run(log.to_json(), path)
+    settings = dataclasses.replace(log.settings, trend=recorded.trend,
+                                   warnings=(*log.settings.warnings, *recorded.warnings))
+    return dataclasses.replace(log, settings=settings)
+
+
+def record_run(document: dict[str, Any], path: Path) -> Recorded:
+    """Append the run's entry to the history at ``path`` and return its trend against the entries
+    before it; problems become warnings."""
+    entry = HistoryEntry.from_document(document)
+
+    def trend(entries: list[HistoryEntry]) -> Trend:
+        return compute_trend(entry, previous_comparable(entries, entry), str(path),
+                             same_skill=same_skill_comparisons(entries, entry))
+
+    found, warnings = append_entry(Path(path), entry, trend)
+    return Recorded(found, warnings)

@@ -85,9 +85,8 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
         config = _shared_baselines(config, root)
         relative = Path(plan.target).resolve().relative_to(plan.skill_dir)
         say(f"full skill: {len(plan.partition.parts)} parts to try after it")
-        full_doc = _one(Session(reporters), plan.target, config)
-        full = RunLog.from_json(full_doc)
-        spent = [full_doc]
+        full = _one(Session(reporters), plan.target, config)
+        spent = [full]
         contrasts: list[Contrast | None] = []
         calls: list[int] = []
         stopped = None
@@ -109,13 +108,13 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
                 budget = None if cap is None else max(1e-9, cap - spent_usd(spent))
                 engine = replace(variant_config.engine, max_cost_usd=budget,
                                  case_names=tuple(look) if len(looks) > 1 else variant_config.engine.case_names)
-                doc = _one(Session(reporters), copy / relative, replace(variant_config, engine=engine))
-                spent.append(doc)
-                made += _calls(doc)
-                records += RunLog.from_json(doc).records
+                log = _one(Session(reporters), copy / relative, replace(variant_config, engine=engine))
+                spent.append(log)
+                made += _calls(log)
+                records += log.records
                 ran += len(look)
                 found = contrast(full.records, records)
-                if doc.get("stopped"):
+                if log.stopped:
                     stopped = f"cost cap reached during the variant without {part.label}"
                     break
                 if ran < len(order) and not can_still_claim(found, len(order) - ran, config.engine.runs):
@@ -132,14 +131,14 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
     )
     # Each case a variant did not run saves its with-skill arms (its baseline is cached anyway).
     saved = sum((len(order) - at) * config.engine.runs for at in stopped_at if at is not None)
-    stats = full_doc.get("statistics") or {}
+    stats = full.summary.statistics
     result = AblationResult(
-        skill=full_doc["suite"]["skill"], suite=str(plan.target), heading_level=plan.partition.heading_level,
-        full_lift_pts=stats.get("lift_pts"), full_summary=stats.get("summary"), parts=parts,
+        skill=full.settings.suite.skill, suite=str(plan.target), heading_level=plan.partition.heading_level,
+        full_lift_pts=stats.lift_pts if stats else None, full_summary=stats.summary if stats else None, parts=parts,
         grader_files=plan.partition.grader_files, cases=len({r.case_name for r in full.records}),
         runs=full.settings.runs, calls=sum(_calls(d) for d in spent),
-        cached_arms=sum(int(d["cache"]["hits"]) for d in spent),
-        cost_usd=_cost(spent), stopped=stopped, warnings=tuple(full_doc.get("warnings") or ()),
+        cached_arms=sum(log.settings.cache_hits for log in spent),
+        cost_usd=_cost(spent), stopped=stopped, warnings=full.settings.warnings,
         stop_early=stop_early, order_seed=seed if stop_early else None, calls_saved=saved,
     )
     return result
@@ -167,21 +166,21 @@ def _shared_baselines(config: RunConfig, scratch: Path) -> RunConfig:
     return replace(config, engine=replace(engine, history_path=None))
 
 
-def _one(session: Session, target: Path, config: RunConfig) -> dict:
+def _one(session: Session, target: Path, config: RunConfig) -> RunLog:
     result = session.run([SuiteRun(target, config)])
-    if result.interrupted or not result.documents:
+    if result.interrupted or not result.logs:
         raise KeyboardInterrupt
-    return result.documents[0]
+    return result.logs[0]
 
 
-def _calls(doc: dict) -> int:
+def _calls(log: RunLog) -> int:
     """Arms that ran an agent (not read from the cache): what the variant cost in agent runs."""
-    arms = sum(2 + (c.get("original") is not None) for c in doc.get("cases", ()))
-    return max(0, arms - int(doc["cache"]["hits"]))
+    arms = sum(2 + (record.original is not None) for record in log.records)
+    return max(0, arms - log.settings.cache_hits)
 
 
-def _cost(documents: list[dict]) -> float | None:
-    costs = [((d.get("usage") or {}).get("total") or {}).get("cost_usd") for d in documents]
+def _cost(logs: list[RunLog]) -> float | None:
+    costs = [log.summary.usage.total.cost_usd for log in logs]
     known = [c for c in costs if c is not None]
     return round(sum(known), 6) if known else None
 

@@ -1,5 +1,6 @@
 """``Session``: N suites run one after another under one set of reporters, each suite's
-document handed on as it lands, the spend cap shared, a stop or Ctrl-C ending the whole."""
+log handed on as it lands (redacted: the only form of it anything writes or shows), the spend
+cap shared, a stop or Ctrl-C ending the whole."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.events import Broadcast, Subscriber
+from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..suite.mock_script import MOCK_RESPONSES_FILE
 
@@ -26,7 +28,8 @@ class SuiteRun:
 
 @dataclass
 class SessionResult:
-    documents: list[dict[str, Any]] = field(default_factory=list)
+    # Each suite's log, every credential masked (``log.results.redacted``).
+    logs: list[RunLog] = field(default_factory=list)
     # Where --keep-workspaces left each suite's arm workspaces.
     kept_workspaces: list[Path] = field(default_factory=list)
     interrupted: bool = False
@@ -37,7 +40,7 @@ class SessionResult:
 # What to do when a suite fails to run: return True to go on with the next suite, False to
 # stop; raise to end the session.
 OnError = Callable[[SuiteRun, Exception], bool]
-OnDocument = Callable[[SuiteRun, dict[str, Any]], None]
+OnDocument = Callable[[SuiteRun, RunLog], None]
 # Wraps each suite's run and the handling of its failure (the Action's log group).
 Around = Callable[[SuiteRun], AbstractContextManager]
 # The suite's own settings, worked out as it starts (may fail like the run: see OnError).
@@ -54,8 +57,19 @@ def suite_config(config: RunConfig, target: Path) -> RunConfig:
     return replace(config, agent=replace(agent, mock_responses=scripted)) if scripted.is_file() else config
 
 
-def spent_usd(documents: Sequence[dict[str, Any]]) -> float:
-    return sum(((d.get("usage") or {}).get("total") or {}).get("cost_usd") or 0.0 for d in documents)
+def spent_usd(logs: Sequence[RunLog]) -> float:
+    return sum(log.summary.usage.total.cost_usd or 0.0 for log in logs)
+
+
+def recorded(log: RunLog, config: RunConfig) -> RunLog:
+    """``log`` with its trend, once the run has its place in the history (``--history``). A shard
+    is part of a run: the merged document is the one that has a place in the trend."""
+    history = config.engine.history_path
+    if history is None or log.interrupted or config.engine.shard is not None:
+        return log
+    from ..scoring.trend import record_into
+
+    return record_into(log, history)
 
 
 class Session:
@@ -72,18 +86,24 @@ class Session:
 
     def run(self, runs: Iterable[SuiteRun]) -> SessionResult:
         from ..engine import run_suite
-        from ..reports.results import document
+        from ..log.results import document
 
         result = SessionResult()
         for item in runs:
-            report, go_on = None, True
+            log, kept, go_on = None, None, True
             with self.around(item):
                 try:
                     config = self.configure(item, suite_config(item.config, item.target))
-                    config = self._within_cap(config, result.documents)
+                    config = self._within_cap(config, result.logs)
                     report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from)
-                    # Redaction happens here, once, on what is written and shown.
-                    doc = document(report.log, config.credentials.environ)
+                    kept = report.kept_workspaces
+                    # Redaction happens here, once, on what is written and shown
+                    # (``log.results.redacted``); the unmasked log goes before its masked copy
+                    # is read back, so a large run holds two copies at most, not three.
+                    doc = document(recorded(report.log, config), config.credentials.environ)
+                    del report
+                    log = RunLog.from_json(doc)
+                    del doc
                 except KeyboardInterrupt:
                     result.interrupted = True
                     break
@@ -91,28 +111,28 @@ class Session:
                     if self.on_error is None:
                         raise
                     go_on = self.on_error(item, exc)
-            if report is None:
+            if log is None:
                 if go_on:
                     continue
                 break
-            result.documents.append(doc)
-            if report.kept_workspaces is not None:
-                result.kept_workspaces.append(report.kept_workspaces)
+            result.logs.append(log)
+            if kept is not None:
+                result.kept_workspaces.append(kept)
             if self.on_document is not None:
-                self.on_document(item, doc)
-            if report.log.stopped:
-                result.stopped = report.log.stopped
+                self.on_document(item, log)
+            if log.stopped:
+                result.stopped = log.stopped
                 break
-            if report.log.interrupted:
+            if log.interrupted:
                 result.interrupted = True
                 break
         return result
 
     @staticmethod
-    def _within_cap(config: RunConfig, documents: Sequence[dict[str, Any]]) -> RunConfig:
+    def _within_cap(config: RunConfig, logs: Sequence[RunLog]) -> RunConfig:
         """The spend cap is the session's: each suite gets what the earlier ones left."""
         cap = config.engine.max_cost_usd
-        if cap is None or not documents:
+        if cap is None or not logs:
             return config
-        left = max(1e-9, cap - spent_usd(documents))
+        left = max(1e-9, cap - spent_usd(logs))
         return replace(config, engine=replace(config.engine, max_cost_usd=left))

@@ -1,4 +1,4 @@
-"""Run history: one compact JSON line per run, appended under a lock, with this run's trend.
+"""Run history: one compact JSON line per run, appended under a lock.
 
 The history file (default ``.skillab/history.jsonl`` in the current directory) is shared by
 every run that points at it, possibly at once: each append holds an exclusive ``flock`` and
@@ -7,35 +7,25 @@ line that is not an entry (a crash mid-write, a hand edit, a newer skillab) is s
 warning; the history is a convenience and never fails a run.
 
 An entry is a ``history_entry.HistoryEntry``; the trend (``scoring.trend``) compares it with the
-previous comparable one.
+previous comparable one, read under the same lock as the append (``append_entry``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import fcntl
 import json
 import os
 import stat
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
-from ..core.runlog import RunLog
-from ..core.trend import Trend
 from .history_entry import HistoryEntry
-from .trend import compute_trend, previous_comparable, same_skill_comparisons
+
+T = TypeVar("T")
 
 # Warnings about unreadable lines are capped so a mangled file does not flood the report.
 _MAX_LINE_WARNINGS = 3
-
-
-@dataclass
-class Recorded:
-    """What recording a run gave: its trend (None when the history could not be used)."""
-
-    trend: Trend | None
-    warnings: list[str] = field(default_factory=list)
 
 
 def parse_history(data: bytes, source: str) -> tuple[list[HistoryEntry], list[str]]:
@@ -76,35 +66,27 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
         os.close(fd)
 
 
-def record_into(log: RunLog, path: Path) -> RunLog:
-    """Record a finished run; its log with the trend and any history warnings."""
-    recorded = record_run(log.to_json(), path)
-    settings = dataclasses.replace(log.settings, trend=recorded.trend,
-                                   warnings=(*log.settings.warnings, *recorded.warnings))
-    return dataclasses.replace(log, settings=settings)
+def append_entry(path: Path, entry: HistoryEntry,
+                 judge: Callable[[list[HistoryEntry]], T]) -> tuple[T | None, list[str]]:
+    """Append ``entry`` to ``path``; ``judge`` is told the entries before it and its answer is
+    returned (None when the history could not be opened); problems become warnings.
 
-
-def record_run(document: dict[str, Any], path: Path) -> Recorded:
-    """Append the run's entry to ``path`` and return its trend; problems become warnings.
-
-    The read of the previous entry and the append happen under one exclusive lock, so two runs
+    The read of the earlier entries and the append happen under one exclusive lock, so two runs
     finishing together each see a whole file and add a whole line.
     """
     path = Path(path)
-    entry = HistoryEntry.from_document(document)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
     except OSError as exc:
-        return Recorded(None, [f"{path}: history cannot be opened ({exc.strerror}); this run is not recorded"])
+        return None, [f"{path}: history cannot be opened ({exc.strerror}); this run is not recorded"]
     try:
         if problem := _not_a_file(fd, path):
-            return Recorded(None, [problem + "; this run is not recorded"])
+            return None, [problem + "; this run is not recorded"]
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = _read_all(fd)
         entries, warnings = parse_history(data, str(path))
-        trend = compute_trend(entry, previous_comparable(entries, entry), str(path),
-                              same_skill=same_skill_comparisons(entries, entry))
+        answer = judge(entries)
         line = entry.to_line()
         # A line cut short by a crash must not swallow this one.
         if data and not data.endswith(b"\n"):
@@ -113,7 +95,7 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
             _write_all(fd, line)
         except OSError as exc:
             warnings.append(f"{path}: history cannot be written ({exc.strerror}); this run is not recorded")
-        return Recorded(trend, warnings)
+        return answer, warnings
     finally:
         os.close(fd)
 

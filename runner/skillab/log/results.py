@@ -3,7 +3,7 @@
 Format ``skillab.results/1``. The spec's ``test-run-result`` fields sit at the top level so any
 conforming consumer can read it; ``cases`` holds one spec ``test-case-result`` per (case, run).
 The document is ``RunLog.to_json`` of a run's log, passed once through ``document``, which masks
-every credential. This module also reads a live run's settings off its objects.
+every credential.
 """
 
 from __future__ import annotations
@@ -11,73 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import __version__
 from ..atomic import write_json
-from ..core.run_info import AdapterInfo, IsolationInfo, JudgeSampling, ModelsInfo, SuiteInfo
-from ..core.runlog import FORMAT, RunLog, RunSettings
-from ..core.wire import from_wire
-from ..formats.grading import grading_scope
-from ..sandbox.isolation import Isolation
+from ..core.runlog import FORMAT, RunLog
 from ..secrets import Redactor
-from ..skill.loader import Skill
-from ..suite.model import Suite
-
-if TYPE_CHECKING:  # the engine imports this module
-    from ..agents.base import Agent
-    from ..core.settings import RunConfig
-    from ..grading.judge import ExpectationJudge
 
 SET_FORMAT = "skillab.results-set/1"
-
-
-@dataclass(frozen=True)
-class RunMeta:
-    """The live objects of a run, which its recorded settings are read from."""
-
-    suite: Suite
-    skill: Skill
-    config: RunConfig
-    adapter: Agent
-    judge: ExpectationJudge | None
-    isolation: Isolation
-
-
-def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
-    """A live run's settings, read off its objects. ``state`` is the rest of ``RunSettings``
-    (timings, cache counts, interruption, shard...)."""
-    config, judge = meta.config, meta.judge
-    engine = config.engine
-    return RunSettings(
-        tool_version=__version__,
-        suite=SuiteInfo(
-            path=str(meta.suite.path),
-            format=meta.suite.format,
-            skill=meta.skill.name,
-            skill_dir=str(meta.skill.root),
-            skill_hash=meta.skill.content_hash(),
-            suite_hash=suite_hash(meta.suite),
-        ),
-        adapter=AdapterInfo(meta.adapter.name, meta.adapter.identity()),
-        models=ModelsInfo(
-            agent=config.agent.model.name,
-            judge=judge.model if judge is not None else None,
-            judge_prompt_sha256=judge.prompt_sha256 if judge is not None else None,
-            judge_same_family=_same_family(config.agent.model.name, judge),
-            judge_sampling=_judge_sampling(judge),
-        ),
-        isolation=from_wire(IsolationInfo, meta.isolation.to_dict()),
-        runs=engine.runs,
-        pass_k=engine.pass_k,
-        pass_n=max(engine.pass_k, engine.pass_n) if engine.pass_k > 1 or engine.pass_n > 1 else None,
-        target_lift_pts=engine.target_lift_pts,
-        cache_enabled=engine.cache_enabled,
-        judge_usage=judge.usage if judge is not None else None,
-        **state,
-    )
 
 
 def document(log: RunLog, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -93,6 +35,12 @@ def document(log: RunLog, environ: Mapping[str, str] | None = None) -> dict[str,
     return redacted
 
 
+def redacted(log: RunLog, environ: Mapping[str, str] | None = None) -> RunLog:
+    """``log`` with every credential masked (``document``), typed again: what a session yields,
+    writes and shows."""
+    return RunLog.from_json(document(log, environ))
+
+
 def _redact_each(items: list[Any], redactor: Redactor) -> list[Any]:
     """Redacted copies, each original released as its copy is made: a large run's document
     then holds one copy of its cases at a time, not two."""
@@ -101,22 +49,6 @@ def _redact_each(items: list[Any], redactor: Redactor) -> list[Any]:
         copies.append(redactor.data(item))
         items[index] = None
     return copies
-
-
-def _same_family(agent: str | None, judge: Any | None) -> bool:
-    """Whether a model judge is of the agent's family (allowed only with --judge-same-family)."""
-    if not agent or judge is None or not isinstance(getattr(judge, "model", None), str):
-        return False
-    from ..providers.model_family import model_family
-
-    return model_family(agent) == model_family(judge.model)
-
-
-def suite_hash(suite: Suite) -> str:
-    """SHA-256 over every case's definition and grading: what "the same suite" means for a trend."""
-    cases = [{"case": c.to_spec_dict(), "grading": grading_scope(c)} for c in suite.cases]
-    blob = json.dumps(cases, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 # Bytes of a name made from a suite's, case's or query's text. Callers add a suffix of their
@@ -161,8 +93,3 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
     if data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a skillab results document (format {data.get('format')!r})")
     return [data]
-
-
-def _judge_sampling(judge: Any | None) -> JudgeSampling | None:
-    """The judge's temperature and seed, as it sends them (None: no model judge)."""
-    return None if judge is None else judge.sampling
