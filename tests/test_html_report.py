@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
 from skillab.reports.html import files_changed, render_html
 
 from .browser import chromium_binary, open_page
@@ -82,26 +83,19 @@ def test_the_report_names_the_files_each_arm_changed_and_an_interrupted_headline
                   '[Step 3] Agent → tool: read_file(path="README.md")\n'
                   '[Step 4] Agent → tool: Edit(file_path="src/a.py", old_string="x")')
     assert files_changed(transcript) == ["notes/out.md", "src/a.py"]
-    doc = minimal_document(interrupted=True)
-    html = render_html([doc])
+    html = render_html([RunLog.from_json(minimal_document(interrupted=True))])
     assert '<span class="verdict interrupted">interrupted: 1 of 4 cases</span>' in html
     assert 'class="verdict pass"' not in html
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
 def minimal_document(*, interrupted: bool) -> dict:
-    arm = {"passed": True, "errored": False, "final_output": "ok", "transcript": "", "turns": 1,
-           "total_tokens": 3, "tool_call_count": 0, "duration_ms": 5, "validator_results": [],
-           "expectation_results": []}
-    return {
-        "suite": {"skill": "s", "path": "s/eval.yaml"}, "adapter": {"name": "llm"},
-        "models": {"agent": "m"}, "runs": 1, "verdict": "pass", "interrupted": interrupted,
-        "planned_cases": 4, "total_cases": 1, "stopped": None,
-        "pass_rate": {"with_skill": 1.0, "without_skill": 1.0, "delta_pts": 0.0},
-        "statistics": None, "trend": None,
-        "cases": [{"case_name": "c", "run_index": 0, "outcome": "pass_kept", "with_skill": arm,
-                   "without_skill": arm}],
-    }
+    from .test_markdown_report import document, record
+
+    return document([record("c", "pass_kept")], skill="s", adapter={"name": "llm", "identity": {}},
+                    models={"agent": "m", "judge": None}, interrupted=interrupted, planned_cases=4,
+                    stopped=None, statistics=None, trend=None, trigger_only_cases=[],
+                    cases_skipped_trigger_only=0, criteria=None, pass_at_k=None, judge_consistency=None)
 
 
 def test_the_report_charts_the_trend_over_the_history(tmp_path):
@@ -118,7 +112,7 @@ def test_trigger_trials_get_their_table():
     doc["triggers"] = {"metrics": {"recall": {"value": 0.5, "low": 0.1, "high": 0.9}},
                        "queries": [{"name": "q1", "query": "<b>convert</b> it", "should_trigger": True,
                                     "triggered": 1, "trials": 2, "rate": 0.5}]}
-    html = render_html([doc])
+    html = render_html([RunLog.from_json(doc)])
     assert "recall 0.50 [0.10, 0.90]" in html and "&lt;b&gt;convert&lt;/b&gt; it" in html
 
 
@@ -154,7 +148,7 @@ def _at(doc, at):
     return doc
 
 
-def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
+def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path, capsys):
     """Every scalar of a real document (arms, triggers, trend, statistics), one at a time, turned
     into a script: the report either renders it as text or refuses the document, never runs it."""
     import json
@@ -172,7 +166,7 @@ def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
     injected = []
     for path in leaves:
         try:
-            html = render_html([replaced(doc, path, PAYLOAD)])
+            html = render_html([RunLog.from_json(replaced(doc, path, PAYLOAD))])
         except (TypeError, ValueError, KeyError, AttributeError):
             continue  # a field of the wrong type may be refused; it must not be run
         if "<script" in html:
@@ -183,5 +177,7 @@ def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
     raw["cases"][0]["with_skill"]["turns"] = PAYLOAD
     raw["cases"][0]["with_skill"]["tool_call_count"] = PAYLOAD
     (tmp_path / "edited.json").write_text(json.dumps(raw))
-    main(["report", str(tmp_path / "edited.json"), "--html", str(tmp_path / "edited.html")])
-    assert "<script" not in (tmp_path / "edited.html").read_text()
+    # Counts that are not numbers make no run: the document is refused, naming it, and no report is written.
+    code = main(["report", str(tmp_path / "edited.json"), "--html", str(tmp_path / "edited.html")])
+    assert code == 2 and not (tmp_path / "edited.html").exists()
+    assert "edited.json: not a skillab results document" in capsys.readouterr().err

@@ -11,6 +11,7 @@ from html import unescape
 from pathlib import Path
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
 from skillab.reports.html import render_html
 
 from .browser import open_page
@@ -77,7 +78,7 @@ def test_the_report_carries_cost_disclosures_judge_and_a_broken_case_callout():
     doc["models"]["judge_same_family"] = True
     doc["usage"]["judge"] = {"total_tokens": 300, "cost_usd": 0.01}
     doc["statistics"].update(regression=True, regressed_cases=["broken"])
-    html = render_html([doc])
+    html = render_html([RunLog.from_json({"criteria": None, "pass_at_k": None, **doc})])
     text = unescape(re.sub(r"<[^>]+>", "", html))
     assert "Broken by the skill" in text and "broken" in text.split("Broken by the skill", 1)[1][:200]
     assert "Not measured" in text and "down" in text.split("Not measured", 1)[1][:200]

@@ -4,26 +4,25 @@ disclosures the markdown report carries. Every string from the document is escap
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
-from typing import Any, TypeGuard
+from typing import Any
 
+from ..core.runlog import RunLog
+from .consistency_wording import agreed_on, below_floor
 from .markdown_view import SuiteView, broken_by_skill
 from .terminal import agreement_interval, consistency_unmeasured
 
 
-def suite_panels(doc: dict[str, Any]) -> list[str]:
-    try:
-        view = SuiteView.from_document(0, doc)
-    except (ValueError, TypeError, KeyError, AttributeError):
-        # A hand-edited document whose counts are not numbers: the rest of the page still renders.
-        return ["<p class=\"note\">the document's summary fields are not numbers: its panels are left out</p>"]
-    return [*_callouts(doc, view), *_judge(doc, view), _usage(doc), _disclosures(view)]
+def suite_panels(log: RunLog) -> list[str]:
+    view = SuiteView.from_log(0, log)
+    return [*_callouts(log, view), *_judge(log, view), _usage(log), _disclosures(view)]
 
 
-def _callouts(doc: dict[str, Any], view: SuiteView) -> list[str]:
-    broken = _names(doc, "flip_to_fail", lambda name: broken_by_skill(view, name))
-    worse = _names(doc, "flip_to_fail", lambda name: not broken_by_skill(view, name))
-    errored = _names(doc, "error")
+def _callouts(log: RunLog, view: SuiteView) -> list[str]:
+    broken = _names(log, "flip_to_fail", lambda name: broken_by_skill(view, name))
+    worse = _names(log, "flip_to_fail", lambda name: not broken_by_skill(view, name))
+    errored = _names(log, "error")
     out = []
     if broken:
         out.append(f"<p class=\"callout fail\"><b>Broken by the skill</b> (pass without it, fail with it, "
@@ -36,26 +35,24 @@ def _callouts(doc: dict[str, Any], view: SuiteView) -> list[str]:
     return out
 
 
-def _judge(doc: dict[str, Any], view: SuiteView) -> list[str]:
+def _judge(log: RunLog, view: SuiteView) -> list[str]:
     out = []
-    models = doc.get("models") or {}
+    models = log.settings.models
     if models.get("judge_same_family"):
         out.append(f"<p class=\"callout mixed\">⚠️ Judged by a model of the agent's family ({_e(models.get('judge'))} "
                    f"for {_e(models.get('agent'))}): judges favour their own family's answers.</p>")
     check = view.judge_consistency or {}
     if check.get("lift_withheld"):
-        out.append(f"<p class=\"callout mixed\"><b>Lift withheld</b>: the judge agreed with itself on "
-                   f"{_re_asked(check)} re-asked verdicts, below {_num(check.get('floor'), '.0%')}.</p>")
+        out.append(f"<p class=\"callout mixed\"><b>Lift withheld</b>: {_e(below_floor(check))}.</p>")
     elif check.get("sampled") and check.get("agreement") is None:
         out.append(f"<p class=\"note\">{_e(consistency_unmeasured(check))}</p>")
     elif check.get("agreement") is not None:
-        out.append(f"<p><b>judge consistency</b> agreed with itself on {_re_asked(check)} re-asked "
-                   f"verdicts{_interval(check)}</p>")
+        out.append(f"<p><b>judge consistency</b> {_e(agreed_on(check))}{_e(agreement_interval(check))}</p>")
     return out
 
 
-def _usage(doc: dict[str, Any]) -> str:
-    usage = doc.get("usage") or {}
+def _usage(log: RunLog) -> str:
+    usage = log.summary.usage
     total = usage.get("total") or {}
     parts = [f"{_num(total.get('total_tokens', 0), ',')} tokens"]
     if total.get("cost_usd") is not None:
@@ -78,26 +75,6 @@ def _num(value: Any, spec: str = "") -> str:
     return _e(value)
 
 
-def _interval(check: dict[str, Any]) -> str:
-    """The agreement's interval as every report words it (``agreement_interval``); nothing for a
-    hand-edited document whose bounds are not numbers."""
-    ci = check.get("ci95")
-    if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)):
-        return ""
-    return _e(agreement_interval(check))
-
-
-def _re_asked(check: dict[str, Any]) -> str:
-    """``agreed/compared`` of the consistency check, each part a number or escaped text."""
-    sampled, errored = check.get("sampled"), check.get("errored")
-    compared = sampled - errored if _count(sampled) and _count(errored) else f"{sampled} - {errored}"
-    return f"{_num(check.get('agreed'))}/{_num(compared)}"
-
-
-def _count(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _disclosures(view: SuiteView) -> str:
     items = [f"{view.errors} errored", f"{view.skipped_apples_oranges} skipped (apples-to-oranges)",
              f"{view.trigger_only} trigger-only", f"{view.cache_hits} cached baselines",
@@ -112,11 +89,11 @@ def _disclosures(view: SuiteView) -> str:
     return f"<div class=\"disclosures\"><b>disclosures</b> {body}" + (f"<ul>{warnings}</ul>" if warnings else "") + "</div>"
 
 
-def _names(doc: dict[str, Any], outcome: str, keep: Any = None) -> list[str]:
+def _names(log: RunLog, outcome: str, keep: Callable[[str], bool] | None = None) -> list[str]:
     names: dict[str, None] = {}
-    for record in doc.get("cases", []):
-        if record.get("outcome") == outcome and (keep is None or keep(record["case_name"])):
-            names.setdefault(record["case_name"])
+    for record in log.records:
+        if record.outcome == outcome and (keep is None or keep(record.case_name)):
+            names.setdefault(record.case_name)
     return list(names)
 
 

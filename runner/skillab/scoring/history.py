@@ -23,7 +23,7 @@ from typing import Any
 
 from ..core.runlog import RunLog
 from .history_entry import HistoryEntry
-from .trend import Trend, compute_trend, previous_comparable, same_skill_comparisons
+from .trend import Trend, compute_trend, previous_comparable, same_skill_comparisons, trend_series
 
 # Warnings about unreadable lines are capped so a mangled file does not flood the report.
 _MAX_LINE_WARNINGS = 3
@@ -104,6 +104,7 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
         entries, warnings = parse_history(data, str(path))
         trend = compute_trend(entry, previous_comparable(entries, entry), str(path),
                               same_skill=same_skill_comparisons(entries, entry))
+        trend = dataclasses.replace(trend, series=trend_series(entries, entry))
         line = entry.to_line()
         # A line cut short by a crash must not swallow this one.
         if data and not data.endswith(b"\n"):

@@ -10,6 +10,10 @@ one skill: the k-th comparison of runs of an unchanged skill is tested at ``5% *
 (these sum to 5%), and a run whose skill changed since the previous one is a new question,
 tested at 5%. The original arm (``--against``) is shown only against a run that
 compared with the same original.
+
+The trend also carries its ``series``: each arm's pass rate over the comparable runs up to this
+one, as the history held them when the run was recorded. The HTML report charts it from the
+document alone, so a history file changed or deleted later does not change the chart.
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ _SAME_RATE = 1e-9
 
 Direction = Literal["improved", "regressed", "unchanged", "within_noise", "changed"]
 LIFT = "lift"
+# The runs a trend's series keeps, the latest: past this a chart's points are closer than a
+# pixel or two, and the document would grow with every run recorded.
+SERIES_LIMIT = 100
+# The arms a series point carries: the ones the HTML chart draws.
+SERIES_ARMS = ("with_skill", "without_skill")
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,17 @@ class ArmTrend:
 
 
 @dataclass(frozen=True)
+class TrendPoint:
+    """One comparable run of the series: when it was recorded and its arms' pass rates."""
+
+    recorded_at: str
+    pass_rate: dict[str, float | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"recorded_at": self.recorded_at, "pass_rate": dict(self.pass_rate)}
+
+
+@dataclass(frozen=True)
 class Trend:
     """This run against the previous comparable one; ``previous`` None on the first run."""
 
@@ -63,6 +83,8 @@ class Trend:
     arms: tuple[ArmTrend, ...] = ()
     skill_changed: bool = False
     original_changed: bool = False  # compared with another original: that arm has no trend
+    # The comparable runs up to this one, oldest first (``trend_series``).
+    series: tuple[TrendPoint, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         previous = None
@@ -80,6 +102,7 @@ class Trend:
             "skill_changed": self.skill_changed,
             "original_changed": self.original_changed,
             "arms": [arm.to_dict() for arm in self.arms],
+            "series": [point.to_dict() for point in self.series],
         }
 
 
@@ -105,6 +128,13 @@ def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history:
         arms.append(ArmTrend(arm, before, now, "unchanged" if abs(now - before) < _SAME_RATE else "changed",
                              p, paired))
     return Trend(history, previous, tuple(arms), current.skill_hash != previous.skill_hash, original_changed)
+
+
+def trend_series(entries: list[HistoryEntry], current: HistoryEntry) -> tuple[TrendPoint, ...]:
+    """The comparable runs among ``entries`` (in file order), then ``current``: the latest
+    ``SERIES_LIMIT`` of them."""
+    runs = [*(e for e in entries if e.key == current.key), current][-SERIES_LIMIT:]
+    return tuple(TrendPoint(e.recorded_at, {arm: e.pass_rate.get(arm) for arm in SERIES_ARMS}) for e in runs)
 
 
 def history_alpha(k: int) -> float:

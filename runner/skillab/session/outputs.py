@@ -53,10 +53,11 @@ def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | Non
     if outputs.markdown is not None:
         announce(f"wrote {outputs.markdown} (markdown report)")
     if outputs.html is not None:
+        from ..core.runlog import RunLog
         from ..reports.html import write_html
 
         with _naming(outputs.html):
-            write_html(documents, outputs.html)
+            write_html([RunLog.from_json(doc) for doc in documents], outputs.html)
         announce(f"wrote {outputs.html} (HTML report)")
 
 
