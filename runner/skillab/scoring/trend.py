@@ -96,14 +96,16 @@ class Trend:
                 "pass_rate": dict(self.previous.pass_rate),
                 "delta_pts": self.previous.delta_pts,
             }
-        return {
+        block: dict[str, Any] = {
             "history": self.history,
             "previous": previous,
             "skill_changed": self.skill_changed,
             "original_changed": self.original_changed,
             "arms": [arm.to_dict() for arm in self.arms],
-            "series": [point.to_dict() for point in self.series],
         }
+        if self.series:  # a trend computed without its history (none recorded) has no series
+            block["series"] = [point.to_dict() for point in self.series]
+        return block
 
 
 def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history: str,
