@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from datetime import UTC
 from typing import Any
 
+from .consistency_wording import agreed_on
 from .context_view import context_text
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
 from .markdown_view import edit_flips
@@ -258,9 +259,7 @@ def _judge_consistency(doc: dict[str, Any]) -> list[str]:
         return [f"  judge        {consistency_unmeasured(check)}"]
     if not check or check.get("agreement") is None:
         return []
-    compared = check["sampled"] - check["errored"]
-    line = (f"  judge        agreed with itself on {check['agreed']}/{compared} re-asked verdicts "
-            f"({check['agreement'] * 100:.0f}%{agreement_interval(check)})")
+    line = f"  judge        {agreed_on(check)} ({check['agreement'] * 100:.0f}%{agreement_interval(check)})"
     if check.get("lift_withheld"):
         line += f": below {check['floor'] * 100:.0f}%, so the lift is withheld"
     return [line]
