@@ -313,7 +313,9 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
 
     from skillab.cli import main
     from skillab.core.checks import ConsistencyCheck
+    from skillab.core.run_info import JudgeConsistency
     from skillab.core.runlog import RunLog
+    from skillab.core.wire import from_wire
     from skillab.reports.markdown import pooled_delta_pts, render_markdown
     from skillab.reports.results import document
     from skillab.reports.summary import summarize
@@ -326,7 +328,7 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     assert main(["run", str(ROOT / "examples" / "changelog-entry"), "--adapter", "mock", "--no-cache",
                  "--no-history", "--quiet", "--output", str(out)]) == 0
     log = RunLog.from_json(json.loads(out.read_text()))
-    check = ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict()
+    check = from_wire(JudgeConsistency, ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict())
     doc = document(summarize(replace(log.settings, judge_consistency=check), log.records))
     assert doc["statistics"]["withheld"] and doc["pass_rate"]["delta_pts"] == 83.33
     report = render_markdown([doc])

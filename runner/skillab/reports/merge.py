@@ -16,8 +16,10 @@ from typing import Any
 
 from .. import __version__
 from ..core.records import CaseRecord
+from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
+from ..core.wire import from_wire
 from ..errors import UsageError
 from .results import load_documents
 from .summary import summarize
@@ -190,7 +192,7 @@ def _total_usage(usages: list[Usage | None]) -> Usage | None:
     return total
 
 
-def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+def _pooled_consistency(checks: list[JudgeConsistency | None]) -> JudgeConsistency | None:
     """The shards' judge consistency checks as one: each re-asked a sample of its own verdicts,
     so the pooled check counts every verdict, every re-ask and every agreement."""
     from ..core.checks import ConsistencyCheck
@@ -198,11 +200,10 @@ def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] |
     present = [c for c in checks if c]
     if not present:
         return None
-    def total(key: str) -> int:
-        return sum(int(c[key]) for c in present)
-
-    return ConsistencyCheck(total("verdicts"), total("sampled"), total("agreed"), total("errored"),
-                            floor=float(present[0]["floor"])).to_dict()
+    pooled = ConsistencyCheck(sum(c.verdicts for c in present), sum(c.sampled for c in present),
+                              sum(c.agreed for c in present), sum(c.errored for c in present),
+                              floor=present[0].floor)
+    return from_wire(JudgeConsistency, pooled.to_dict())
 
 
 def _differing(a: Any, b: Any) -> tuple[Any, Any]:

@@ -11,8 +11,12 @@ from collections import Counter
 from typing import Any
 
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
+from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings, RunSummary
+from ..core.statistics import LiftStatistics
+from ..core.summary import Activation, Aggregate, Comparison, Criterion, PassAtK, Reward, RunUsage
 from ..core.usage import Usage
+from ..core.wire import from_wire, to_wire
 from ..scoring import aggregate, compute_verdict, run_verdict
 from ..scoring.inference import ALPHA
 from ..scoring.pass_at_k import run_summary
@@ -30,7 +34,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     cases = [r.to_dict() for r in records if _scored_beyond_checks(r)]
     criteria, reward = _format_scores(cases)
     summary = RunSummary(
-        aggregate=agg.to_dict(),
+        aggregate=from_wire(Aggregate, agg.to_dict()),
         # The spec counts every trigger-only case here, left out of total_cases, whether or not
         # trigger trials also posed it: burying it is non-conforming.
         cases_skipped_trigger_only=len(settings.trigger_only),
@@ -38,17 +42,17 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         verdict=run_verdict(agg, outcomes),
         verdict_classified=compute_verdict(outcomes),
         outcome_counts={o: counts.get(o, 0) for o in OUTCOMES},
-        statistics=None if settings.partial else paired_statistics(
+        statistics=None if settings.partial else from_wire(LiftStatistics, paired_statistics(
             records, target_lift_pts=settings.target_lift_pts, withheld=withheld,
-            alpha=float((settings.stop_early or {}).get("alpha", ALPHA))).to_dict(),
+            alpha=settings.stop_early.alpha if settings.stop_early is not None else ALPHA).to_dict()),
         usage=_usage(records, settings.judge_usage),
         activation=_activation(records),
         contaminated_arms=sum(r.without_skill.contaminated for r in records),
-        criteria=criteria,
-        pass_at_k=run_summary(cases, settings.pass_k) if settings.pass_n is not None else None,
-        comparison=_comparison(records, settings),
+        criteria=None if criteria is None else from_wire(tuple[Criterion, ...], criteria),
+        pass_at_k=_optional(PassAtK, run_summary(cases, settings.pass_k) if settings.pass_n is not None else None),
+        comparison=_optional(Comparison, _comparison(records, settings)),
         # Verifier formats (SkillsBench, Harbor): the mean fractional reward per arm.
-        reward=reward,
+        reward=_optional(Reward, reward),
     )
     return RunLog(settings, list(records), summary)
 
@@ -69,11 +73,15 @@ def _scored_beyond_checks(record: CaseRecord) -> bool:
     return any(arm is not None and (arm.graders or arm.pass_k is not None) for arm in arms)
 
 
-def _judge_withheld(check: dict[str, Any] | None) -> str | None:
-    if not check or not check.get("lift_withheld"):
+def _optional(cls: Any, data: Any) -> Any:
+    return None if data is None else from_wire(cls, data)
+
+
+def _judge_withheld(check: JudgeConsistency | None) -> str | None:
+    if check is None or not check.lift_withheld:
         return None
-    return (f"the judge agreed with itself on only {check['agreed']} of {check['sampled'] - check['errored']} "
-            f"re-asked verdicts (below {check['floor']:.0%}): no statistic is reported")
+    return (f"the judge agreed with itself on only {check.agreed} of {check.sampled - check.errored} "
+            f"re-asked verdicts (below {check.floor:.0%}): no statistic is reported")
 
 
 def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, Any] | None:
@@ -92,7 +100,7 @@ def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, A
     worse = _case_names(pairs, "flip_to_fail")
     named = set((stats or {}).get("regressed_cases") or ())
     return {
-        "original": dict(settings.original),
+        "original": to_wire(settings.original),
         "pass_rate": {
             "candidate": agg.pass_rate.with_skill,
             "original": agg.pass_rate.without_skill,
@@ -138,7 +146,7 @@ def _case_names(records: list[CaseRecord], outcome: str) -> list[str]:
     return list(dict.fromkeys(r.case_name for r in records if r.outcome == outcome))
 
 
-def _usage(records: list[CaseRecord], judged: Usage | None) -> dict[str, Any]:
+def _usage(records: list[CaseRecord], judged: Usage | None) -> RunUsage:
     def total(arm: str) -> Usage:
         acc = Usage()
         for record in records:
@@ -154,17 +162,11 @@ def _usage(records: list[CaseRecord], judged: Usage | None) -> dict[str, Any]:
     for extra in (original, judged):
         if extra is not None:
             grand = grand.add(extra)
-    return {
-        "with_skill": with_skill.to_dict(),
-        "without_skill": without_skill.to_dict(),
-        "original": original.to_dict() if original is not None else None,
-        "judge": judged.to_dict() if judged is not None else None,
-        # Cached baselines cost nothing in this run, so they are left out of the totals.
-        "total": grand.to_dict(),
-    }
+    # Cached baselines cost nothing in this run, so they are left out of the totals.
+    return RunUsage(with_skill, without_skill, original, judged, grand)
 
 
-def _activation(records: list[CaseRecord]) -> dict[str, float | None] | None:
+def _activation(records: list[CaseRecord]) -> Activation | None:
     """Share of arms that opened SKILL.md, for adapters that report it (discover mode). An
     errored arm is left out: an agent that never started, or stopped on an outage, did not
     decide against the skill."""
@@ -178,5 +180,5 @@ def _activation(records: list[CaseRecord]) -> dict[str, float | None] | None:
         ]
         return round(sum(flags) / len(flags), 4) if flags else None
 
-    result = {"with_skill": rate("with_skill"), "original": rate("original")}
-    return result if any(v is not None for v in result.values()) else None
+    result = Activation(rate("with_skill"), rate("original"))
+    return result if result.with_skill is not None or result.original is not None else None

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core import trend as trend_block
 from ..core.runlog import RunLog
+from ..core.wire import from_wire
 from .history_entry import HistoryEntry
 from .trend import Trend, compute_trend, previous_comparable, same_skill_comparisons, trend_series
 
@@ -78,7 +80,7 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
 def record_into(log: RunLog, path: Path) -> RunLog:
     """Record a finished run; its log with the trend and any history warnings."""
     recorded = record_run(log.to_json(), path)
-    settings = dataclasses.replace(log.settings, trend=recorded.trend.to_dict() if recorded.trend else None,
+    settings = dataclasses.replace(log.settings, trend=from_wire(trend_block.Trend, recorded.trend.to_dict()) if recorded.trend else None,
                                    warnings=(*log.settings.warnings, *recorded.warnings))
     return dataclasses.replace(log, settings=settings)
 
