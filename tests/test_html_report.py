@@ -12,10 +12,13 @@ import pytest
 
 from skillab.cli import main
 from skillab.core.runlog import RunLog
+from skillab.core.triggers import QueryCount, QueryOutcome, RateInterval, TriggerBlock, TriggerMetrics
+from skillab.core.usage import Usage
 from skillab.reports.html import files_changed, render_html
 
 from .browser import chromium_binary, open_page
 from .json_paths import paths, replaced
+from .runlogs import case, run_log
 from .skillgen import answers, grep_case, make_skill
 
 ARTIFACTS = Path(os.environ.get("SKILLAB_ARTIFACTS") or Path(__file__).parent.parent / ".ci" / "artifacts")
@@ -83,19 +86,10 @@ def test_the_report_names_the_files_each_arm_changed_and_an_interrupted_headline
                   '[Step 3] Agent → tool: read_file(path="README.md")\n'
                   '[Step 4] Agent → tool: Edit(file_path="src/a.py", old_string="x")')
     assert files_changed(transcript) == ["notes/out.md", "src/a.py"]
-    html = render_html([RunLog.from_json(minimal_document(interrupted=True))])
+    html = render_html([run_log([case("c", "pass_kept")], interrupted=True, planned_cases=4)])
     assert '<span class="verdict interrupted">interrupted: 1 of 4 cases</span>' in html
     assert 'class="verdict pass"' not in html
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
-
-
-def minimal_document(*, interrupted: bool) -> dict:
-    from .test_markdown_report import document, record
-
-    return document([record("c", "pass_kept")], skill="s", adapter={"name": "llm", "identity": {}},
-                    models={"agent": "m", "judge": None}, interrupted=interrupted, planned_cases=4,
-                    stopped=None, statistics=None, trend=None, trigger_only_cases=[],
-                    cases_skipped_trigger_only=0, criteria=None, pass_at_k=None, judge_consistency=None)
 
 
 def test_the_report_charts_the_trend_over_the_history(tmp_path):
@@ -108,12 +102,18 @@ def test_the_report_charts_the_trend_over_the_history(tmp_path):
 
 
 def test_trigger_trials_get_their_table():
-    doc = minimal_document(interrupted=False)
-    doc["triggers"] = {"metrics": {"recall": {"value": 0.5, "low": 0.1, "high": 0.9}},
-                       "queries": [{"name": "q1", "query": "<b>convert</b> it", "should_trigger": True,
-                                    "triggered": 1, "trials": 2, "rate": 0.5}]}
-    html = render_html([RunLog.from_json(doc)])
-    assert "recall 0.50 [0.10, 0.90]" in html and "&lt;b&gt;convert&lt;/b&gt; it" in html
+    never = RateInterval(value=None, low=None, high=None, n_effective=0.0, trials=0)
+    query = QueryOutcome(name="q1", query="<b>convert</b> it", should_trigger=True, source="eval.yaml", line=3,
+                         owner=None, rate=0.5, triggered=1, trials=2, errors=0, taken_by={}, verdict="ok")
+    block = TriggerBlock(
+        format="skillab.triggers/1", skill="s", runs=2, sources=("eval.yaml",), query_count=QueryCount(1, 0),
+        trials=2, baseline_trials=0, errors=0,
+        metrics=TriggerMetrics(recall=RateInterval(value=0.5, low=0.1, high=0.9, n_effective=2.0, trials=2),
+                               false_trigger_rate=never, precision=never, f1=never),
+        false_triggers=(), misses=(), queries=(query,), crowd=None, comparison=None, usage=Usage(),
+        trial_records=(), interrupted=False)
+    html = render_html([run_log([case("c", "pass_kept")], triggers=block)])
+    assert "recall 0.50 [0.10, 0.90] · false_trigger_rate n/a" in html and "&lt;b&gt;convert&lt;/b&gt; it" in html
 
 
 def test_a_suite_of_trigger_queries_only_reads_as_one_with_misses_first_not_as_an_error(tmp_path):

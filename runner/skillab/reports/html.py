@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import fields
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from ..core.records import ArmRecord, CaseRecord
 from ..core.runlog import RunLog
+from ..core.triggers import RateInterval
 from ..core.wording import counted
 from . import html_cases
 from .findings import ARM_TITLES, FAILED_OUTCOMES
@@ -66,20 +68,21 @@ def write_html(logs: Sequence[RunLog], path: Path) -> None:
 
 def _suite(log: RunLog, key: str = "s0") -> list[str]:
     settings, summary = log.settings, log.summary
-    rate = summary.aggregate["pass_rate"]
+    rate = summary.aggregate.pass_rate
     stopped = interruption(log)
     verdict, cls = (stopped, "interrupted") if stopped else (summary.verdict, summary.verdict)
     routing_only = only_triggers(log)
     if routing_only and not stopped:
         # No graded case: an "error" verdict, an empty lift and an empty case table would mislead.
         verdict, cls = "triggers", "note"
-    stats = summary.statistics or {}
-    mock = settings.adapter["name"] == "mock"
+    stats = summary.statistics
+    mock = settings.adapter.name == "mock"
+    models = (("agent", settings.models.agent), ("judge", settings.models.judge))
     out = [
-        f"<section class=\"suite\"><h2>{_e(settings.suite['skill'])} "
+        f"<section class=\"suite\"><h2>{_e(settings.suite.skill)} "
         f"<span class=\"verdict {_e(cls)}\">{_e(verdict)}</span></h2>",
-        f"<p class=\"note\">{_e(settings.suite['path'])} · adapter {_e(settings.adapter['name'])}"
-        + "".join(f" · {k} {_e(v)}" for k, v in settings.models.items() if k in ("agent", "judge") and v)
+        f"<p class=\"note\">{_e(settings.suite.path)} · adapter {_e(settings.adapter.name)}"
+        + "".join(f" · {role} {_e(model)}" for role, model in models if model)
         + f" · runs {_e(settings.runs)}</p>",
     ]
     early = early_stop(log)
@@ -92,15 +95,15 @@ def _suite(log: RunLog, key: str = "s0") -> list[str]:
             out.append("<p class=\"note\">Mock adapter: the loads are scripted, so these rates show the "
                        "pipeline works, not how the agent routes.</p>")
         return [*out, *trend_chart(log), *_trigger_tables(log), "</section>"]
-    out.append(f"<p><b>pass rate</b> with {_pct(rate['with_skill'])} · without {_pct(rate['without_skill'])}"
-               f" · delta <b>{_pts(rate['delta_pts'])}</b></p>")
-    if stats.get("summary"):
-        out.append(f"<p><b>evidence</b> {_e(stats['summary'])}</p>")
+    out.append(f"<p><b>pass rate</b> with {_pct(rate.with_skill)} · without {_pct(rate.without_skill)}"
+               f" · delta <b>{_pts(rate.delta_pts)}</b></p>")
+    if stats is not None and stats.summary:
+        out.append(f"<p><b>evidence</b> {_e(stats.summary)}</p>")
     if mock:
         out.append("<p class=\"note\">Mock adapter: the answers are scripted, so this lift shows the "
                    "pipeline works, not that the skill helps.</p>")
     out += suite_panels(log)
-    out.append(_lift_plot(rate.get("delta_pts"), stats.get("ci95")))
+    out.append(_lift_plot(rate.delta_pts, None if stats is None else stats.ci95))
     out += trend_chart(log)
     out += _trigger_tables(log)
     out += _case_table(log, key)
@@ -109,7 +112,7 @@ def _suite(log: RunLog, key: str = "s0") -> list[str]:
     return out
 
 
-def _lift_plot(delta: float | None, ci: list[float] | None) -> str:
+def _lift_plot(delta: float | None, ci: tuple[float, float] | None) -> str:
     """The lift in points on a -100..+100 axis, with its 95% interval as a bar."""
     width, height, pad = 520, 64, 20
 
@@ -140,34 +143,31 @@ def _trigger_tables(log: RunLog) -> list[str]:
         names = ", ".join(_e(n) for n in log.settings.trigger_only)
         out.append(f"<p><b>trigger-only cases</b> (no grader; not run A/B): {names}</p>")
     block = log.settings.triggers
-    if not isinstance(block, dict):
+    if block is None:
         return out
-    metrics = block.get("metrics") or {}
-    shown = [f"{_e(k)} {_e(_metric(v))}" for k, v in metrics.items() if isinstance(v, dict)]
-    out.append("<h3>Triggers</h3>" + (f"<p>{' · '.join(shown)} (95% intervals)</p>" if shown else ""))
-    queries = [q for q in block.get("queries") or [] if isinstance(q, dict)]
-    if queries:
+    shown = [f"{_e(f.name)} {_e(_metric(getattr(block.metrics, f.name)))}" for f in fields(block.metrics)]
+    out.append(f"<h3>Triggers</h3><p>{' · '.join(shown)} (95% intervals)</p>")
+    if block.queries:
         # False triggers and misses first, as the terminal and markdown reports list them.
-        flags = {**{r.get("name"): "missed" for r in block.get("misses") or [] if isinstance(r, dict)},
-                 **{r.get("name"): "false trigger" for r in block.get("false_triggers") or [] if isinstance(r, dict)}}
-        order: dict[str | None, int] = {"false trigger": 0, "missed": 1}
-        queries.sort(key=lambda q: order.get(flags.get(q.get("name")), 2))
-        columns = ("name", "query", "should_trigger", "triggered", "trials", "rate")
-        out.append(_table([{"": flags.get(q.get("name"), ""),
-                            **{c: _yes_no(q.get(c, "")) for c in columns}} for q in queries]))
+        flags = {**{q.name: "missed" for q in block.misses}, **{q.name: "false trigger" for q in block.false_triggers}}
+        order = {"false trigger": 0, "missed": 1}
+        queries = sorted(block.queries, key=lambda q: order.get(flags.get(q.name, ""), 2))
+        out.append(_table([{"": flags.get(q.name, ""), "name": q.name, "query": q.query,
+                            "should_trigger": _yes_no(q.should_trigger), "triggered": q.triggered,
+                            "trials": q.trials, "rate": q.rate} for q in queries]))
     return out
 
 
-def _yes_no(value: Any) -> Any:
-    return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) else value
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
 
 
-def _metric(metric: dict[str, Any]) -> str:
-    if metric.get("value") is None:
+def _metric(metric: RateInterval) -> str:
+    if metric.value is None:
         return "n/a"
-    low, high = metric.get("low"), metric.get("high")
+    low, high = metric.low, metric.high
     interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
-    return f"{metric['value']:.2f}{interval}"
+    return f"{metric.value:.2f}{interval}"
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
@@ -288,7 +288,7 @@ def _label(log: RunLog, record: CaseRecord) -> str:
 
 
 def _anchor(log: RunLog, record: CaseRecord) -> str:
-    raw = f"{log.settings.suite['skill']}-{record.case_name}-{record.run_index}"
+    raw = f"{log.settings.suite.skill}-{record.case_name}-{record.run_index}"
     return "c-" + re.sub(r"[^A-Za-z0-9_-]", "_", raw)
 
 

@@ -78,8 +78,8 @@ def _x_labels(times: list[str], step: float) -> list[str]:
 def _series(log: RunLog) -> list[tuple[str, dict[str, Any]]]:
     """(recorded at, pass rate per arm) of each run in the trend's series; none for a run that
     kept no history (or was recorded before the series was)."""
-    points = (log.settings.trend or {}).get("series") or []
-    return [(str(p["recorded_at"]), dict(p["pass_rate"])) for p in points]
+    trend = log.settings.trend
+    return [(p.recorded_at, p.pass_rate) for p in (trend.series or ())] if trend is not None else []
 
 
 def _e(value: Any) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from .. import __version__
 from ..scoring.statistics import pooled_statistics
 from . import escape
-from .consistency_wording import agreed_on, below_floor
+from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
@@ -35,7 +35,6 @@ from .markdown_view import (
 from .partial import early_stop, interruption
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
-from .terminal import agreement_interval, consistency_unmeasured
 from .trigger_gates import only_triggers
 from .trigger_report import markdown_headline as trigger_headline
 from .trigger_report import markdown_section as trigger_section

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.records import ArmRecord
-from ..core.runlog import RunLog
 from . import escape
 
 _FLIPS_SHOWN = 25
@@ -169,58 +168,6 @@ class SuiteView:
             pass_at_k=doc.get("pass_at_k") or None,
             judge_consistency=doc.get("judge_consistency") or None,
             sandbox=_sandbox(doc.get("isolation") or {}),
-        )
-
-    @classmethod
-    def from_log(cls, index: int, log: RunLog) -> SuiteView:
-        settings, summary = log.settings, log.summary
-        aggregate = summary.aggregate
-        rate = aggregate.get("pass_rate") or {}
-        stats = summary.statistics or {}
-        ci = stats.get("ci95")
-        total = summary.usage.get("total") or {}
-        cases = tuple(CaseView(index, order, r.case_name, r.run_index, r.outcome, r.error, r.with_skill,
-                               r.without_skill, r.original, r.original_outcome)
-                      for order, r in enumerate(log.records))
-        return cls(
-            index=index,
-            name=str(settings.suite.get("skill") or settings.suite.get("path") or f"suite {index + 1}"),
-            path=str(settings.suite.get("path") or ""),
-            verdict=summary.verdict,
-            with_rate=rate.get("with_skill"),
-            without_rate=rate.get("without_skill"),
-            delta_pts=rate.get("delta_pts"),
-            ci95=(float(ci[0]), float(ci[1])) if ci else None,
-            p_value=stats.get("p_value", stats.get("mcnemar_p")),
-            stats_summary=str(stats.get("summary") or ""),
-            total_cases=int(aggregate.get("total_cases", len(cases))),
-            cases_aggregated=int(aggregate.get("cases_aggregated", 0)),
-            errors=int(aggregate.get("errors", 0)),
-            error_dominated=bool(aggregate.get("error_dominated", False)),
-            skipped_apples_oranges=int(aggregate.get("cases_skipped_apples_oranges", 0)),
-            trigger_only=summary.cases_skipped_trigger_only,
-            cache_hits=settings.cache_hits,
-            contaminated_arms=summary.contaminated_arms,
-            interrupted=settings.interrupted,
-            runs=settings.runs,
-            adapter=str(settings.adapter.get("name") or "?"),
-            agent_model=settings.models.get("agent"),
-            judge_model=settings.models.get("judge"),
-            version=settings.tool_version or "?",
-            total_tokens=int(total.get("total_tokens", 0)),
-            cost_usd=total.get("cost_usd"),
-            warnings=settings.warnings,
-            cases=cases,
-            comparison=summary.comparison or None,
-            trend=settings.trend or None,
-            pass_k=settings.pass_n or settings.pass_k or 1,
-            regression=bool(stats.get("regression")),
-            lift_withheld=bool(stats.get("withheld")) or bool(aggregate.get("error_dominated", False)),
-            regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)
-                             else None),
-            pass_at_k=summary.pass_at_k or None,
-            judge_consistency=settings.judge_consistency or None,
-            sandbox=_sandbox(settings.isolation),
         )
 
 

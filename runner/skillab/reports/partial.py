@@ -20,8 +20,8 @@ def interruption(run: RunLog | dict[str, Any]) -> str | None:
             return None
         planned = run.settings.planned_cases
         # The document writes the records' count when the run named no plan.
-        return _headline(int(run.summary.aggregate.get("total_cases", len(run.records))),
-                         len(run.records) if planned is None else planned, run.stopped)
+        return _headline(run.summary.aggregate.total_cases, len(run.records) if planned is None else planned,
+                         run.stopped)
     if not run.get("interrupted"):
         return None
     return _headline(int(run.get("total_cases", len(run.get("cases", [])))), run.get("planned_cases"),
@@ -36,8 +36,16 @@ def _headline(finished: int, planned: int | None, stopped: str | None) -> str:
 def early_stop(run: RunLog | dict[str, Any]) -> str | None:
     """``stopped at 14 of 40 cases: the lift sentence could no longer change; saved ~$X (N model
     calls)``, and that the case lists and the verdict cover the cases that ran; None otherwise."""
-    block = (run.settings.stop_early if isinstance(run, RunLog) else run.get("stop_early")) or {}
+    if isinstance(run, RunLog):
+        stop = run.settings.stop_early
+        if stop is None or not stop.stopped or not stop.sentence:
+            return None
+        return _stopped_early(stop.sentence, stop.cases_ran)
+    block = run.get("stop_early") or {}
     if not block.get("stopped") or not block.get("sentence"):
         return None
-    return (f"{block['sentence']}; the case lists and the verdict cover the {block['cases_ran']} "
-            "cases that ran")
+    return _stopped_early(block["sentence"], block["cases_ran"])
+
+
+def _stopped_early(sentence: str, cases_ran: int) -> str:
+    return f"{sentence}; the case lists and the verdict cover the {cases_ran} cases that ran"

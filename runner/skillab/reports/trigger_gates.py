@@ -12,7 +12,7 @@ def only_triggers(run: RunLog | dict[str, Any]) -> bool:
     """A suite whose only cases are trigger queries: it has no A/B verdict to gate on. (The
     results document's dict is read too until every caller reads ``RunLog``.)"""
     if isinstance(run, RunLog):
-        return not run.records and not run.summary.aggregate.get("total_cases") and bool(run.settings.triggers)
+        return not run.records and not run.summary.aggregate.total_cases and run.settings.triggers is not None
     return not run.get("cases") and not run.get("total_cases") and bool(run.get("triggers"))
 
 
