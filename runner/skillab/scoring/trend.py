@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..core.trend import TrendPoint
+from ..core.wire import to_wire
 from .history_entry import TRACKED_ARMS, HistoryEntry
 from .inference import ALPHA, sign_flip_p
 
@@ -64,17 +66,6 @@ class ArmTrend:
 
 
 @dataclass(frozen=True)
-class TrendPoint:
-    """One comparable run of the series: when it was recorded and its arms' pass rates."""
-
-    recorded_at: str
-    pass_rate: dict[str, float | None]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"recorded_at": self.recorded_at, "pass_rate": dict(self.pass_rate)}
-
-
-@dataclass(frozen=True)
 class Trend:
     """This run against the previous comparable one; ``previous`` None on the first run."""
 
@@ -104,7 +95,7 @@ class Trend:
             "arms": [arm.to_dict() for arm in self.arms],
         }
         if self.series:  # a trend computed without its history (none recorded) has no series
-            block["series"] = [point.to_dict() for point in self.series]
+            block["series"] = to_wire(self.series)
         return block
 
 
