@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from skillab.cli import main
 
+from . import import_graph
 from .skillgen import answers, grep_case, make_skill
 from .test_history import entry
 
@@ -63,3 +64,13 @@ def test_the_series_keeps_the_comparable_runs_oldest_first_up_to_its_limit():
         current.recorded_at]
     assert series[0].pass_rate == {"with_skill": runs[21].pass_rate["with_skill"], "without_skill": 0.0}
     assert trend_series([other], current) == (trend_series([], current)[0],)
+
+
+def test_no_module_of_the_html_report_reaches_the_history_storage():
+    """Counted from the source, imports inside functions included: the report cannot read the file."""
+    graph = import_graph.build()
+    html = ["skillab.reports.html", "skillab.reports.html_cases", "skillab.reports.html_panels",
+            "skillab.reports.html_trend"]
+    chains = {(module, stored): graph.find_shortest_chain(importer=module, imported=stored)
+              for module in html for stored in ("skillab.scoring.history", "skillab.scoring.history_entry")}
+    assert {pair: chain for pair, chain in chains.items() if chain} == {}
