@@ -50,7 +50,7 @@ def test_the_trend_chart_comes_with_the_run_not_from_the_history_file(tmp_path):
 
 
 def test_the_series_keeps_the_comparable_runs_oldest_first_up_to_its_limit():
-    from skillab.scoring.trend import SERIES_LIMIT, trend_series
+    from skillab.scoring.trend_series import SERIES_LIMIT, trend_series
 
     other = entry(suite="skills/other/eval.yaml")
     runs = [replace(entry(), recorded_at=f"2026-11-01T10:{i // 60:02d}:{i % 60:02d}+00:00",

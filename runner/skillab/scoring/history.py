@@ -23,9 +23,11 @@ from typing import Any
 
 from ..core import trend as trend_block
 from ..core.runlog import RunLog
+from ..core.trend import TrendPoint
 from ..core.wire import from_wire
 from .history_entry import HistoryEntry
-from .trend import Trend, compute_trend, previous_comparable, same_skill_comparisons, trend_series
+from .trend import Trend, compute_trend, previous_comparable, same_skill_comparisons
+from .trend_series import trend_series
 
 # Warnings about unreadable lines are capped so a mangled file does not flood the report.
 _MAX_LINE_WARNINGS = 3
@@ -37,6 +39,8 @@ class Recorded:
 
     trend: Trend | None
     warnings: list[str] = field(default_factory=list)
+    # The comparable runs up to this one (``trend_series``): what the HTML report charts.
+    series: tuple[TrendPoint, ...] = ()
 
 
 def parse_history(data: bytes, source: str) -> tuple[list[HistoryEntry], list[str]]:
@@ -80,8 +84,10 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
 def record_into(log: RunLog, path: Path) -> RunLog:
     """Record a finished run; its log with the trend and any history warnings."""
     recorded = record_run(log.to_json(), path)
-    settings = dataclasses.replace(log.settings, trend=from_wire(trend_block.Trend, recorded.trend.to_dict()) if recorded.trend else None,
-                                   warnings=(*log.settings.warnings, *recorded.warnings))
+    trend = None
+    if recorded.trend is not None:
+        trend = dataclasses.replace(from_wire(trend_block.Trend, recorded.trend.to_dict()), series=recorded.series)
+    settings = dataclasses.replace(log.settings, trend=trend, warnings=(*log.settings.warnings, *recorded.warnings))
     return dataclasses.replace(log, settings=settings)
 
 
@@ -106,7 +112,6 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
         entries, warnings = parse_history(data, str(path))
         trend = compute_trend(entry, previous_comparable(entries, entry), str(path),
                               same_skill=same_skill_comparisons(entries, entry))
-        trend = dataclasses.replace(trend, series=trend_series(entries, entry))
         line = entry.to_line()
         # A line cut short by a crash must not swallow this one.
         if data and not data.endswith(b"\n"):
@@ -115,7 +120,7 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
             _write_all(fd, line)
         except OSError as exc:
             warnings.append(f"{path}: history cannot be written ({exc.strerror}); this run is not recorded")
-        return Recorded(trend, warnings)
+        return Recorded(trend, warnings, trend_series(entries, entry))
     finally:
         os.close(fd)
 

@@ -10,10 +10,6 @@ one skill: the k-th comparison of runs of an unchanged skill is tested at ``5% *
 (these sum to 5%), and a run whose skill changed since the previous one is a new question,
 tested at 5%. The original arm (``--against``) is shown only against a run that
 compared with the same original.
-
-The trend also carries its ``series``: each arm's pass rate over the comparable runs up to this
-one, as the history held them when the run was recorded. The HTML report charts it from the
-document alone, so a history file changed or deleted later does not change the chart.
 """
 
 from __future__ import annotations
@@ -22,8 +18,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..core.trend import TrendPoint
-from ..core.wire import to_wire
 from .history_entry import TRACKED_ARMS, HistoryEntry
 from .inference import ALPHA, sign_flip_p
 
@@ -32,11 +26,6 @@ _SAME_RATE = 1e-9
 
 Direction = Literal["improved", "regressed", "unchanged", "within_noise", "changed"]
 LIFT = "lift"
-# The runs a trend's series keeps, the latest: past this a chart's points are closer than a
-# pixel or two, and the document would grow with every run recorded.
-SERIES_LIMIT = 100
-# The arms a series point carries: the ones the HTML chart draws.
-SERIES_ARMS = ("with_skill", "without_skill")
 
 
 @dataclass(frozen=True)
@@ -74,8 +63,6 @@ class Trend:
     arms: tuple[ArmTrend, ...] = ()
     skill_changed: bool = False
     original_changed: bool = False  # compared with another original: that arm has no trend
-    # The comparable runs up to this one, oldest first (``trend_series``).
-    series: tuple[TrendPoint, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         previous = None
@@ -87,16 +74,13 @@ class Trend:
                 "pass_rate": dict(self.previous.pass_rate),
                 "delta_pts": self.previous.delta_pts,
             }
-        block: dict[str, Any] = {
+        return {
             "history": self.history,
             "previous": previous,
             "skill_changed": self.skill_changed,
             "original_changed": self.original_changed,
             "arms": [arm.to_dict() for arm in self.arms],
         }
-        if self.series:  # a trend computed without its history (none recorded) has no series
-            block["series"] = to_wire(self.series)
-        return block
 
 
 def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history: str,
@@ -121,13 +105,6 @@ def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history:
         arms.append(ArmTrend(arm, before, now, "unchanged" if abs(now - before) < _SAME_RATE else "changed",
                              p, paired))
     return Trend(history, previous, tuple(arms), current.skill_hash != previous.skill_hash, original_changed)
-
-
-def trend_series(entries: list[HistoryEntry], current: HistoryEntry) -> tuple[TrendPoint, ...]:
-    """The comparable runs among ``entries`` (in file order), then ``current``: the latest
-    ``SERIES_LIMIT`` of them."""
-    runs = [*(e for e in entries if e.key == current.key), current][-SERIES_LIMIT:]
-    return tuple(TrendPoint(e.recorded_at, {arm: e.pass_rate.get(arm) for arm in SERIES_ARMS}) for e in runs)
 
 
 def history_alpha(k: int) -> float:
