@@ -11,10 +11,14 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
+from skillab.core.triggers import QueryCount, QueryOutcome, RateInterval, TriggerBlock, TriggerMetrics
+from skillab.core.usage import Usage
 from skillab.reports.html import files_changed, render_html
 
 from .browser import chromium_binary, open_page
 from .json_paths import paths, replaced
+from .runlogs import case, run_log
 from .skillgen import answers, grep_case, make_skill
 
 ARTIFACTS = Path(os.environ.get("SKILLAB_ARTIFACTS") or Path(__file__).parent.parent / ".ci" / "artifacts")
@@ -82,26 +86,10 @@ def test_the_report_names_the_files_each_arm_changed_and_an_interrupted_headline
                   '[Step 3] Agent → tool: read_file(path="README.md")\n'
                   '[Step 4] Agent → tool: Edit(file_path="src/a.py", old_string="x")')
     assert files_changed(transcript) == ["notes/out.md", "src/a.py"]
-    doc = minimal_document(interrupted=True)
-    html = render_html([doc])
+    html = render_html([run_log([case("c", "pass_kept")], interrupted=True, planned_cases=4)])
     assert '<span class="verdict interrupted">interrupted: 1 of 4 cases</span>' in html
     assert 'class="verdict pass"' not in html
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
-
-
-def minimal_document(*, interrupted: bool) -> dict:
-    arm = {"passed": True, "errored": False, "final_output": "ok", "transcript": "", "turns": 1,
-           "total_tokens": 3, "tool_call_count": 0, "duration_ms": 5, "validator_results": [],
-           "expectation_results": []}
-    return {
-        "suite": {"skill": "s", "path": "s/eval.yaml"}, "adapter": {"name": "llm"},
-        "models": {"agent": "m"}, "runs": 1, "verdict": "pass", "interrupted": interrupted,
-        "planned_cases": 4, "total_cases": 1, "stopped": None,
-        "pass_rate": {"with_skill": 1.0, "without_skill": 1.0, "delta_pts": 0.0},
-        "statistics": None, "trend": None,
-        "cases": [{"case_name": "c", "run_index": 0, "outcome": "pass_kept", "with_skill": arm,
-                   "without_skill": arm}],
-    }
 
 
 def test_the_report_charts_the_trend_over_the_history(tmp_path):
@@ -114,12 +102,18 @@ def test_the_report_charts_the_trend_over_the_history(tmp_path):
 
 
 def test_trigger_trials_get_their_table():
-    doc = minimal_document(interrupted=False)
-    doc["triggers"] = {"metrics": {"recall": {"value": 0.5, "low": 0.1, "high": 0.9}},
-                       "queries": [{"name": "q1", "query": "<b>convert</b> it", "should_trigger": True,
-                                    "triggered": 1, "trials": 2, "rate": 0.5}]}
-    html = render_html([doc])
-    assert "recall 0.50 [0.10, 0.90]" in html and "&lt;b&gt;convert&lt;/b&gt; it" in html
+    never = RateInterval(value=None, low=None, high=None, n_effective=0.0, trials=0)
+    query = QueryOutcome(name="q1", query="<b>convert</b> it", should_trigger=True, source="eval.yaml", line=3,
+                         owner=None, rate=0.5, triggered=1, trials=2, errors=0, taken_by={}, verdict="ok")
+    block = TriggerBlock(
+        format="skillab.triggers/1", skill="s", runs=2, sources=("eval.yaml",), query_count=QueryCount(1, 0),
+        trials=2, baseline_trials=0, errors=0,
+        metrics=TriggerMetrics(recall=RateInterval(value=0.5, low=0.1, high=0.9, n_effective=2.0, trials=2),
+                               false_trigger_rate=never, precision=never, f1=never),
+        false_triggers=(), misses=(), queries=(query,), crowd=None, comparison=None, usage=Usage(),
+        trial_records=(), interrupted=False)
+    html = render_html([run_log([case("c", "pass_kept")], triggers=block)])
+    assert "recall 0.50 [0.10, 0.90] · false_trigger_rate n/a" in html and "&lt;b&gt;convert&lt;/b&gt; it" in html
 
 
 def test_a_suite_of_trigger_queries_only_reads_as_one_with_misses_first_not_as_an_error(tmp_path):
@@ -154,7 +148,7 @@ def _at(doc, at):
     return doc
 
 
-def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
+def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path, capsys):
     """Every scalar of a real document (arms, triggers, trend, statistics), one at a time, turned
     into a script: the report either renders it as text or refuses the document, never runs it."""
     import json
@@ -172,7 +166,7 @@ def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
     injected = []
     for path in leaves:
         try:
-            html = render_html([replaced(doc, path, PAYLOAD)])
+            html = render_html([RunLog.from_json(replaced(doc, path, PAYLOAD))])
         except (TypeError, ValueError, KeyError, AttributeError):
             continue  # a field of the wrong type may be refused; it must not be run
         if "<script" in html:
@@ -183,7 +177,7 @@ def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
     raw["cases"][0]["with_skill"]["turns"] = PAYLOAD
     raw["cases"][0]["with_skill"]["tool_call_count"] = PAYLOAD
     (tmp_path / "edited.json").write_text(json.dumps(raw))
+    # Counts that are not numbers make no run: the document is refused, naming it, and no report is written.
     code = main(["report", str(tmp_path / "edited.json"), "--html", str(tmp_path / "edited.html")])
-    # Refused as a results document (a usage error, nothing written), or rendered as text.
-    edited = tmp_path / "edited.html"
-    assert (code == 2 and not edited.exists()) or "<script" not in edited.read_text()
+    assert code == 2 and not (tmp_path / "edited.html").exists()
+    assert "edited.json: not a skillab results document" in capsys.readouterr().err

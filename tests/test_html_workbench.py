@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from html import unescape
 from pathlib import Path
 
 from skillab.cli import main
+from skillab.core.run_info import JudgeConsistency, ModelsInfo
+from skillab.core.usage import Usage
 from skillab.reports.html import render_html
 
 from .browser import open_page
+from .runlogs import case, run_log
 from .skillgen import answers, grep_case, make_skill
 from .test_html_report import ARTIFACTS, needs_chromium
-from .test_markdown_report import document, record
 
 VISIBLE = """[...document.querySelectorAll('#s0-cases tr.row')]
     .filter(r => getComputedStyle(r).display !== 'none')
@@ -68,16 +71,20 @@ def test_the_case_table_filters_and_sorts_in_the_page(tmp_path):
 
 
 def test_the_report_carries_cost_disclosures_judge_and_a_broken_case_callout():
-    doc = document([record("rescued", "flip_to_pass"), record("broken", "flip_to_fail"),
-                    record("down", "error")], ci=[-10.0, 60.0], p=0.62,
-                   warnings=["the judge model is of the agent's family"],
-                   judge_consistency={"sampled": 5, "agreed": 5, "errored": 0, "agreement": 1.0,
-                                      "floor": 0.8, "lift_withheld": False, "verdicts": 10,
-                                      "ci95": [0.55, 1.0], "decided": "cap"})
-    doc["models"]["judge_same_family"] = True
-    doc["usage"]["judge"] = {"total_tokens": 300, "cost_usd": 0.01}
-    doc["statistics"].update(regression=True, regressed_cases=["broken"])
-    html = render_html([doc])
+    spent = {"usage": Usage(input_tokens=100, output_tokens=20, cost_usd=0.02)}
+    log = run_log(
+        [case("rescued", "flip_to_pass", with_skill=spent),
+         case("broken", "flip_to_fail", with_skill=spent, without_skill={"contaminated": True}),
+         case("down", "error")],
+        warnings=("the judge model is of the agent's family",), cache_hits=2,
+        models=ModelsInfo(agent="claude-sonnet-4-5", judge="claude-haiku-4-5", judge_prompt_sha256=None,
+                          judge_same_family=True),
+        judge_usage=Usage(input_tokens=280, output_tokens=20, cost_usd=0.01),
+        judge_consistency=JudgeConsistency(verdicts=10, sampled=5, agreed=5, errored=0, agreement=1.0, floor=0.8,
+                                           lift_withheld=False, ci95=(0.55, 1.0), decided="cap"))
+    # The broken case's drop passed its own noise test (three cases are too few for that to happen).
+    statistics = replace(log.summary.statistics, regression=True, regressed_cases=("broken",))
+    html = render_html([replace(log, summary=replace(log.summary, statistics=statistics))])
     text = unescape(re.sub(r"<[^>]+>", "", html))
     assert "Broken by the skill" in text and "broken" in text.split("Broken by the skill", 1)[1][:200]
     assert "Not measured" in text and "down" in text.split("Not measured", 1)[1][:200]

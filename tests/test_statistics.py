@@ -245,9 +245,9 @@ def test_one_case_broken_in_every_run_is_beyond_noise_on_its_own():
 
 
 def gate_doc(delta: float | None, ci: list[float] | None):
-    from .runlogs import lift_statistics, run_log
+    from .runlogs import lift_statistics, summary_log
 
-    return run_log(delta_pts=delta, statistics=lift_statistics(delta, tuple(ci) if ci else None))
+    return summary_log(delta_pts=delta, statistics=lift_statistics(delta, tuple(ci) if ci else None))
 
 
 def test_gate_on_lower_bound_compares_the_interval():
@@ -365,11 +365,11 @@ def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes(
     from skillab.scoring import power_model
     from skillab.session import Gates
 
-    from .runlogs import lift_statistics, run_log
+    from .runlogs import lift_statistics, summary_log
 
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
-    doc = run_log(delta_pts=stats.delta_pts, statistics=stats)
+    doc = summary_log(delta_pts=stats.delta_pts, statistics=stats)
     gates = Gates(min_delta_pts=5.0)
     assert gates.failures(doc) == []  # the verdict stays the point estimate's (+5 pts)
     [note] = gates.notes(doc)
@@ -381,7 +381,7 @@ def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes(
     assert Gates(min_delta_pts=5.0, gate_on="lower-bound").notes(doc) == []
     assert Gates().notes(doc) == []
     # Without a power block (an older results file) it still says what the gate cannot show.
-    old = run_log(delta_pts=stats.delta_pts, statistics=lift_statistics(stats.delta_pts, (-10.0, 20.0)))
+    old = summary_log(delta_pts=stats.delta_pts, statistics=lift_statistics(stats.delta_pts, (-10.0, 20.0)))
     [note] = gates.notes(old)
     assert "not that it is beyond noise" in note and "passes it about" not in note
 
@@ -391,11 +391,11 @@ def test_the_cli_prints_the_point_gates_note_beside_its_verdict(capsys):
 
     from skillab.commands.run import gate_exit
 
-    from .runlogs import run_log
+    from .runlogs import summary_log
 
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
-    doc = run_log(delta_pts=stats.delta_pts, statistics=stats)
+    doc = summary_log(delta_pts=stats.delta_pts, statistics=stats)
     args = argparse.Namespace(fail_on_verdict=[], allow_error_verdict=False, min_delta_pts=5.0, gate_on="point",
                               min_trigger_recall=None, max_false_trigger_rate=None)
     assert gate_exit(args, [doc]) == 0

@@ -59,3 +59,8 @@ class LiftStatistics:
     regression: bool = False
     regressed_cases: tuple[str, ...] = ()
     withheld: str | None = None
+
+    def broke(self, case_name: str) -> bool:
+        """Whether the case's drop with the skill passed its own noise test: "broken by the
+        skill", not "worse within noise"."""
+        return self.regression and case_name in self.regressed_cases

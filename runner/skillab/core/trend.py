@@ -5,8 +5,10 @@ Plain data; ``scoring.trend`` computes it. Field order is wire order (``core.wir
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
+
+from .wire import wire
 
 Direction = Literal["improved", "regressed", "unchanged", "within_noise", "changed"]
 
@@ -38,6 +40,15 @@ class ArmTrend:
 
 
 @dataclass(frozen=True)
+class TrendPoint:
+    """One comparable run of the series: when it was recorded and its arms' pass rates
+    (with_skill, without_skill)."""
+
+    recorded_at: str
+    pass_rate: dict[str, float | None]
+
+
+@dataclass(frozen=True)
 class Trend:
     """This run against the previous comparable one; ``previous`` None on the first run."""
 
@@ -47,3 +58,6 @@ class Trend:
     # Compared with another original: that arm has no trend.
     original_changed: bool
     arms: tuple[ArmTrend, ...]
+    # The comparable runs up to this one, oldest first, as the history held them when the run
+    # was recorded: what the HTML report charts. None in a document written before it was kept.
+    series: tuple[TrendPoint, ...] | None = field(default=None, metadata=wire(omit_none=True))

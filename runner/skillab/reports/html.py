@@ -9,10 +9,15 @@ document is escaped; nothing in it can become markup.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import fields
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..core.records import ArmRecord, CaseRecord
+from ..core.runlog import RunLog
+from ..core.triggers import RateInterval
 from ..core.wording import counted
 from . import html_cases
 from .findings import ARM_TITLES, FAILED_OUTCOMES
@@ -44,68 +49,70 @@ TOOL_CALL = re.compile(r"→ tool: (\w+)\((.*)\)")
 PATH_ARG = re.compile(r"""(?:file_path|path|target|destination)="([^"]+)\"""")
 
 
-def render_html(documents: list[dict[str, Any]]) -> str:
+def render_html(logs: Sequence[RunLog]) -> str:
     title = "skillab report"
     body = [f"<h1>{title}</h1>"]
-    for index, doc in enumerate(documents):
-        body += _suite(doc, f"s{index}")
+    for index, log in enumerate(logs):
+        body += _suite(log, f"s{index}")
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
             f"<title>{title}</title><style>{CSS}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
 
 
-def write_html(documents: list[dict[str, Any]], path: Path) -> None:
+def write_html(logs: Sequence[RunLog], path: Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(documents), encoding="utf-8")
+    path.write_text(render_html(logs), encoding="utf-8")
 
 
-def _suite(doc: dict[str, Any], key: str = "s0") -> list[str]:
-    suite, rate = doc["suite"], doc["pass_rate"]
-    stopped = interruption(doc)
-    verdict, cls = (stopped, "interrupted") if stopped else (doc["verdict"], doc["verdict"])
-    routing_only = only_triggers(doc)
+def _suite(log: RunLog, key: str = "s0") -> list[str]:
+    settings, summary = log.settings, log.summary
+    rate = summary.aggregate.pass_rate
+    stopped = interruption(log)
+    verdict, cls = (stopped, "interrupted") if stopped else (summary.verdict, summary.verdict)
+    routing_only = only_triggers(log)
     if routing_only and not stopped:
         # No graded case: an "error" verdict, an empty lift and an empty case table would mislead.
         verdict, cls = "triggers", "note"
-    stats = doc.get("statistics") or {}
+    stats = summary.statistics
+    mock = settings.adapter.name == "mock"
+    models = (("agent", settings.models.agent), ("judge", settings.models.judge))
     out = [
-        f"<section class=\"suite\"><h2>{_e(suite['skill'])} "
+        f"<section class=\"suite\"><h2>{_e(settings.suite.skill)} "
         f"<span class=\"verdict {_e(cls)}\">{_e(verdict)}</span></h2>",
-        f"<p class=\"note\">{_e(suite['path'])} · adapter {_e(doc['adapter']['name'])}"
-        + "".join(f" · {k} {_e(v)}" for k, v in (doc.get("models") or {}).items()
-                  if k in ("agent", "judge") and v)
-        + f" · runs {_e(doc.get('runs', 1))}</p>",
+        f"<p class=\"note\">{_e(settings.suite.path)} · adapter {_e(settings.adapter.name)}"
+        + "".join(f" · {role} {_e(model)}" for role, model in models if model)
+        + f" · runs {_e(settings.runs)}</p>",
     ]
-    early = early_stop(doc)
+    early = early_stop(log)
     if early:
         out.append(f"<p class=\"note\">{_e(early)}</p>")
     if routing_only:
         out.append("<p class=\"note\">Trigger queries only: no case is graded with and without the skill, "
                    "so there is no lift; the trigger gates are this suite's check.</p>")
-        if doc["adapter"]["name"] == "mock":
+        if mock:
             out.append("<p class=\"note\">Mock adapter: the loads are scripted, so these rates show the "
                        "pipeline works, not how the agent routes.</p>")
-        return [*out, *trend_chart(doc), *_trigger_tables(doc), "</section>"]
-    out.append(f"<p><b>pass rate</b> with {_pct(rate['with_skill'])} · without {_pct(rate['without_skill'])}"
-               f" · delta <b>{_pts(rate['delta_pts'])}</b></p>")
-    if stats.get("summary"):
-        out.append(f"<p><b>evidence</b> {_e(stats['summary'])}</p>")
-    if doc["adapter"]["name"] == "mock":
+        return [*out, *trend_chart(log), *_trigger_tables(log), "</section>"]
+    out.append(f"<p><b>pass rate</b> with {_pct(rate.with_skill)} · without {_pct(rate.without_skill)}"
+               f" · delta <b>{_pts(rate.delta_pts)}</b></p>")
+    if stats is not None and stats.summary:
+        out.append(f"<p><b>evidence</b> {_e(stats.summary)}</p>")
+    if mock:
         out.append("<p class=\"note\">Mock adapter: the answers are scripted, so this lift shows the "
                    "pipeline works, not that the skill helps.</p>")
-    out += suite_panels(doc)
-    out.append(_lift_plot(rate.get("delta_pts"), stats.get("ci95")))
-    out += trend_chart(doc)
-    out += _trigger_tables(doc)
-    out += _case_table(doc, key)
-    out += [_case_detail(doc, record) for record in doc.get("cases", [])]
+    out += suite_panels(log)
+    out.append(_lift_plot(rate.delta_pts, None if stats is None else stats.ci95))
+    out += trend_chart(log)
+    out += _trigger_tables(log)
+    out += _case_table(log, key)
+    out += [_case_detail(log, record) for record in log.records]
     out.append("</section>")
     return out
 
 
-def _lift_plot(delta: float | None, ci: list[float] | None) -> str:
+def _lift_plot(delta: float | None, ci: tuple[float, float] | None) -> str:
     """The lift in points on a -100..+100 axis, with its 95% interval as a bar."""
     width, height, pad = 520, 64, 20
 
@@ -129,41 +136,38 @@ def _lift_plot(delta: float | None, ci: list[float] | None) -> str:
     return "".join(parts) + "</svg>"
 
 
-def _trigger_tables(doc: dict[str, Any]) -> list[str]:
+def _trigger_tables(log: RunLog) -> list[str]:
     """Trigger-only cases, and the trigger trials' block when the run measured routing."""
     out = []
-    if doc.get("trigger_only_cases"):
-        names = ", ".join(_e(n) for n in doc["trigger_only_cases"])
+    if log.settings.trigger_only:
+        names = ", ".join(_e(n) for n in log.settings.trigger_only)
         out.append(f"<p><b>trigger-only cases</b> (no grader; not run A/B): {names}</p>")
-    block = doc.get("triggers")
-    if not isinstance(block, dict):
+    block = log.settings.triggers
+    if block is None:
         return out
-    metrics = block.get("metrics") or {}
-    shown = [f"{_e(k)} {_e(_metric(v))}" for k, v in metrics.items() if isinstance(v, dict)]
-    out.append("<h3>Triggers</h3>" + (f"<p>{' · '.join(shown)} (95% intervals)</p>" if shown else ""))
-    queries = [q for q in block.get("queries") or [] if isinstance(q, dict)]
-    if queries:
+    shown = [f"{_e(f.name)} {_e(_metric(getattr(block.metrics, f.name)))}" for f in fields(block.metrics)]
+    out.append(f"<h3>Triggers</h3><p>{' · '.join(shown)} (95% intervals)</p>")
+    if block.queries:
         # False triggers and misses first, as the terminal and markdown reports list them.
-        flags = {**{r.get("name"): "missed" for r in block.get("misses") or [] if isinstance(r, dict)},
-                 **{r.get("name"): "false trigger" for r in block.get("false_triggers") or [] if isinstance(r, dict)}}
-        order: dict[str | None, int] = {"false trigger": 0, "missed": 1}
-        queries.sort(key=lambda q: order.get(flags.get(q.get("name")), 2))
-        columns = ("name", "query", "should_trigger", "triggered", "trials", "rate")
-        out.append(_table([{"": flags.get(q.get("name"), ""),
-                            **{c: _yes_no(q.get(c, "")) for c in columns}} for q in queries]))
+        flags = {**{q.name: "missed" for q in block.misses}, **{q.name: "false trigger" for q in block.false_triggers}}
+        order = {"false trigger": 0, "missed": 1}
+        queries = sorted(block.queries, key=lambda q: order.get(flags.get(q.name, ""), 2))
+        out.append(_table([{"": flags.get(q.name, ""), "name": q.name, "query": q.query,
+                            "should_trigger": _yes_no(q.should_trigger), "triggered": q.triggered,
+                            "trials": q.trials, "rate": q.rate} for q in queries]))
     return out
 
 
-def _yes_no(value: Any) -> Any:
-    return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) else value
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
 
 
-def _metric(metric: dict[str, Any]) -> str:
-    if metric.get("value") is None:
+def _metric(metric: RateInterval) -> str:
+    if metric.value is None:
         return "n/a"
-    low, high = metric.get("low"), metric.get("high")
+    low, high = metric.low, metric.high
     interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
-    return f"{metric['value']:.2f}{interval}"
+    return f"{metric.value:.2f}{interval}"
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
@@ -174,70 +178,77 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _case_table(doc: dict[str, Any], key: str) -> list[str]:
-    arms = _arms(doc)
+def _case_table(log: RunLog, key: str) -> list[str]:
+    arms = _arms(log)
     head = ["case", *(ARM_TITLES[a] for a in arms), "outcome"]
-    rows = [CaseRow(record["case_name"], record["outcome"], tags_of(record),
-                    "".join(f"<td class=\"{_state(record.get(a))}\">{_state(record.get(a))}</td>" for a in arms)
-                    + f"<td class=\"{_e(record['outcome'])}\">{_e(record['outcome'])}</td>",
-                    _anchor(doc, record), _label(doc, record))
-            for record in doc.get("cases", [])]
+    rows = [CaseRow(record.case_name, record.outcome, tags_of(record),
+                    "".join(f"<td class=\"{_state(_arm_of(record, a))}\">{_state(_arm_of(record, a))}</td>"
+                            for a in arms)
+                    + f"<td class=\"{_e(record.outcome)}\">{_e(record.outcome)}</td>",
+                    _anchor(log, record), _label(log, record))
+            for record in log.records]
     return case_table(key, head, rows)
 
 
-def _case_detail(doc: dict[str, Any], record: dict[str, Any]) -> str:
-    arms = _arms(doc)
+def _case_detail(log: RunLog, record: CaseRecord) -> str:
+    arms = _arms(log)
     # Failures are what a reader came for; a small suite shows every case unfolded.
-    few = len(doc.get("cases", [])) <= OPEN_ALL_UP_TO
-    opened = " open" if few or record["outcome"] in FAILED_OUTCOMES else ""
-    parts = [f"<details id=\"{_anchor(doc, record)}\"{opened}><summary>{_e(_label(doc, record))}: "
-             f"<span class=\"{_e(record['outcome'])}\">{_e(record['outcome'])}</span></summary>"]
-    if record.get("error"):
-        parts.append(f"<p class=\"error\">error: {_e(record['error'])}</p>")
+    few = len(log.records) <= OPEN_ALL_UP_TO
+    opened = " open" if few or record.outcome in FAILED_OUTCOMES else ""
+    parts = [f"<details id=\"{_anchor(log, record)}\"{opened}><summary>{_e(_label(log, record))}: "
+             f"<span class=\"{_e(record.outcome)}\">{_e(record.outcome)}</span></summary>"]
+    if record.error:
+        parts.append(f"<p class=\"error\">error: {_e(record.error)}</p>")
     parts.append(f"<div class=\"arms\" style=\"--arms:{len(arms)}\">")
     for arm in arms:
-        parts.append(_arm(arm, record.get(arm)))
+        parts.append(_arm(arm, _arm_of(record, arm)))
     return "".join(parts) + "</div></details>"
 
 
-def _arm(arm: str, data: dict[str, Any] | None) -> str:
-    if not data:
+def _arm(arm: str, data: ArmRecord | None) -> str:
+    if data is None:
         return f"<div class=\"arm\"><h3>{ARM_TITLES[arm]}</h3><p class=\"note\">not run</p></div>"
     state = _state(data)
     out = [f"<div class=\"arm\" data-arm=\"{arm}\"><h3>{ARM_TITLES[arm]}: <span class=\"{state}\">{state}</span>"
-           + (" <span class=\"note\">(cached baseline)</span>" if data.get("cached") else "") + "</h3>"]
-    if data.get("error"):
-        out.append(f"<p class=\"error\">error: {_e(data['error'])}</p>")
-    seconds = data.get("duration_ms", 0)
-    seconds = seconds / 1000 if _is_number(seconds) else seconds
-    out.append(f"<p class=\"note\">{_counted(data.get('turns', 0), 'turn')} · "
-               f"{_counted(data.get('total_tokens', 0), 'token')} · "
-               f"{_counted(data.get('tool_call_count', 0), 'tool call')} · {_n(seconds, '.1f')}s</p>")
-    out.append(f"<b>answer</b><pre>{_e(data.get('final_output') or '(no answer)')}</pre>")
-    extra = data.get("extra") or {}
-    if "files_changed" in extra or "files_deleted" in extra:
-        # The workspace diff the run took: what is on disk, whatever the transcript says.
-        changed = [*extra.get("files_changed", []), *(f"{f} (deleted)" for f in extra.get("files_deleted", []))]
-    else:
-        changed = files_changed(data.get("transcript", ""))  # a document written before the diff was kept
-    out.append("<b>files changed</b> " + (", ".join(f"<code>{_e(f)}</code>" for f in changed) or
+           + (" <span class=\"note\">(cached baseline)</span>" if data.cached else "") + "</h3>"]
+    if data.error:
+        out.append(f"<p class=\"error\">error: {_e(data.error)}</p>")
+    out.append(f"<p class=\"note\">{counted(data.turns, 'turn')} · {counted(data.total_tokens, 'token')} · "
+               f"{counted(data.tool_call_count, 'tool call')} · {data.duration_ms / 1000:.1f}s</p>")
+    out.append(f"<b>answer</b><pre>{_e(data.final_output or '(no answer)')}</pre>")
+    out.append("<b>files changed</b> " + (", ".join(f"<code>{_e(f)}</code>" for f in _changed(data)) or
                                           "<span class=\"note\">none</span>"))
-    for v in data.get("validator_results", []):
-        verdict = "errored" if v.get("errored") else ("passed" if v.get("passed") else "failed")
-        output = "\n".join(p for p in (v.get("stdout", ""), v.get("stderr", "")) if p.strip())
-        out.append(f"<p>validator <b>{_e(v.get('label', ''))}</b>: <span class=\"{_cls(verdict)}\">{verdict}</span> "
-                   f"(exit {_e(v.get('exit_code', '-'))}, expected {_e(v.get('expect_exit_code', 0))})</p>"
-                   + (f"<pre>{_e(output[-4000:])}</pre>" if output else ""))
-    for e in data.get("expectation_results", []):
-        verdict = "errored" if e.get("errored") else ("met" if e.get("passed") else "not met")
-        out.append(f"<p>expectation <b>{_e(e.get('expectation', ''))}</b>: "
-                   f"<span class=\"{_cls(verdict)}\">{verdict}</span><br>judge: {_e(e.get('reason', ''))}</p>")
-    for g in (data.get("extra") or {}).get("graders", []):
-        verdict = "errored" if g.get("errored") else ("passed" if g.get("passed") else "failed")
-        out.append(f"<p>{_e(g.get('kind', 'grader'))} <b>{_e(g.get('label', ''))}</b>: "
-                   f"<span class=\"{_cls(verdict)}\">{verdict}</span> {_e(g.get('reason', ''))}</p>")
-    out.append(f"<details><summary>transcript</summary><pre>{_e(data.get('transcript') or '')}</pre></details>")
+    out += _checks(data)
+    out.append(f"<details><summary>transcript</summary><pre>{_e(data.transcript)}</pre></details>")
     return "".join(out) + "</div>"
+
+
+def _changed(arm: ArmRecord) -> list[str]:
+    if arm.files_changed or arm.files_deleted:
+        # The workspace diff the run took: what is on disk, whatever the transcript says.
+        return [*arm.files_changed, *(f"{f} (deleted)" for f in arm.files_deleted)]
+    return files_changed(arm.transcript)  # a document written before the diff was kept
+
+
+def _checks(arm: ArmRecord) -> list[str]:
+    """The arm's validators (with their output), the judge's expectations and the format's graders."""
+    out = []
+    for v in arm.validator_results:
+        verdict = "errored" if v.errored else ("passed" if v.passed else "failed")
+        output = "\n".join(p for p in (v.stdout, v.stderr) if p.strip())
+        exit_code = "-" if v.exit_code is None else v.exit_code
+        out.append(f"<p>validator <b>{_e(v.label)}</b>: <span class=\"{_cls(verdict)}\">{verdict}</span> "
+                   f"(exit {_e(exit_code)}, expected {_e(v.expect_exit_code)})</p>"
+                   + (f"<pre>{_e(output[-4000:])}</pre>" if output else ""))
+    for e in arm.expectation_results:
+        verdict = "errored" if e.errored else ("met" if e.passed else "not met")
+        out.append(f"<p>expectation <b>{_e(e.expectation)}</b>: "
+                   f"<span class=\"{_cls(verdict)}\">{verdict}</span><br>judge: {_e(e.reason)}</p>")
+    for g in arm.graders:
+        verdict = "errored" if g.errored else ("passed" if g.passed else "failed")
+        out.append(f"<p>{_e(g.kind)} <b>{_e(g.label)}</b>: "
+                   f"<span class=\"{_cls(verdict)}\">{verdict}</span> {_e(g.reason)}</p>")
+    return out
 
 
 def files_changed(transcript: str) -> list[str]:
@@ -250,49 +261,39 @@ def files_changed(transcript: str) -> list[str]:
     return list(found)
 
 
-def _arms(doc: dict[str, Any]) -> list[str]:
+def _arms(log: RunLog) -> list[str]:
     arms = ["with_skill", "without_skill"]
-    if any(r.get("original") for r in doc.get("cases", [])):
+    if any(r.original is not None for r in log.records):
         arms.append("original")
     return arms
 
 
-def _state(arm: dict[str, Any] | None) -> str:
-    if not arm:
+def _arm_of(record: CaseRecord, arm: str) -> ArmRecord | None:
+    return {"with_skill": record.with_skill, "without_skill": record.without_skill,
+            "original": record.original}[arm]
+
+
+def _state(arm: ArmRecord | None) -> str:
+    if arm is None:
         return "-"
-    return "error" if arm.get("errored") else ("pass" if arm.get("passed") else "fail")
+    return "error" if arm.errored else ("pass" if arm.passed else "fail")
 
 
 def _cls(verdict: str) -> str:
     return {"passed": "pass", "met": "pass", "failed": "fail", "not met": "fail"}.get(verdict, "error")
 
 
-def _label(doc: dict[str, Any], record: dict[str, Any]) -> str:
-    runs = (doc.get("runs") or 1) > 1
-    return record["case_name"] + (f" (run {record['run_index'] + 1})" if runs else "")
+def _label(log: RunLog, record: CaseRecord) -> str:
+    return record.case_name + (f" (run {record.run_index + 1})" if log.settings.runs > 1 else "")
 
 
-def _anchor(doc: dict[str, Any], record: dict[str, Any]) -> str:
-    raw = f"{doc['suite']['skill']}-{record['case_name']}-{record.get('run_index', 0)}"
+def _anchor(log: RunLog, record: CaseRecord) -> str:
+    raw = f"{log.settings.suite.skill}-{record.case_name}-{record.run_index}"
     return "c-" + re.sub(r"[^A-Za-z0-9_-]", "_", raw)
 
 
 def _e(value: Any) -> str:
     return escape(str(value), quote=True)
-
-
-def _n(value: Any, spec: str = "") -> str:
-    """A number as ``spec`` formats it; anything else a hand-edited document holds, as text."""
-    return format(value, spec) if _is_number(value) else _e(value)
-
-
-def _counted(value: Any, noun: str) -> str:
-    """``counted`` for a number; anything else a hand-edited document holds, escaped."""
-    return counted(value, noun) if _is_number(value) else f"{_e(value)} {noun}s"
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _pct(value: float | None) -> str:

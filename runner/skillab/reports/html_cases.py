@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from ..core.records import CaseRecord
 from .findings import FAILED_OUTCOMES
 
 # Worst first: what a reader came to see.
@@ -82,8 +83,9 @@ def _radio(key: str, group: str, value: str, cls: str, label: str, *, checked: b
             + (" checked" if checked else "") + f"><label for=\"{ident}\">{label}</label>")
 
 
-def tags_of(record: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(str(t) for t in record.get("tags") or ())
+def tags_of(record: CaseRecord) -> tuple[str, ...]:
+    # As text: a hand-edited document's number among the tags still sorts with the others.
+    return tuple(str(t) for t in record.tags)
 
 
 def _e(value: Any) -> str:

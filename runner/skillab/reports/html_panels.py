@@ -1,29 +1,26 @@
 """The HTML report's account of a suite beyond its lift: a callout for the cases the skill broke
 or could not measure, the judge's independence and consistency, what the run cost, and the
-disclosures the markdown report carries. Every string from the document is escaped."""
+disclosures the markdown report carries. Every string from the run is escaped."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
-from typing import Any, TypeGuard
+from typing import Any
 
-from .markdown_view import SuiteView, broken_by_skill
-from .terminal import agreement_interval, consistency_unmeasured
-
-
-def suite_panels(doc: dict[str, Any]) -> list[str]:
-    try:
-        view = SuiteView.from_document(0, doc)
-    except (ValueError, TypeError, KeyError, AttributeError):
-        # A hand-edited document whose counts are not numbers: the rest of the page still renders.
-        return ["<p class=\"note\">the document's summary fields are not numbers: its panels are left out</p>"]
-    return [*_callouts(doc, view), *_judge(doc, view), _usage(doc), _disclosures(view)]
+from ..core.runlog import RunLog
+from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 
 
-def _callouts(doc: dict[str, Any], view: SuiteView) -> list[str]:
-    broken = _names(doc, "flip_to_fail", lambda name: broken_by_skill(view, name))
-    worse = _names(doc, "flip_to_fail", lambda name: not broken_by_skill(view, name))
-    errored = _names(doc, "error")
+def suite_panels(log: RunLog) -> list[str]:
+    return [*_callouts(log), *_judge(log), _usage(log), _disclosures(log)]
+
+
+def _callouts(log: RunLog) -> list[str]:
+    stats = log.summary.statistics
+    broken = _names(log, "flip_to_fail", lambda name: stats is not None and stats.broke(name))
+    worse = _names(log, "flip_to_fail", lambda name: stats is None or not stats.broke(name))
+    errored = _names(log, "error")
     out = []
     if broken:
         out.append(f"<p class=\"callout fail\"><b>Broken by the skill</b> (pass without it, fail with it, "
@@ -36,34 +33,32 @@ def _callouts(doc: dict[str, Any], view: SuiteView) -> list[str]:
     return out
 
 
-def _judge(doc: dict[str, Any], view: SuiteView) -> list[str]:
+def _judge(log: RunLog) -> list[str]:
     out = []
-    models = doc.get("models") or {}
-    if models.get("judge_same_family"):
-        out.append(f"<p class=\"callout mixed\">⚠️ Judged by a model of the agent's family ({_e(models.get('judge'))} "
-                   f"for {_e(models.get('agent'))}): judges favour their own family's answers.</p>")
-    check = view.judge_consistency or {}
-    if check.get("lift_withheld"):
-        out.append(f"<p class=\"callout mixed\"><b>Lift withheld</b>: the judge agreed with itself on "
-                   f"{_re_asked(check)} re-asked verdicts, below {_num(check.get('floor'), '.0%')}.</p>")
-    elif check.get("sampled") and check.get("agreement") is None:
+    models = log.settings.models
+    if models.judge_same_family:
+        out.append(f"<p class=\"callout mixed\">⚠️ Judged by a model of the agent's family ({_e(models.judge)} "
+                   f"for {_e(models.agent)}): judges favour their own family's answers.</p>")
+    check = log.settings.judge_consistency
+    if check is None:
+        return out
+    if check.lift_withheld:
+        out.append(f"<p class=\"callout mixed\"><b>Lift withheld</b>: {_e(below_floor(check))}.</p>")
+    elif check.sampled and check.agreement is None:
         out.append(f"<p class=\"note\">{_e(consistency_unmeasured(check))}</p>")
-    elif check.get("agreement") is not None:
-        out.append(f"<p><b>judge consistency</b> agreed with itself on {_re_asked(check)} re-asked "
-                   f"verdicts{_interval(check)}</p>")
+    elif check.agreement is not None:
+        out.append(f"<p><b>judge consistency</b> {_e(agreed_on(check))}{_e(agreement_interval(check))}</p>")
     return out
 
 
-def _usage(doc: dict[str, Any]) -> str:
-    usage = doc.get("usage") or {}
-    total = usage.get("total") or {}
-    parts = [f"{_num(total.get('total_tokens', 0), ',')} tokens"]
-    if total.get("cost_usd") is not None:
-        parts.append(f"${_num(total['cost_usd'], '.4f')}")
-        shares = [f"{name} ${_num((usage.get(key) or {}).get('cost_usd'), '.4f')}"
-                  for key, name in (("with_skill", "with skill"), ("without_skill", "without skill"),
-                                    ("original", "original"), ("judge", "judge"))
-                  if (usage.get(key) or {}).get("cost_usd") is not None]
+def _usage(log: RunLog) -> str:
+    usage = log.summary.usage
+    parts = [f"{usage.total.total_tokens:,} tokens"]
+    if usage.total.cost_usd is not None:
+        parts.append(f"${usage.total.cost_usd:.4f}")
+        arms = (("with skill", usage.with_skill), ("without skill", usage.without_skill),
+                ("original", usage.original), ("judge", usage.judge))
+        shares = [f"{name} ${arm.cost_usd:.4f}" for name, arm in arms if arm is not None and arm.cost_usd is not None]
         if shares:
             parts.append(f"({', '.join(shares)})")
     else:
@@ -71,52 +66,28 @@ def _usage(doc: dict[str, Any]) -> str:
     return f"<p><b>usage</b> {parts[0]} · {' '.join(parts[1:])}</p>"
 
 
-def _num(value: Any, spec: str = "") -> str:
-    """A number as ``spec`` formats it; anything else a hand-edited document holds, escaped."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return format(value, spec)
-    return _e(value)
-
-
-def _interval(check: dict[str, Any]) -> str:
-    """The agreement's interval as every report words it (``agreement_interval``); nothing for a
-    hand-edited document whose bounds are not numbers."""
-    ci = check.get("ci95")
-    if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)):
-        return ""
-    return _e(agreement_interval(check))
-
-
-def _re_asked(check: dict[str, Any]) -> str:
-    """``agreed/compared`` of the consistency check, each part a number or escaped text."""
-    sampled, errored = check.get("sampled"), check.get("errored")
-    compared = sampled - errored if _count(sampled) and _count(errored) else f"{sampled} - {errored}"
-    return f"{_num(check.get('agreed'))}/{_num(compared)}"
-
-
-def _count(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _disclosures(view: SuiteView) -> str:
-    items = [f"{view.errors} errored", f"{view.skipped_apples_oranges} skipped (apples-to-oranges)",
-             f"{view.trigger_only} trigger-only", f"{view.cache_hits} cached baselines",
-             f"{view.contaminated_arms} contaminated arms",
-             f"{view.cases_aggregated} of {view.total_cases} cases aggregated", f"sandbox: {view.sandbox}"]
-    if view.error_dominated:
+def _disclosures(log: RunLog) -> str:
+    settings, summary, aggregate = log.settings, log.summary, log.summary.aggregate
+    isolation = settings.isolation
+    sandbox = "unsandboxed" if isolation.unsandboxed else (isolation.backend or "?")
+    items = [f"{aggregate.errors} errored", f"{aggregate.cases_skipped_apples_oranges} skipped (apples-to-oranges)",
+             f"{summary.cases_skipped_trigger_only} trigger-only", f"{settings.cache_hits} cached baselines",
+             f"{summary.contaminated_arms} contaminated arms",
+             f"{aggregate.cases_aggregated} of {aggregate.total_cases} cases aggregated", f"sandbox: {sandbox}"]
+    if aggregate.error_dominated:
         items.insert(0, "<b>error-dominated: the lift is withheld</b>")
-    if view.interrupted:
+    if settings.interrupted:
         items.insert(0, "<b>interrupted: partial results</b>")
     body = " · ".join(item if item.startswith("<b>") else _e(item) for item in items)
-    warnings = "".join(f"<li>⚠️ {_e(w)}</li>" for w in view.warnings)
+    warnings = "".join(f"<li>⚠️ {_e(w)}</li>" for w in settings.warnings)
     return f"<div class=\"disclosures\"><b>disclosures</b> {body}" + (f"<ul>{warnings}</ul>" if warnings else "") + "</div>"
 
 
-def _names(doc: dict[str, Any], outcome: str, keep: Any = None) -> list[str]:
+def _names(log: RunLog, outcome: str, keep: Callable[[str], bool] | None = None) -> list[str]:
     names: dict[str, None] = {}
-    for record in doc.get("cases", []):
-        if record.get("outcome") == outcome and (keep is None or keep(record["case_name"])):
-            names.setdefault(record["case_name"])
+    for record in log.records:
+        if record.outcome == outcome and (keep is None or keep(record.case_name)):
+            names.setdefault(record.case_name)
     return list(names)
 
 

@@ -1,12 +1,14 @@
-"""The HTML report's trend chart: each arm's pass rate over the comparable runs in the history
-file, oldest first, on a labelled 0-100% axis with every point's value."""
+"""The HTML report's trend chart: each arm's pass rate over the comparable runs up to this one,
+oldest first, on a labelled 0-100% axis with every point's value. The runs are the trend's
+``series``, which the run took from the history when it was recorded: the chart is drawn from
+the run alone, never from the history file as it is now."""
 
 from __future__ import annotations
 
 from html import escape
-from pathlib import Path
 from typing import Any
 
+from ..core.runlog import RunLog
 from .findings import ARM_TITLES
 
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 170, 44, 16, 18, 34
@@ -15,11 +17,9 @@ LABELLED_UP_TO = 12
 COLOURS = (("with_skill", "#0969da"), ("without_skill", "#8c959f"))
 
 
-def trend_chart(doc: dict[str, Any]) -> list[str]:
-    trend = doc.get("trend") or {}
-    series = _history_series(doc, trend.get("history"))
+def trend_chart(log: RunLog) -> list[str]:
     # A run with no arm measured (trigger queries only, every case errored) has no point to plot.
-    series = [(when, rates) for when, rates in series if any(v is not None for v in (rates or {}).values())]
+    series = [(when, rates) for when, rates in _series(log) if any(v is not None for v in rates.values())]
     if len(series) < 2:
         return []
     step = (WIDTH - LEFT - RIGHT) / (len(series) - 1)
@@ -75,15 +75,11 @@ def _x_labels(times: list[str], step: float) -> list[str]:
     return out
 
 
-def _history_series(doc: dict[str, Any], history: str | None) -> list[tuple[str, dict[str, Any]]]:
-    if not history or not Path(history).is_file():
-        return []
-    from ..log.history import read_history
-    from ..log.history_entry import HistoryEntry
-
-    entries, _ = read_history(Path(history))
-    key = HistoryEntry.from_document(doc).key
-    return [(e.recorded_at, e.pass_rate) for e in entries if e.key == key]
+def _series(log: RunLog) -> list[tuple[str, dict[str, Any]]]:
+    """(recorded at, pass rate per arm) of each run in the trend's series; none for a run that
+    kept no history (or was recorded before the series was)."""
+    trend = log.settings.trend
+    return [(p.recorded_at, p.pass_rate) for p in (trend.series or ())] if trend is not None else []
 
 
 def _e(value: Any) -> str:

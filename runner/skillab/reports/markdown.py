@@ -17,6 +17,7 @@ from typing import Any
 from .. import __version__
 from ..scoring.statistics import pooled_statistics
 from . import escape
+from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
@@ -34,7 +35,6 @@ from .markdown_view import (
 from .partial import early_stop, interruption
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
-from .terminal import agreement_interval, consistency_unmeasured
 from .trigger_gates import only_triggers
 from .trigger_report import markdown_headline as trigger_headline
 from .trigger_report import markdown_section as trigger_section
@@ -291,13 +291,11 @@ def _disclosures(suites: list[SuiteView]) -> str:
             flags.append("**error-dominated: the lift is withheld**")
         check = s.judge_consistency or {}
         if check.get("lift_withheld"):
-            flags.append(f"**the judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
-                         f"re-asked verdicts, below {check['floor']:.0%}: the lift is withheld**")
+            flags.append(f"**{below_floor(check)}: the lift is withheld**")
         elif check.get("sampled") and check.get("agreement") is None:
             flags.append(f"**{consistency_unmeasured(check)}**")
         elif check.get("agreement") is not None:
-            counts.append(f"judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
-                          f"re-asked verdicts{agreement_interval(check).replace(', 95% CI', ' (95% CI', 1)}"
+            counts.append(f"judge {agreed_on(check)}{agreement_interval(check).replace(', 95% CI', ' (95% CI', 1)}"
                           f"{')' if check.get('ci95') else ''}")
         if s.interrupted:
             flags.append("**interrupted: partial results**")

@@ -18,17 +18,20 @@ from ..errors import UsageError
 
 @dataclass(frozen=True)
 class DocumentReporter:
-    """A built-in report: one file rendered from the results documents by ``render``
-    (``"module:function"`` taking the documents and the path)."""
+    """A built-in report: one file rendered from the runs by ``render`` (``"module:function"``
+    taking the ``RunLog``s and the path)."""
 
     description: str
     render: str
+    # False for a report that still reads the results documents (their dicts), not the runs.
+    reads_logs: bool = True
 
     def write(self, logs: Sequence[RunLog], path: Path | None) -> None:
         if path is None:
             raise UsageError(f"the {self.description} needs a path: --reporter NAME=PATH")
         module, _, function = self.render.partition(":")
-        getattr(importlib.import_module(module), function)([log.to_json() for log in logs], path)
+        render = getattr(importlib.import_module(module), function)
+        render(logs if self.reads_logs else [log.to_json() for log in logs], path)
 
 
 def _write_markdown(documents: list[dict[str, Any]], path: Path) -> None:
@@ -38,8 +41,8 @@ def _write_markdown(documents: list[dict[str, Any]], path: Path) -> None:
     path.write_text(render_markdown(documents), encoding="utf-8")
 
 
-JUNIT = DocumentReporter("JUnit XML", "skillab.reports.junit:write_junit")
-MARKDOWN = DocumentReporter("markdown report", "skillab.reports.reporters:_write_markdown")
+JUNIT = DocumentReporter("JUnit XML", "skillab.reports.junit:write_junit", reads_logs=False)
+MARKDOWN = DocumentReporter("markdown report", "skillab.reports.reporters:_write_markdown", reads_logs=False)
 HTML = DocumentReporter("HTML report", "skillab.reports.html:write_html")
 
 

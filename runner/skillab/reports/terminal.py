@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from datetime import UTC
 from typing import Any
 
+from .consistency_wording import agreed_on, agreement_interval, consistency_unmeasured
 from .context_view import context_text
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
 from .markdown_view import edit_flips
@@ -258,27 +259,10 @@ def _judge_consistency(doc: dict[str, Any]) -> list[str]:
         return [f"  judge        {consistency_unmeasured(check)}"]
     if not check or check.get("agreement") is None:
         return []
-    compared = check["sampled"] - check["errored"]
-    line = (f"  judge        agreed with itself on {check['agreed']}/{compared} re-asked verdicts "
-            f"({check['agreement'] * 100:.0f}%{agreement_interval(check)})")
+    line = f"  judge        {agreed_on(check)} ({check['agreement'] * 100:.0f}%{agreement_interval(check)})"
     if check.get("lift_withheld"):
         line += f": below {check['floor'] * 100:.0f}%, so the lift is withheld"
     return [line]
-
-
-def agreement_interval(check: dict[str, Any]) -> str:
-    """``, 95% CI 88–100%`` when the check measured its agreement's interval."""
-    ci = check.get("ci95")
-    if not ci:
-        return ""
-    text = f", 95% CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
-    return text + (", undecided when the re-asks ran out" if check.get("decided") == "cap" else "")
-
-
-def consistency_unmeasured(check: dict[str, Any]) -> str:
-    """A consistency check whose every re-ask errored: it measured nothing."""
-    return (f"consistency check failed: all {check['sampled']} re-asked verdicts errored, so the "
-            "judge's agreement with itself is unknown")
 
 
 def attempts(doc: dict[str, Any]) -> int:

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.runlog import RunLog
 
-def only_triggers(doc: dict[str, Any]) -> bool:
-    """A suite whose only cases are trigger queries: it has no A/B verdict to gate on."""
-    return not doc.get("cases") and not doc.get("total_cases") and bool(doc.get("triggers"))
+
+def only_triggers(run: RunLog | dict[str, Any]) -> bool:
+    """A suite whose only cases are trigger queries: it has no A/B verdict to gate on. (The
+    results document's dict is read too until every caller reads ``RunLog``.)"""
+    if isinstance(run, RunLog):
+        return not run.records and not run.summary.aggregate.total_cases and run.settings.triggers is not None
+    return not run.get("cases") and not run.get("total_cases") and bool(run.get("triggers"))
 
 
 def trigger_gate_failures(doc: dict[str, Any], min_recall: float | None,

@@ -25,6 +25,7 @@ from ..core.trend import ArmTrend, Direction, PreviousRun, Trend
 from ..log.history import append_entry
 from ..log.history_entry import TRACKED_ARMS, HistoryEntry
 from .inference import ALPHA, sign_flip_p
+from .trend_series import trend_series
 
 # Pass rates carry four decimals; anything closer than this is the same rate.
 _SAME_RATE = 1e-9
@@ -148,8 +149,10 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
     entry = HistoryEntry.from_document(document)
 
     def trend(entries: list[HistoryEntry]) -> Trend:
-        return compute_trend(entry, previous_comparable(entries, entry), str(path),
-                             same_skill=same_skill_comparisons(entries, entry))
+        found = compute_trend(entry, previous_comparable(entries, entry), str(path),
+                              same_skill=same_skill_comparisons(entries, entry))
+        # What the HTML report charts, as the history held it now: the run carries it.
+        return dataclasses.replace(found, series=trend_series(entries, entry))
 
     found, warnings = append_entry(Path(path), entry, trend)
     return Recorded(found, warnings)

@@ -65,7 +65,7 @@ def write_outputs(logs: Logs, outputs: Outputs, *, markdown: str | None = None,
         from ..reports.html import write_html
 
         with _naming(outputs.html):
-            write_html(documents(), outputs.html)
+            write_html(logs, outputs.html)
         announce(f"wrote {outputs.html} (HTML report)")
 
 
