@@ -262,7 +262,7 @@ def test_gate_on_lower_bound_compares_the_interval():
 def test_pooled_statistics_treat_every_case_as_one_unit():
     def doc(skill: str, records: list[CaseRecord], dominated: bool = False) -> dict:
         return {"suite": {"skill": skill}, "error_dominated": dominated,
-                "cases": [r.to_dict() for r in records]}
+                "cases": to_wire(records)}
 
     a = doc("a", suite({"up": 6, "pass": 4}))
     b = doc("b", suite({"up": 3, "fail": 7}, runs=3))

@@ -194,3 +194,33 @@ def test_the_run_log_holds_no_untyped_block():
             if "Any" in str(hint):
                 found.add((cls.__name__, name))
     assert found == open_ended
+
+
+@dataclass(frozen=True)
+class Celsius:
+    """A type whose wire form is not its fields: it writes and reads itself."""
+
+    kelvin: float
+
+    def to_dict(self) -> dict:
+        return {"celsius": round(self.kelvin - 273.15, 2)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Celsius:
+        if set(data) != {"celsius"}:
+            raise ValueError(f"not a temperature: {sorted(data)}")
+        return cls(round(data["celsius"] + 273.15, 2))
+
+
+@dataclass(frozen=True)
+class Reading:
+    where: str
+    temperatures: tuple[Celsius, ...]
+
+
+def test_a_type_that_writes_itself_is_used_wherever_it_appears():
+    reading = Reading("lab", (Celsius(293.15),))
+    assert to_wire(reading) == {"where": "lab", "temperatures": [{"celsius": 20.0}]}
+    assert from_wire(Reading, to_wire(reading)) == reading
+    with pytest.raises(ValueError, match=r"Reading\.temperatures\[0\]: not a temperature: \['kelvin'\]"):
+        from_wire(Reading, {"where": "lab", "temperatures": [{"kelvin": 1}]})

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from .checks import ExpectationResult, GraderResult, ValidatorResult
 from .usage import Usage
-from .wire import from_wire, to_wire
+from .wire import from_wire, to_wire, wire
 
 Outcome = Literal["flip_to_pass", "pass_kept", "fail_kept", "flip_to_fail", "error"]
 OUTCOMES: tuple[Outcome, ...] = ("flip_to_pass", "pass_kept", "fail_kept", "flip_to_fail", "error")
@@ -191,46 +191,19 @@ class ArmRecord:
 
 @dataclass(slots=True)
 class CaseRecord:
-    """One (case, run) A/B record: the unit the spec aggregates over."""
+    """One (case, run) A/B record: the unit the spec aggregates over.
+
+    Built as ``CaseRecord(case_name, outcome, with_skill, without_skill, ...)``, the rest by
+    keyword; the fields are declared in the document's key order."""
 
     case_name: str
+    run_index: int = field(default=0, kw_only=True)
     outcome: Outcome
+    tags: tuple[str, ...] = field(default=(), kw_only=True)
+    # Why the case errored before any arm ran (setup failure, unsupported task).
+    error: str | None = field(default=None, kw_only=True)
     with_skill: ArmRecord
     without_skill: ArmRecord
-    run_index: int = 0
-    tags: tuple[str, ...] = ()
-    # Set when the run compares against the original skill (``--against``).
-    original: ArmRecord | None = None
-    original_outcome: Outcome | None = None
-    # Why the case errored before any arm ran (setup failure, unsupported task).
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "case_name": self.case_name,
-            "run_index": self.run_index,
-            "outcome": self.outcome,
-            "tags": list(self.tags),
-            "error": self.error,
-            "with_skill": self.with_skill.to_dict(),
-            "without_skill": self.without_skill.to_dict(),
-        }
-        if self.original is not None:
-            data["original"] = self.original.to_dict()
-            data["original_outcome"] = self.original_outcome
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CaseRecord:
-        original = data.get("original")
-        return cls(
-            case_name=data["case_name"],
-            outcome=data["outcome"],
-            with_skill=ArmRecord.from_dict(data["with_skill"]),
-            without_skill=ArmRecord.from_dict(data["without_skill"]),
-            run_index=int(data.get("run_index", 0)),
-            tags=tuple(data.get("tags") or ()),
-            original=None if original is None else ArmRecord.from_dict(original),
-            original_outcome=data.get("original_outcome"),
-            error=data.get("error"),
-        )
+    # Set when the run compares against the original skill (``--against``); both or neither.
+    original: ArmRecord | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
+    original_outcome: Outcome | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))

@@ -207,7 +207,7 @@ class RunLog:
         doc["pass_at_k"] = to_wire(d.pass_at_k)
         doc["comparison"] = to_wire(d.comparison)
         doc["trend"] = to_wire(s.trend)
-        doc["cases"] = [r.to_dict() for r in self.records]
+        doc["cases"] = to_wire(self.records)
         if d.reward is not None:
             doc["reward"] = to_wire(d.reward)
         if s.context_budget is not None:
@@ -235,7 +235,7 @@ class RunLog:
             comparison=_optional(Comparison, doc, "comparison"),
             reward=_optional(Reward, doc, "reward"),
         )
-        return cls(RunSettings.from_json(doc), [CaseRecord.from_dict(c) for c in doc["cases"]], summary)
+        return cls(RunSettings.from_json(doc), from_wire(list[CaseRecord], doc["cases"], "cases"), summary)
 
 
 def _optional(cls: Any, doc: dict[str, Any], key: str) -> Any:

@@ -10,7 +10,9 @@ more only where the wire needs it, through ``dataclasses.field(metadata=wire(...
 - ``omit_empty=True``: the key is left out when the value is None, ``""`` or an empty container
   (and absent reads as the field's default).
 
-A field typed ``X | Unset`` with default ``UNSET`` is left out when unset and written (null
+A type whose wire form no field metadata can say (an arm record: its grading detail nested
+under ``extra``) writes and reads itself, ``to_dict()`` and ``from_dict(data)``, and the
+serializer uses them wherever the type appears. A field typed ``X | Unset`` with default ``UNSET`` is left out when unset and written (null
 included) when set: for the few keys a document holds as null in one writer and not at all in
 another. A property listed in the class's ``__wire_derived__`` (``{property: after_field}``) is
 written after that field and ignored when read, since it is computed from the others.
@@ -121,6 +123,8 @@ class _Misfit(ValueError):
         return "".join(reversed(self.parts))
 
 
+# The methods of a type that writes and reads itself (see the module docstring).
+_OWN_WRITE, _OWN_READ = "to_dict", "from_dict"
 Reader = Callable[[Any], Any]
 Writer = Callable[[Any], Any]
 _READERS: dict[Any, Reader] = {}
@@ -146,9 +150,25 @@ def _make_reader(hint: Any) -> Reader:
         return _sequence_reader(hint)
     if origin is dict:
         return _mapping_reader(_reader(typing.get_args(hint)[1]))
+    if isinstance(hint, type) and callable(getattr(hint, _OWN_READ, None)):
+        return _own_reader(hint)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _dataclass_reader(hint)
     return _scalar_reader(hint)
+
+
+def _own_reader(cls: type) -> Reader:
+    read_own: Callable[[Any], Any] = getattr(cls, _OWN_READ)
+
+    def read(data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise _mismatch("an object", data)
+        try:
+            return read_own(data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise _Misfit(str(exc)) from None
+
+    return read
 
 
 def _same(data: Any) -> Any:
@@ -306,6 +326,9 @@ def _writer(cls: type) -> Writer:
 
 
 def _make_writer(cls: type) -> Writer:
+    if callable(getattr(cls, _OWN_WRITE, None)):
+        write_own: Writer = getattr(cls, _OWN_WRITE)
+        return write_own
     derived = _derived(cls)
     plan = [(spec.name, spec.key, spec.omit_none, spec.omit_empty, derived.get(spec.name, ()))
             for spec in _fields(cls)]
