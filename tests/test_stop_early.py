@@ -74,9 +74,10 @@ def test_curtail_stops_a_clear_lift_and_says_what_it_saved(tmp_path):
     assert text in (tmp_path / "r.md").read_text()
     assert f"cover the {ran} cases that ran" in (tmp_path / "r.md").read_text()
     from skillab.reports.html import render_html
+    from skillab.core.runlog import RunLog
     from skillab.reports.junit import render_junit
 
-    assert text in render_html([doc]) and text in render_junit([doc])
+    assert text in render_html([doc]) and text in render_junit([RunLog.from_json(doc)])
     # The same seed gives the same order.
     again = run_suite(tmp_path / "again", "--stop-early", "curtail", "--stop-seed", "7")
     assert again["stop_early"]["order"] == block["order"]

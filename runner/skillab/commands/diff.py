@@ -9,7 +9,7 @@ from ..errors import EXIT_GATE, EXIT_OK
 from ..reports.partial import interruption
 from ..scoring.compare import compare_documents, render_diff
 from .console import say
-from .saved_results import load_results
+from .saved_results import finished_logs, load_results
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -24,10 +24,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(render_diff(diffs, only_before, only_after, (str(args.before), str(args.after)), args.alpha))
         # A partial run's missing cases read as "only in" the other: say why they are missing.
         for label, path, docs in (("A", args.before, before), ("B", args.after, after)):
-            for doc in docs:
-                if interruption(doc):
-                    say(f"{label} {path}: {doc.get('suite', {}).get('skill', '?')} is a partial run "
-                        f"({interruption(doc)}); its missing cases are not compared")
+            # A suite only the checkpoint journal knows has no summary, and no headline to say.
+            for log in finished_logs(path, [doc for doc in docs if "verdict" in doc]):
+                stopped = interruption(log)
+                if stopped:
+                    say(f"{label} {path}: {log.settings.suite.skill} is a partial run ({stopped}); "
+                        "its missing cases are not compared")
     worse = [d for d in diffs if d.significant and len(d.regressed) > len(d.improved)]
     if args.fail_on_regression and worse:
         for d in worse:

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..core.defaults import DEFAULT_HISTORY_PATH
+from ..core.runlog import RunLog
 from ..reports.terminal import render_table
 from .console import say
 from .run import gate_exit, write_reports
@@ -35,6 +36,6 @@ def publish(args: argparse.Namespace, documents: list[dict]) -> int:
     if args.json:
         print(json.dumps(merged, indent=2, ensure_ascii=False))
     else:
-        print("\n\n".join(render_table(doc) for doc in documents))
+        print("\n\n".join(render_table(RunLog.from_json(doc)) for doc in documents))
     say(f"wrote {args.output} (results document)")
     return gate_exit(args, documents)

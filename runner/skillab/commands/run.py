@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
@@ -230,7 +231,7 @@ def _report(args: argparse.Namespace, session, documents: list[dict], written: d
     if args.json:
         print(json.dumps(written, indent=2, ensure_ascii=False))
     else:
-        print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
+        print("\n\n".join(render_table(RunLog.from_json(doc), verbose=args.verbose) for doc in documents))
         if len(configs) > 1:
             from ..reports.portability import render_terminal
 

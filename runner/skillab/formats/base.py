@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.runlog import RunLog
 from ..suite.model import Suite
 
 Loader = Callable[[Path], Suite]
@@ -29,8 +30,8 @@ Inline = Callable[[object, int], str]
 # A markdown section over (display name, results document) pairs, given the report's escaping
 # for whatever a model or a suite wrote; "" when it has nothing to say.
 MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]], Inline], str]
-# Terminal lines for one results document; [] when it has nothing to say.
-TerminalSection = Callable[[dict[str, Any]], list[str]]
+# Terminal lines for one run; [] when it has nothing to say.
+TerminalSection = Callable[[RunLog], list[str]]
 
 
 def lazy(target: str) -> Callable[..., Any]:

@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..core.runlog import RunLog
 from ..core.wording import counted
 from . import html_cases
 from .findings import ARM_TITLES, FAILED_OUTCOMES
@@ -63,9 +64,10 @@ def write_html(documents: list[dict[str, Any]], path: Path) -> None:
 
 def _suite(doc: dict[str, Any], key: str = "s0") -> list[str]:
     suite, rate = doc["suite"], doc["pass_rate"]
-    stopped = interruption(doc)
+    log = RunLog.from_json(doc)
+    stopped = interruption(log)
     verdict, cls = (stopped, "interrupted") if stopped else (doc["verdict"], doc["verdict"])
-    routing_only = only_triggers(doc)
+    routing_only = only_triggers(log)
     if routing_only and not stopped:
         # No graded case: an "error" verdict, an empty lift and an empty case table would mislead.
         verdict, cls = "triggers", "note"
@@ -78,7 +80,7 @@ def _suite(doc: dict[str, Any], key: str = "s0") -> list[str]:
                   if k in ("agent", "judge") and v)
         + f" · runs {_e(doc.get('runs', 1))}</p>",
     ]
-    early = early_stop(doc)
+    early = early_stop(log)
     if early:
         out.append(f"<p class=\"note\">{_e(early)}</p>")
     if routing_only:

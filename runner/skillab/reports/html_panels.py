@@ -7,6 +7,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any, TypeGuard
 
+from ..core.run_info import JudgeConsistency
+from ..core.wire import from_wire
 from .markdown_view import SuiteView, broken_by_skill
 from .terminal import agreement_interval, consistency_unmeasured
 
@@ -47,7 +49,7 @@ def _judge(doc: dict[str, Any], view: SuiteView) -> list[str]:
         out.append(f"<p class=\"callout mixed\"><b>Lift withheld</b>: the judge agreed with itself on "
                    f"{_re_asked(check)} re-asked verdicts, below {_num(check.get('floor'), '.0%')}.</p>")
     elif check.get("sampled") and check.get("agreement") is None:
-        out.append(f"<p class=\"note\">{_e(consistency_unmeasured(check))}</p>")
+        out.append(f"<p class=\"note\">{_e(consistency_unmeasured(from_wire(JudgeConsistency, check, 'judge_consistency')))}</p>")
     elif check.get("agreement") is not None:
         out.append(f"<p><b>judge consistency</b> agreed with itself on {_re_asked(check)} re-asked "
                    f"verdicts{_interval(check)}</p>")
@@ -84,7 +86,7 @@ def _interval(check: dict[str, Any]) -> str:
     ci = check.get("ci95")
     if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)):
         return ""
-    return _e(agreement_interval(check))
+    return _e(agreement_interval(from_wire(JudgeConsistency, check, "judge_consistency")))
 
 
 def _re_asked(check: dict[str, Any]) -> str:

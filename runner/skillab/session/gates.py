@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.runlog import RunLog
+
 
 @dataclass(frozen=True)
 class Gates:
@@ -30,7 +32,7 @@ class Gates:
                            f"({int(doc.get('errors', 0))} of {doc.get('total_cases', 0)} cases errored)")
         from ..reports.context_view import skill_tokens_failure
 
-        too_big = skill_tokens_failure(doc, self.max_skill_tokens)
+        too_big = skill_tokens_failure(RunLog.from_json(doc), self.max_skill_tokens)
         reasons += [too_big] if too_big else []
         return reasons + gate_failures(doc, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
@@ -91,8 +93,9 @@ def gate_failures(doc: dict, fail_on: Sequence[str], min_delta: float | None,
     from ..reports.trigger_gates import only_triggers, trigger_gate_failures
 
     skill = doc["suite"]["skill"]
-    reasons = trigger_gate_failures(doc, min_trigger_recall, max_false_trigger_rate)
-    if only_triggers(doc):
+    log = RunLog.from_json(doc)
+    reasons = trigger_gate_failures(log, min_trigger_recall, max_false_trigger_rate)
+    if only_triggers(log):
         return reasons  # no graded case: the verdict and the lift gates have nothing to judge
     if doc["verdict"] in fail_on:
         reasons.append(f"{skill}: verdict is {doc['verdict']}")

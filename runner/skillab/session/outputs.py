@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.runlog import RunLog
+
 Documents = list[dict[str, Any]]
 
 
@@ -48,7 +50,7 @@ def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | Non
         from ..reports.junit import write_junit
 
         with _naming(outputs.junit):
-            write_junit(documents, outputs.junit)
+            write_junit([RunLog.from_json(doc) for doc in documents], outputs.junit)
         announce(f"wrote {outputs.junit} (JUnit XML)")
     if outputs.markdown is not None:
         announce(f"wrote {outputs.markdown} (markdown report)")
