@@ -73,8 +73,8 @@ def test_curtail_stops_a_clear_lift_and_says_what_it_saved(tmp_path):
     text = f"stopped at {ran} of 30 cases: the lift sentence could no longer change"
     assert text in (tmp_path / "r.md").read_text()
     assert f"cover the {ran} cases that ran" in (tmp_path / "r.md").read_text()
-    from skillab.reports.html import render_html
     from skillab.core.runlog import RunLog
+    from skillab.reports.html import render_html
     from skillab.reports.junit import render_junit
 
     assert text in render_html([doc]) and text in render_junit([RunLog.from_json(doc)])
