@@ -154,7 +154,7 @@ def _at(doc, at):
     return doc
 
 
-def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
+def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path, capsys):
     """Every scalar of a real document (arms, triggers, trend, statistics), one at a time, turned
     into a script: the report either renders it as text or refuses the document, never runs it."""
     import json
@@ -183,5 +183,7 @@ def test_no_field_of_a_hand_edited_document_becomes_markup(tmp_path):
     raw["cases"][0]["with_skill"]["turns"] = PAYLOAD
     raw["cases"][0]["with_skill"]["tool_call_count"] = PAYLOAD
     (tmp_path / "edited.json").write_text(json.dumps(raw))
-    main(["report", str(tmp_path / "edited.json"), "--html", str(tmp_path / "edited.html")])
-    assert "<script" not in (tmp_path / "edited.html").read_text()
+    # Counts that are not numbers make no run: the document is refused, naming it, and no report is written.
+    code = main(["report", str(tmp_path / "edited.json"), "--html", str(tmp_path / "edited.html")])
+    assert code == 2 and not (tmp_path / "edited.html").exists()
+    assert "edited.json: not a skillab results document" in capsys.readouterr().err

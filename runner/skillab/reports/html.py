@@ -62,12 +62,26 @@ def write_html(documents: list[dict[str, Any]], path: Path) -> None:
     path.write_text(render_html(documents), encoding="utf-8")
 
 
+def _log(doc: dict[str, Any]) -> RunLog | None:
+    """The run of a results document; None for a document written by hand that is no run's
+    (until this report reads ``RunLog`` itself)."""
+    try:
+        return RunLog.from_json(doc)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _hand_interruption(doc: dict[str, Any]) -> str | None:
+    return (f"interrupted: {doc.get('total_cases', 0)} of {doc.get('planned_cases', '?')} cases"
+            if doc.get("interrupted") else None)
+
+
 def _suite(doc: dict[str, Any], key: str = "s0") -> list[str]:
     suite, rate = doc["suite"], doc["pass_rate"]
-    log = RunLog.from_json(doc)
-    stopped = interruption(log)
+    log = _log(doc)
+    stopped = interruption(log) if log is not None else _hand_interruption(doc)
     verdict, cls = (stopped, "interrupted") if stopped else (doc["verdict"], doc["verdict"])
-    routing_only = only_triggers(log)
+    routing_only = log is not None and only_triggers(log)
     if routing_only and not stopped:
         # No graded case: an "error" verdict, an empty lift and an empty case table would mislead.
         verdict, cls = "triggers", "note"
@@ -80,7 +94,7 @@ def _suite(doc: dict[str, Any], key: str = "s0") -> list[str]:
                   if k in ("agent", "judge") and v)
         + f" · runs {_e(doc.get('runs', 1))}</p>",
     ]
-    early = early_stop(log)
+    early = early_stop(log) if log is not None else None
     if early:
         out.append(f"<p class=\"note\">{_e(early)}</p>")
     if routing_only:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.run_info import JudgeConsistency
-from ..core.runlog import FORMAT, RunLog
+from ..core.runlog import RunLog
 from ..core.wire import from_wire
 from ..scoring.statistics import pooled_statistics
 from . import escape
@@ -53,8 +53,21 @@ _TRIM_NOTE_RESERVE = 400
 
 
 def _log(doc: dict[str, Any]) -> RunLog | None:
-    """The run of a results document; None for the row of a suite that could not run."""
-    return RunLog.from_json(doc) if doc.get("format") == FORMAT else None
+    """The run of a results document; None for the row of a suite that could not run, or a
+    document written by hand that is no run's (until this report reads ``RunLog`` itself)."""
+    try:
+        return RunLog.from_json(doc)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _interruption(doc: dict[str, Any]) -> str | None:
+    log = _log(doc)
+    if log is not None:
+        return interruption(log)
+    # A hand-written document is no run: its headline from its own keys.
+    return (f"interrupted: {doc.get('total_cases', 0)} of {doc.get('planned_cases', '?')} cases"
+            if doc.get("interrupted") else None)
 
 
 def _only_triggers(doc: dict[str, Any]) -> bool:
@@ -163,7 +176,7 @@ def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> s
         scope += " · ⚠️ unsandboxed: suite commands and the agent ran without a sandbox"
     if any((doc.get("models") or {}).get("judge_same_family") for doc in documents):
         scope += " · ⚠️ judged by a model of the agent's family"
-    stopped = [text for text in map(interruption, filter(None, map(_log, documents))) if text]
+    stopped = [text for text in map(_interruption, documents) if text]
     if stopped:
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
