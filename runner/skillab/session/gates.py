@@ -32,7 +32,8 @@ class Gates:
                            f"({int(doc.get('errors', 0))} of {doc.get('total_cases', 0)} cases errored)")
         from ..reports.context_view import skill_tokens_failure
 
-        too_big = skill_tokens_failure(RunLog.from_json(doc), self.max_skill_tokens)
+        log = _run(doc)
+        too_big = skill_tokens_failure(log, self.max_skill_tokens) if log is not None else None
         reasons += [too_big] if too_big else []
         return reasons + gate_failures(doc, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
@@ -82,6 +83,15 @@ def _triggers_measured(doc: dict[str, Any]) -> bool:
     return int(block.get("trials", 0)) > int(block.get("errors", 0))
 
 
+def _run(doc: dict[str, Any]) -> RunLog | None:
+    """The run of a results document for the reporters' gate rules; None for a document written
+    by hand that is no run's (until the gates read ``RunLog`` themselves)."""
+    try:
+        return RunLog.from_json(doc)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def gate_failures(doc: dict, fail_on: Sequence[str], min_delta: float | None,
                   *, gate_on: str = "point", min_trigger_recall: float | None = None,
                   max_false_trigger_rate: float | None = None) -> list[str]:
@@ -93,9 +103,9 @@ def gate_failures(doc: dict, fail_on: Sequence[str], min_delta: float | None,
     from ..reports.trigger_gates import only_triggers, trigger_gate_failures
 
     skill = doc["suite"]["skill"]
-    log = RunLog.from_json(doc)
-    reasons = trigger_gate_failures(log, min_trigger_recall, max_false_trigger_rate)
-    if only_triggers(log):
+    log = _run(doc)
+    reasons = [] if log is None else trigger_gate_failures(log, min_trigger_recall, max_false_trigger_rate)
+    if log is not None and only_triggers(log):
         return reasons  # no graded case: the verdict and the lift gates have nothing to judge
     if doc["verdict"] in fail_on:
         reasons.append(f"{skill}: verdict is {doc['verdict']}")
