@@ -88,3 +88,14 @@ def test_a_run_in_memory_reports_as_its_document_does(tmp_path: Path):
     again = RunLog.from_json(log.to_json())
     assert render_table(log, verbose=True) == render_table(again, verbose=True)
     assert render_junit([log]) == render_junit([again])
+
+
+def test_the_junit_reporter_by_name_writes_what_the_flag_writes(tmp_path: Path):
+    """``--reporter junit=PATH`` hands the runs to the same renderer as ``--junit PATH``."""
+    root = Path(__file__).resolve().parents[1]
+    flag, named = tmp_path / "flag.xml", tmp_path / "named.xml"
+    assert main(["run", str(root / "examples" / "changelog-entry"), "--adapter", "mock", "--no-cache",
+                 "--no-history", "--quiet", "--output", str(tmp_path / "r.json"), "--junit", str(flag),
+                 "--reporter", f"junit={named}"]) in (0, 1)
+    assert named.read_text(encoding="utf-8") == flag.read_text(encoding="utf-8")
+    assert 'name="trigger: ' in flag.read_text(encoding="utf-8")
