@@ -14,10 +14,12 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.runlog import RunLog
 from ..suite.model import Suite
+
+if TYPE_CHECKING:  # a type only: listing the formats loads no run types
+    from ..core.runlog import RunLog
 
 Loader = Callable[[Path], Suite]
 # A grader function: (its spec from Case.graders, the arm's GradingInput) -> GraderResult.
@@ -31,7 +33,7 @@ Inline = Callable[[object, int], str]
 # for whatever a model or a suite wrote; "" when it has nothing to say.
 MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]], Inline], str]
 # Terminal lines for one run; [] when it has nothing to say.
-TerminalSection = Callable[[RunLog], list[str]]
+TerminalSection = Callable[["RunLog"], list[str]]
 
 
 def lazy(target: str) -> Callable[..., Any]:
