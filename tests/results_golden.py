@@ -1,5 +1,5 @@
-"""The example runs whose results documents, markdown reports and JUnit files are pinned in
-``tests/golden/results/``.
+"""The example runs whose results documents, markdown reports, JUnit files and terminal tables are
+pinned in ``tests/golden/results/``.
 
 Regenerate after an intended change to what a run writes: ``python -m tests.results_golden`` from the
 repository root. What varies from run to run or machine to machine is masked: timings and
@@ -68,6 +68,8 @@ _TEXT_VARYING = (
     (re.compile(r"\| duration \| [^|]* \| [^|]* \|"), "| duration | <varies> | <varies> |"),
     (re.compile(r"skillab \d+\.\d+\.\d+\S*"), "skillab <version>"),
     (re.compile(r"sandbox `[^`]*`"), "sandbox `<varies>`"),
+    # The terminal table's wall time and the sandbox this machine offers.
+    (re.compile(r"[0-9.]+s wall · sandbox: .*"), "<varies>s wall · sandbox: <varies>"),
 )
 
 
@@ -91,9 +93,19 @@ def run_example(name: str, output: Path) -> dict:
 
 
 def rendered(output: Path) -> dict[str, str]:
-    """The masked reports a pinned run wrote beside ``output``, by golden file suffix."""
-    return {suffix: mask_text(output.with_suffix(suffix).read_text(encoding="utf-8"))
-            for suffix in (".md", ".xml")}
+    """The masked reports a pinned run wrote beside ``output``, by golden file suffix, and its
+    terminal table (``.txt``)."""
+    reports = {suffix: mask_text(output.with_suffix(suffix).read_text(encoding="utf-8"))
+               for suffix in (".md", ".xml")}
+    reports[".txt"] = mask_text(terminal_table(output)) + "\n"
+    return reports
+
+
+def terminal_table(output: Path) -> str:
+    from skillab.core.runlog import RunLog
+    from skillab.reports.terminal import render_table
+
+    return render_table(RunLog.from_json(json.loads(output.read_text(encoding="utf-8"))))
 
 
 def main() -> int:
@@ -112,7 +124,7 @@ def main() -> int:
             (GOLDEN / f"{name}.json").write_text(text, encoding="utf-8")
             for suffix, report in rendered(Path(scratch) / f"{name}.json").items():
                 (GOLDEN / f"{name}{suffix}").write_text(report, encoding="utf-8")
-            print(f"wrote {GOLDEN / name}.json, .md and .xml")
+            print(f"wrote {GOLDEN / name}.json, .md, .xml and .txt")
     return 0
 
 

@@ -118,3 +118,18 @@ def test_diff_says_which_side_is_a_partial_run(tmp_path, capsys):
     assert main(["diff", str(tmp_path / "partial.json"), str(tmp_path / "whole.json")]) == 0
     assert (f"skillab: A {tmp_path / 'partial.json'}: demo-skill is a partial run (interrupted: {finished} of "
             f"{len(NAMES)} cases); its missing cases are not compared") in capsys.readouterr().err
+
+
+def test_diff_refuses_a_document_whose_fields_do_not_fit_naming_it(tmp_path, capsys):
+    """The runs are read as typed logs: a count written as text is refused, naming the file and
+    the field, under --json too (it used to be compared as if it were fine)."""
+    before = run_with(tmp_path, {"c0"}, "a.json")
+    doc = json.loads(before.read_text())
+    doc["cases"][0]["with_skill"]["turns"] = "many"
+    doc["statistics"]["n_cases"] = "eight"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["diff", str(before), str(edited), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert f"{edited}: not a skillab results document" in err and "n_cases" in err

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
 from skillab.reports.markdown import render_markdown
 from skillab.reports.terminal import render_table
 
@@ -57,7 +58,7 @@ def test_verbose_shows_the_failing_arm_of_a_rescued_case(tmp_path, capsys):
     main(["run", str(skill), "--adapter", "mock", "--no-cache", "--no-history", "--quiet",
           "--output", str(tmp_path / "r.json")])
     doc = json.loads((tmp_path / "r.json").read_text())
-    table = render_table(doc, verbose=True)
+    table = render_table(RunLog.from_json(doc), verbose=True)
     assert "rescued: flip_to_pass" in table
     assert "without skill:" in table and "validator 'mentions SKILLED'" in table
 

@@ -280,6 +280,7 @@ def test_to_dict_is_json_ready():
 
 def test_an_error_dominated_run_prints_no_statistic_in_any_report(tmp_path, capsys):
     """10 of 30 cases errored: the spec nulls delta_pts, and no report may claim a finding."""
+    from skillab.core.runlog import RunLog
     from skillab.reports.markdown import render_markdown
     from skillab.reports.terminal import render_table
 
@@ -300,7 +301,7 @@ def test_an_error_dominated_run_prints_no_statistic_in_any_report(tmp_path, caps
     assert doc["error_dominated"] and doc["pass_rate"]["delta_pts"] is None
     stats = doc["statistics"]
     assert stats["summary"] is None and stats["ci95"] is None and stats["p_value"] is None
-    for text in (render_table(doc), render_markdown([doc])):
+    for text in (render_table(RunLog.from_json(doc)), render_markdown([doc])):
         for claim in ("beyond noise", "cannot be told", "evidence", "95% CI +", "would detect",
                       "Rescued by the skill"):
             assert claim not in text
@@ -336,7 +337,7 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     assert "the lift is withheld" in report
     assert pooled_delta_pts([doc]) is None
     # The terminal keeps the raw difference, and says it is not claimed as a lift.
-    [line] = [line for line in render_table(doc).splitlines() if "delta" in line and "with " in line]
+    [line] = [line for line in render_table(RunLog.from_json(doc)).splitlines() if "delta" in line and "with " in line]
     assert "(withheld as a lift)" in line
     for gate_on in ("point", "lower-bound"):
         reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(RunLog.from_json(doc))

@@ -77,7 +77,8 @@ def test_curtail_stops_a_clear_lift_and_says_what_it_saved(tmp_path):
     from skillab.reports.html import render_html
     from skillab.reports.junit import render_junit
 
-    assert text in render_html([RunLog.from_json(doc)]) and text in render_junit([doc])
+    log = RunLog.from_json(doc)
+    assert text in render_html([log]) and text in render_junit([log])
     # The same seed gives the same order.
     again = run_suite(tmp_path / "again", "--stop-early", "curtail", "--stop-seed", "7")
     assert again["stop_early"]["order"] == block["order"]

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
 from skillab.errors import SuiteError
 from skillab.reports.junit import render_junit
 from skillab.scoring.trigger import (
@@ -200,7 +201,7 @@ def test_the_quickstart_example_reports_its_trigger_table(capsys):
     # The transcript of each trial is the evidence: the mock's Skill call is in it.
     transcript = Path("traj/changelog-entry/trigger.semver-question.run1.candidate.txt").read_text()
     assert "Skill" in transcript and "changelog-entry" in transcript
-    junit = render_junit([doc])
+    junit = render_junit([RunLog.from_json(doc)])
     assert 'name="trigger: semver-question"' in junit and "false_trigger: the skill should be left alone" in junit
     markdown = Path("r.md").read_text()
     assert "#### Triggers" in markdown and "❌ false trigger" in markdown and "semver" in markdown

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.runlog import RunLog
 from ..errors import EXIT_OK, UsageError
 from ..reports.terminal import render_table
 from .run import check_destinations, write_reports
-from .saved_results import load_results
+from .saved_results import finished_logs, load_results
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -21,10 +20,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.results}: only the checkpoint journal of an unfinished run is there (the run "
                          "was killed, or had no room to write its results); the journal keeps the finished "
                          f"arms: `skillab run ... --resume {args.results}` finishes the run and writes the document")
-    try:
-        logs = [RunLog.from_json(doc) for doc in documents]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{args.results}: not a results document this skillab reads ({exc})") from None
-    print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
+    logs = finished_logs(args.results, documents)
+    print("\n\n".join(render_table(log, verbose=args.verbose) for log in logs))
     write_reports(args, logs)
     return EXIT_OK

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
@@ -236,7 +237,7 @@ def _report(args: argparse.Namespace, session, logs: list[RunLog], results, conf
     if args.json:
         print(json.dumps(results(documents), indent=2, ensure_ascii=False))
     else:
-        print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
+        print("\n\n".join(render_table(RunLog.from_json(doc), verbose=args.verbose) for doc in documents))
         if len(configs) > 1:
             from ..reports.portability import render_terminal
 

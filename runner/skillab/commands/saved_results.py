@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.runlog import RunLog
 from ..errors import UsageError
 from .console import say
 
@@ -36,3 +37,12 @@ def load_results(path: Path) -> list[dict]:
         say(f"{journal}: skipped {len(skipped)} line(s) that are not journal entries (line {lines}); "
             "their arms run again")
     return documents
+
+
+def finished_logs(path: Path, documents: list[dict]) -> list[RunLog]:
+    """The runs of a results file's finished documents; a usage error naming the field that
+    does not fit when one is not a results document."""
+    try:
+        return [RunLog.from_json(doc) for doc in documents]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{path}: not a skillab results document ({exc})") from None

@@ -14,9 +14,12 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..suite.model import Suite
+
+if TYPE_CHECKING:  # a type only: listing the formats loads no run types
+    from ..core.runlog import RunLog
 
 Loader = Callable[[Path], Suite]
 # A grader function: (its spec from Case.graders, the arm's GradingInput) -> GraderResult.
@@ -29,8 +32,8 @@ Inline = Callable[[object, int], str]
 # A markdown section over (display name, results document) pairs, given the report's escaping
 # for whatever a model or a suite wrote; "" when it has nothing to say.
 MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]], Inline], str]
-# Terminal lines for one results document; [] when it has nothing to say.
-TerminalSection = Callable[[dict[str, Any]], list[str]]
+# Terminal lines for one run; [] when it has nothing to say.
+TerminalSection = Callable[["RunLog"], list[str]]
 
 
 def lazy(target: str) -> Callable[..., Any]:

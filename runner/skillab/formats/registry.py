@@ -11,12 +11,15 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import plugins
 from ..errors import SuiteError, SuiteIssue, UsageError
 from ..suite.model import Suite
 from .base import Loader, SuiteFormat, lazy, recognises
+
+if TYPE_CHECKING:  # a type only: `validate` loads no run types
+    from ..core.runlog import RunLog
 
 
 class _Builtin:
@@ -109,6 +112,19 @@ class FormatRegistry:
         except KeyError:
             known = ", ".join(self.names()) or "none"
             raise UsageError(f"unknown suite format {name!r} — known formats: {known}") from None
+
+    def of_logs(self, logs: Sequence[RunLog]) -> tuple[SuiteFormat, ...]:
+        """The formats that wrote these runs (``suite.format``), in order of first appearance: a
+        report asks them alone for their sections, loading no other format."""
+        found: dict[str, SuiteFormat] = {}
+        for log in logs:
+            name = log.settings.suite.format
+            if name not in found:
+                try:
+                    found[name] = self.get(name)
+                except UsageError:  # a plugin format no longer installed: nothing of its own
+                    continue
+        return tuple(found.values())
 
     def of_documents(self, documents: Sequence[dict[str, Any]]) -> tuple[SuiteFormat, ...]:
         """The formats that wrote these results documents (``suite.format``), in order of first

@@ -1,11 +1,14 @@
-"""Why an arm failed, as plain facts read from a results document: its error, the validators
-that failed (label and output tail), the expectations the judge found unmet (with its reason),
-and the format graders that failed. The terminal and HTML reports render these."""
+"""Why an arm failed, as plain facts read from its record: its error, the validators that failed
+(label and output tail), the expectations the judge found unmet (with its reason), and the
+format graders that failed. The terminal and JUnit reports render these."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
+from ..core.records import ArmRecord, CaseRecord
+from ..core.runlog import RunLog
 
 FAILED_OUTCOMES = ("flip_to_fail", "fail_kept", "error")
 ARMS = ("with_skill", "without_skill", "original")
@@ -20,40 +23,56 @@ class Finding:
     output: str = ""
 
 
-def arm_findings(arm: dict[str, Any]) -> list[Finding]:
+@dataclass(frozen=True)
+class FailedChecks:
+    """The checks of one arm that gave no pass: each is either failed or errored (no verdict)."""
+
+    validators: tuple[ValidatorResult, ...]
+    expectations: tuple[ExpectationResult, ...]
+    graders: tuple[GraderResult, ...]
+
+
+def failed_checks(arm: ArmRecord) -> FailedChecks:
+    """The rule every report shares: a check counts against the arm unless it passed with a verdict."""
+    return FailedChecks(
+        tuple(v for v in arm.validator_results if not v.passed or v.errored),
+        tuple(e for e in arm.expectation_results if not e.passed or e.errored),
+        # The seed formats' own graders (contains, pytest, rubric, dimensions, verifier).
+        tuple(g for g in arm.graders if not g.passed or g.errored),
+    )
+
+
+def judge_reason(result: ExpectationResult) -> str:
+    """The judge's reason as the results document words it (an empty one is said to be empty)."""
+    return result.reason or "(no reason given)"
+
+
+def arm_findings(arm: ArmRecord) -> list[Finding]:
     """What went wrong in one arm (empty when it passed)."""
-    if arm.get("passed") and not arm.get("errored"):
+    if arm.passed and not arm.errored:
         return []
     found: list[Finding] = []
-    if arm.get("error"):
-        found.append(Finding("error", "error", str(arm["error"])))
-    for v in arm.get("validator_results", []):
-        if v.get("passed") and not v.get("errored"):
-            continue
-        got = ("no verdict (errored)" if v.get("errored")
-               else f"exit {v.get('exit_code')}, expected {v.get('expect_exit_code', 0)}")
-        output = "\n".join(part for part in (v.get("stdout", ""), v.get("stderr", "")) if part.strip())
-        found.append(Finding("validator", str(v.get("label", "")), got, output))
-    for e in arm.get("expectation_results", []):
-        if e.get("passed") and not e.get("errored"):
-            continue
-        state = "judge errored" if e.get("errored") else "not met"
-        found.append(Finding("expectation", str(e.get("expectation", "")),
-                             f"{state}: {e.get('reason', '')}"))
-    for g in (arm.get("extra") or {}).get("graders", []):
-        if g.get("passed") and not g.get("errored"):
-            continue
-        state = "no verdict (errored)" if g.get("errored") else "failed"
-        found.append(Finding("grader", str(g.get("label", "")), f"{state}: {g.get('reason', '')}",
-                             str(g.get("output") or "")))
+    if arm.error:
+        found.append(Finding("error", "error", arm.error))
+    checks = failed_checks(arm)
+    for v in checks.validators:
+        got = "no verdict (errored)" if v.errored else f"exit {v.exit_code}, expected {v.expect_exit_code}"
+        output = "\n".join(part for part in (v.stdout, v.stderr) if part.strip())
+        found.append(Finding("validator", v.label, got, output))
+    for e in checks.expectations:
+        state = "judge errored" if e.errored else "not met"
+        found.append(Finding("expectation", e.expectation, f"{state}: {judge_reason(e)}"))
+    for g in checks.graders:
+        state = "no verdict (errored)" if g.errored else "failed"
+        found.append(Finding("grader", g.label, f"{state}: {g.reason}", g.output))
     if not found:
         found.append(Finding("error", "failed", "no check passed and none said why"))
     return found
 
 
-def failed_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def failed_records(log: RunLog) -> list[CaseRecord]:
     """The (case, run) records a reader must look at: the skill's arm failed or something errored."""
-    return [r for r in doc.get("cases", []) if r.get("outcome") in FAILED_OUTCOMES]
+    return [r for r in log.records if r.outcome in FAILED_OUTCOMES]
 
 
 def tail(text: str, lines: int, width: int = 160) -> list[str]:

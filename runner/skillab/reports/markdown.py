@@ -15,6 +15,9 @@ from dataclasses import replace
 from typing import Any
 
 from .. import __version__
+from ..core.run_info import JudgeConsistency
+from ..core.runlog import RunLog
+from ..core.wire import from_wire
 from ..scoring.statistics import pooled_statistics
 from . import escape
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
@@ -49,9 +52,32 @@ _TRIM_NOTE_RESERVE = 400
 # -- verdicts over several suites ----------------------------------------------------------------
 
 
+def _log(doc: dict[str, Any]) -> RunLog | None:
+    """The run of a results document; None for the row of a suite that could not run, or a
+    document written by hand that is no run's (until this report reads ``RunLog`` itself)."""
+    try:
+        return RunLog.from_json(doc)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _interruption(doc: dict[str, Any]) -> str | None:
+    log = _log(doc)
+    if log is not None:
+        return interruption(log)
+    # A hand-written document is no run: its headline from its own keys.
+    return (f"interrupted: {doc.get('total_cases', 0)} of {doc.get('planned_cases', '?')} cases"
+            if doc.get("interrupted") else None)
+
+
+def _only_triggers(doc: dict[str, Any]) -> bool:
+    log = _log(doc)
+    return log is not None and only_triggers(log)
+
+
 def overall_verdict(documents: Sequence[dict[str, Any]]) -> str | None:
     """The most severe suite verdict (error > fail > mixed > pass); None without documents."""
-    verdicts = [str(doc.get("verdict", "error")) for doc in documents if not only_triggers(doc)]
+    verdicts = [str(doc.get("verdict", "error")) for doc in documents if not _only_triggers(doc)]
     if not verdicts:
         return None
     return max(verdicts, key=lambda v: VERDICT_SEVERITY.get(v, 3))
@@ -93,20 +119,21 @@ def render_markdown(
     """
     everything = [SuiteView.from_document(i, doc) for i, doc in enumerate(documents)]
     # Suites of trigger queries only have no A/B part: they appear in the trigger section.
-    graded = [doc for doc in documents if not only_triggers(doc)]
-    suites = [view for view, doc in zip(everything, documents) if not only_triggers(doc)]
+    graded = [doc for doc in documents if not _only_triggers(doc)]
+    suites = [view for view, doc in zip(everything, documents) if not _only_triggers(doc)]
+    logs = [log for log in map(_log, documents) if log is not None]
     if is_portability_run(documents):
         # The same suite under several agents: each row names its agent.
         suites = [replace(s, name=f"{s.name} · {s.adapter}") for s in suites]
     head = "\n\n".join(
         part
         for part in (
-            _headline(suites, graded) if suites or not documents else trigger_headline(documents),
+            _headline(suites, graded) if suites or not documents else trigger_headline(logs),
             _notes(checks),
             versus_original(suites),
             _flips(suites),
             _table(suites),
-            trigger_section(documents),
+            trigger_section(logs),
             _portability(documents),
             _rate_notes(suites),
             _statistics(suites),
@@ -149,12 +176,12 @@ def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> s
         scope += " · ⚠️ unsandboxed: suite commands and the agent ran without a sandbox"
     if any((doc.get("models") or {}).get("judge_same_family") for doc in documents):
         scope += " · ⚠️ judged by a model of the agent's family"
-    stopped = [text for text in map(interruption, documents) if text]
+    stopped = [text for text in map(_interruption, documents) if text]
     if stopped:
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
-    early = [text for text in map(early_stop, documents) if text]
+    early = [text for text in map(early_stop, filter(None, map(_log, documents))) if text]
     if early:
         line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)
     return line + (f"\n\n{counts}" if len(suites) > 1 else "")
@@ -293,7 +320,7 @@ def _disclosures(suites: list[SuiteView]) -> str:
         if check.get("lift_withheld"):
             flags.append(f"**{below_floor(check)}: the lift is withheld**")
         elif check.get("sampled") and check.get("agreement") is None:
-            flags.append(f"**{consistency_unmeasured(check)}**")
+            flags.append(f"**{consistency_unmeasured(from_wire(JudgeConsistency, check, 'judge_consistency'))}**")
         elif check.get("agreement") is not None:
             counts.append(f"judge {agreed_on(check)}{agreement_interval(check).replace(', 95% CI', ' (95% CI', 1)}"
                           f"{')' if check.get('ci95') else ''}")
@@ -314,7 +341,8 @@ def _context(documents: Sequence[dict[str, Any]]) -> str:
     """What each skill costs in context, and its change against the original (a PR's base)."""
     lines = []
     for doc in documents:
-        text = context_text(doc.get("context_budget"))
+        log = _log(doc)
+        text = context_text(log.settings.context_budget) if log is not None else None
         if text:
             prefix = f"{escape.inline(doc['suite']['skill'], 80)}: " if len(documents) > 1 else ""
             lines.append(f"- {prefix}{escape.inline(text, 400)}")

@@ -34,6 +34,21 @@ class DocumentReporter:
         render(logs if self.reads_logs else [log.to_json() for log in logs], path)
 
 
+@dataclass(frozen=True)
+class LogReporter:
+    """A built-in report: one file rendered from the runs by ``render`` (``"module:function"``
+    taking the logs and the path)."""
+
+    description: str
+    render: str
+
+    def write(self, logs: Sequence[RunLog], path: Path | None) -> None:
+        if path is None:
+            raise UsageError(f"the {self.description} needs a path: --reporter NAME=PATH")
+        module, _, function = self.render.partition(":")
+        getattr(importlib.import_module(module), function)(logs, path)
+
+
 def _write_markdown(documents: list[dict[str, Any]], path: Path) -> None:
     from .markdown import render_markdown
 
@@ -41,9 +56,9 @@ def _write_markdown(documents: list[dict[str, Any]], path: Path) -> None:
     path.write_text(render_markdown(documents), encoding="utf-8")
 
 
-JUNIT = DocumentReporter("JUnit XML", "skillab.reports.junit:write_junit", reads_logs=False)
+JUNIT = LogReporter("JUnit XML", "skillab.reports.junit:write_junit")
 MARKDOWN = DocumentReporter("markdown report", "skillab.reports.reporters:_write_markdown", reads_logs=False)
-HTML = DocumentReporter("HTML report", "skillab.reports.html:write_html")
+HTML = LogReporter("HTML report", "skillab.reports.html:write_html")
 
 
 def reporter(name: str) -> Reporter:

@@ -3,35 +3,28 @@ point estimates of a suite's ``triggers`` block; a suite without trigger queries
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..core.runlog import RunLog
 
 
-def only_triggers(run: RunLog | dict[str, Any]) -> bool:
-    """A suite whose only cases are trigger queries: it has no A/B verdict to gate on. (The
-    results document's dict is read too until every caller reads ``RunLog``.)"""
-    if isinstance(run, RunLog):
-        return not run.records and not run.summary.aggregate.total_cases and run.settings.triggers is not None
-    return not run.get("cases") and not run.get("total_cases") and bool(run.get("triggers"))
+def only_triggers(log: RunLog) -> bool:
+    """A suite whose only cases are trigger queries: it has no A/B verdict to gate on."""
+    return not log.records and not log.summary.aggregate.total_cases and log.settings.triggers is not None
 
 
-def trigger_gate_failures(doc: dict[str, Any], min_recall: float | None,
-                          max_false_rate: float | None) -> list[str]:
-    block = doc.get("triggers")
-    if not block or (min_recall is None and max_false_rate is None):
+def trigger_gate_failures(log: RunLog, min_recall: float | None, max_false_rate: float | None) -> list[str]:
+    block = log.settings.triggers
+    if block is None:
         return []
-    skill = doc["suite"]["skill"]
-    metrics = block["metrics"]
+    skill = log.settings.suite.skill
     reasons = []
-    recall = metrics["recall"]["value"]
-    if min_recall is not None and block["query_count"]["should_trigger"]:
+    recall = block.metrics.recall.value
+    if min_recall is not None and block.query_count.should_trigger:
         if recall is None:
             reasons.append(f"{skill}: no trigger recall was measured (minimum {min_recall:.2f})")
         elif recall < min_recall:
             reasons.append(f"{skill}: trigger recall {recall:.2f} is below the minimum {min_recall:.2f}")
-    false_rate = metrics["false_trigger_rate"]["value"]
-    if max_false_rate is not None and block["query_count"]["should_not_trigger"]:
+    false_rate = block.metrics.false_trigger_rate.value
+    if max_false_rate is not None and block.query_count.should_not_trigger:
         if false_rate is None:
             reasons.append(f"{skill}: no false-trigger rate was measured (maximum {max_false_rate:.2f})")
         elif false_rate > max_false_rate:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..core.records import ArmRecord, CaseRecord
 from .inference import sign_flip_p
 
 
@@ -49,16 +51,17 @@ class SuiteDiff:
         return {**asdict(self), "delta_pts": self.delta_pts}
 
 
-def compare_documents(before: list[dict[str, Any]], after: list[dict[str, Any]], *, arm: str,
-                      alpha: float) -> tuple[list[SuiteDiff], list[str], list[str]]:
-    """Per suite present in both (matched by skill name); and the suites only in one side."""
-    a = {d["suite"]["skill"]: d for d in before}
-    b = {d["suite"]["skill"]: d for d in after}
-    diffs = [_suite_diff(name, a[name], b[name], arm, alpha) for name in a if name in b]
-    return diffs, [n for n in a if n not in b], [n for n in b if n not in a]
+Records = Sequence[CaseRecord]
 
 
-def _suite_diff(name: str, before: dict[str, Any], after: dict[str, Any], arm: str, alpha: float) -> SuiteDiff:
+def compare_runs(before: Mapping[str, Records], after: Mapping[str, Records], *, arm: str,
+                 alpha: float) -> tuple[list[SuiteDiff], list[str], list[str]]:
+    """Per suite present in both (each run's records by skill name); and the suites only in one side."""
+    diffs = [_suite_diff(name, before[name], after[name], arm, alpha) for name in before if name in after]
+    return diffs, [n for n in before if n not in after], [n for n in after if n not in before]
+
+
+def _suite_diff(name: str, before: Records, after: Records, arm: str, alpha: float) -> SuiteDiff:
     counts_a, errors_a = _case_counts(before, arm)
     counts_b, errors_b = _case_counts(after, arm)
     rates_a = {case: passes / max(1, n) for case, (passes, n) in counts_a.items()}
@@ -91,15 +94,15 @@ def _suite_diff(name: str, before: dict[str, Any], after: dict[str, Any], arm: s
     return diff
 
 
-def _case_counts(doc: dict[str, Any], arm: str) -> tuple[dict[str, tuple[int, int]], set[str]]:
+def _case_counts(records: Records, arm: str) -> tuple[dict[str, tuple[int, int]], set[str]]:
     """Each case's (passes, unerrored runs) for ``arm``; the cases with no unerrored run."""
     passes: dict[str, list[bool]] = defaultdict(list)
     seen: dict[str, None] = {}
-    for record in doc.get("cases", []):
-        seen.setdefault(record["case_name"])
-        data = record.get(arm)
-        if data and not data.get("errored"):
-            passes[record["case_name"]].append(bool(data.get("passed")))
+    for record in records:
+        seen.setdefault(record.case_name)
+        data: ArmRecord | None = getattr(record, arm)
+        if data is not None and not data.errored:
+            passes[record.case_name].append(data.passed)
     counts = {case: (sum(passes[case]), len(passes[case])) for case in seen}
     return counts, {case for case in seen if not passes[case]}
 

@@ -33,8 +33,7 @@ class Gates:
         if self.max_skill_tokens is not None and log.settings.context_budget:
             from ..reports.context_view import skill_tokens_failure
 
-            # The reporter's rule reads the document until it reads the log.
-            too_big = skill_tokens_failure(log.to_json(), self.max_skill_tokens)
+            too_big = skill_tokens_failure(log, self.max_skill_tokens)
             reasons += [too_big] if too_big else []
         return reasons + gate_failures(log, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
@@ -97,10 +96,8 @@ def gate_failures(log: RunLog, fail_on: Sequence[str], min_delta: float | None,
     skill = log.settings.suite.skill
     reasons = []
     if log.settings.triggers:
-        # The reporter's rules read the document until they read the log.
-        doc = log.to_json()
-        reasons += trigger_gate_failures(doc, min_trigger_recall, max_false_trigger_rate)
-        if only_triggers(doc):
+        reasons += trigger_gate_failures(log, min_trigger_recall, max_false_trigger_rate)
+        if only_triggers(log):
             return reasons  # no graded case: the verdict and the lift gates have nothing to judge
     if log.verdict in fail_on:
         reasons.append(f"{skill}: verdict is {log.verdict}")

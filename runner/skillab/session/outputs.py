@@ -57,7 +57,7 @@ def write_outputs(logs: Logs, outputs: Outputs, *, markdown: str | None = None,
         from ..reports.junit import write_junit
 
         with _naming(outputs.junit):
-            write_junit(documents(), outputs.junit)
+            write_junit(logs, outputs.junit)
         announce(f"wrote {outputs.junit} (JUnit XML)")
     if outputs.markdown is not None:
         announce(f"wrote {outputs.markdown} (markdown report)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...core.runlog import RunLog
 from ...core.summary import Criterion
 from ...core.wire import from_wire
 from ..base import Inline
@@ -44,10 +45,10 @@ def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inli
     return "\n\n".join(parts)
 
 
-def terminal_section(doc: dict[str, Any]) -> list[str]:
-    """The criteria of one suite for the terminal table."""
+def terminal_section(log: RunLog) -> list[str]:
+    """The criteria of one suite for the terminal table (the run's summary holds them)."""
     lines: list[str] = []
-    for verdict in _criteria(doc):
+    for verdict in log.summary.criteria or ():
         state = {True: "pass", False: "fail", None: "n/a (an arm was not scored)"}[verdict.passed]
         lines += [
             "",
