@@ -232,9 +232,10 @@ def _report(args: argparse.Namespace, session, documents: list[dict], written: d
     else:
         print("\n\n".join(render_table(doc, verbose=args.verbose) for doc in documents))
         if len(configs) > 1:
+            from ..core.runlog import RunLog
             from ..reports.portability import render_terminal
 
-            print("\n" + render_terminal(documents))
+            print("\n" + render_terminal([RunLog.from_json(doc) for doc in documents]))
     say(f"wrote {args.output} (results document)")
     for directory in session.kept_workspaces:
         say(f"kept the arms' workspaces in {directory}/")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.runlog import RunLog
 from ..suite.model import Suite
 
 Loader = Callable[[Path], Suite]
@@ -26,9 +27,9 @@ Grade = Callable[[Any, Any], Any]
 Layout = Callable[[Path], bool]
 # Markdown text the report escapes: (text, limit) -> safe inline text (``reports.escape.inline``).
 Inline = Callable[[object, int], str]
-# A markdown section over (display name, results document) pairs, given the report's escaping
-# for whatever a model or a suite wrote; "" when it has nothing to say.
-MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]], Inline], str]
+# A markdown section over (display name, run) pairs, given the report's escaping for whatever a
+# model or a suite wrote; "" when it has nothing to say.
+MarkdownSection = Callable[[Sequence[tuple[str, RunLog]], Inline], str]
 # Terminal lines for one results document; [] when it has nothing to say.
 TerminalSection = Callable[[dict[str, Any]], list[str]]
 

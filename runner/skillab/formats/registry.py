@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import plugins
+from ..core.runlog import RunLog
 from ..errors import SuiteError, SuiteIssue, UsageError
 from ..suite.model import Suite
 from .base import Loader, SuiteFormat, lazy, recognises
@@ -109,6 +110,19 @@ class FormatRegistry:
         except KeyError:
             known = ", ".join(self.names()) or "none"
             raise UsageError(f"unknown suite format {name!r} — known formats: {known}") from None
+
+    def of_logs(self, logs: Sequence[RunLog]) -> tuple[SuiteFormat, ...]:
+        """The formats that wrote these runs (``suite.format``), in order of first appearance: a
+        report asks them alone for their sections, loading no other format."""
+        found: dict[str, SuiteFormat] = {}
+        for log in logs:
+            name = log.settings.suite.get("format")
+            if isinstance(name, str) and name not in found:
+                try:
+                    found[name] = self.get(name)
+                except UsageError:  # a plugin format no longer installed: nothing of its own
+                    continue
+        return tuple(found.values())
 
     def of_documents(self, documents: Sequence[dict[str, Any]]) -> tuple[SuiteFormat, ...]:
         """The formats that wrote these results documents (``suite.format``), in order of first

@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.runlog import RunLog
 from ..errors import SkillabError
+from ..reports.markdown_view import FailedSuite
 from .discovery import Selection, SuiteLocation
 
 
@@ -27,15 +29,12 @@ class SuiteOutcome:
         rel = self.location.rel_dir
         return f"{rel} [{self.agent}]" if self.agent else rel
 
-    def report_row(self) -> dict[str, Any] | None:
-        """A row for a suite that failed without a document: verdict ``error``, nothing measured."""
+    def report_row(self) -> FailedSuite | None:
+        """The report's row for a suite that failed without a document: verdict ``error``,
+        nothing measured."""
         if self.document is not None or not self.failure:
             return None
-        rel = self.location.rel_dir
-        return {"suite": {"path": rel, "skill": rel}, "verdict": "error", "total_cases": 0,
-                "cases_aggregated": 0, "errors": 0, "cases": [], "failure": self.failure,
-                "pass_rate": {"with_skill": None, "without_skill": None, "delta_pts": None},
-                **({"adapter": {"name": self.agent}} if self.agent else {})}
+        return FailedSuite(self.location.rel_dir, self.agent)
 
 
 @dataclass
@@ -66,7 +65,11 @@ class ActionRun:
         return [o.document for o in self.outcomes if o.document is not None]
 
     @property
-    def report_rows(self) -> list[dict[str, Any]]:
-        """Every suite's document, then a row for each suite that failed without one."""
-        rows = [o.report_row() for o in self.outcomes]
-        return self.documents + [row for row in rows if row is not None]
+    def logs(self) -> list[RunLog]:
+        """Every suite's run, as the reports read it."""
+        return [RunLog.from_json(document) for document in self.documents]
+
+    @property
+    def failed_rows(self) -> list[FailedSuite]:
+        """A row for each suite that failed without a document, after the suites' own."""
+        return [row for row in (o.report_row() for o in self.outcomes) if row is not None]

@@ -7,13 +7,14 @@ from __future__ import annotations
 from html import escape
 from typing import Any, TypeGuard
 
+from ..core.runlog import RunLog
 from .markdown_view import SuiteView, broken_by_skill
 from .terminal import agreement_interval, consistency_unmeasured
 
 
 def suite_panels(doc: dict[str, Any]) -> list[str]:
     try:
-        view = SuiteView.from_document(0, doc)
+        view = SuiteView.from_log(0, RunLog.from_json(doc))
     except (ValueError, TypeError, KeyError, AttributeError):
         # A hand-edited document whose counts are not numbers: the rest of the page still renders.
         return ["<p class=\"note\">the document's summary fields are not numbers: its panels are left out</p>"]

@@ -1,7 +1,7 @@
 """The markdown report: the PR comment, the job summary and ``skillab run --markdown``.
 
-It reads results documents only (format ``skillab.results/1``), so any run that left one can be
-reported. Order of what a reader sees: the headline verdict, the flips (which cases the skill
+It reads typed runs (``RunLog``: a results document, format ``skillab.results/1``, read back), so
+any run that left one can be reported; a suite that produced none is a ``FailedSuite`` row. Order of what a reader sees: the headline verdict, the flips (which cases the skill
 rescued and which it broke), the per-suite table, the disclosures, then per-case rows and
 collapsed details. To stay under GitHub's comment limit it leaves out case details first, then
 case rows, never the suite table. Everything a model or a suite wrote goes through ``escape``.
@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..core.runlog import RunLog
+
 from .. import __version__
 from ..scoring.statistics import pooled_statistics
 from . import escape
@@ -23,6 +25,7 @@ from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
     VERDICT_ICON,
     VERDICT_SEVERITY,
+    FailedSuite,
     SuiteView,
     broken_by_skill,
     edit_flips,
@@ -31,11 +34,12 @@ from .markdown_view import (
     fmt_pts,
     fmt_rate,
 )
-from .partial import early_stop, interruption
+from .partial import run_early_stop as early_stop
+from .partial import run_interruption as interruption
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
 from .terminal import agreement_interval, consistency_unmeasured
-from .trigger_gates import only_triggers
+from .trigger_gates import run_only_triggers as only_triggers
 from .trigger_report import markdown_headline as trigger_headline
 from .trigger_report import markdown_section as trigger_section
 
@@ -49,23 +53,27 @@ _TRIM_NOTE_RESERVE = 400
 # -- verdicts over several suites ----------------------------------------------------------------
 
 
-def overall_verdict(documents: Sequence[dict[str, Any]]) -> str | None:
-    """The most severe suite verdict (error > fail > mixed > pass); None without documents."""
-    verdicts = [str(doc.get("verdict", "error")) for doc in documents if not only_triggers(doc)]
+def overall_verdict(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> str | None:
+    """The most severe suite verdict (error > fail > mixed > pass; a failed suite is an error);
+    None without suites."""
+    return _most_severe([log.verdict for log in logs if not only_triggers(log)] + ["error" for _ in failed])
+
+
+def _most_severe(verdicts: Sequence[str]) -> str | None:
     if not verdicts:
         return None
     return max(verdicts, key=lambda v: VERDICT_SEVERITY.get(v, 3))
 
 
-def pooled_delta_pts(documents: Sequence[dict[str, Any]]) -> float | None:
+def pooled_delta_pts(logs: Sequence[RunLog]) -> float | None:
     """The lift over every case of every suite that measured one, each case weighing the same."""
-    pooled = pooled_statistics(documents)
+    pooled = pooled_statistics(logs)
     return None if pooled is None else pooled.lift_pts
 
 
-def pooled_scope(documents: Sequence[dict[str, Any]]) -> str:
+def pooled_scope(logs: Sequence[RunLog]) -> str:
     """``pooled +X pts (95% CI a to b)``: the cases of all suites as one sample."""
-    pooled = pooled_statistics(documents)
+    pooled = pooled_statistics(logs)
     if pooled is None or pooled.lift_pts is None:
         return "pooled n/a pts"
     text = f"pooled {fmt_pts(pooled.lift_pts)} pts"
@@ -78,47 +86,52 @@ def pooled_scope(documents: Sequence[dict[str, Any]]) -> str:
 
 
 def render_markdown(
-    documents: list[dict[str, Any]],
+    logs: Sequence[RunLog],
     *,
+    failed: Sequence[FailedSuite] = (),
     run_url: str | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     notes: Sequence[str] = (),
     checks: Sequence[str] = (),
 ) -> str:
-    """The report for ``documents``, at most ``max_chars`` long (counted as GitHub counts).
+    """The report for ``logs`` (then a row for each ``failed`` suite), at most ``max_chars``
+    long (counted as GitHub counts).
 
     ``notes`` are plain sentences about the run as a whole (a skipped suite, a parse error);
     ``checks`` say why the check failed, right under the headline where a reviewer looks
     first. Both are escaped like everything else.
     """
-    everything = [SuiteView.from_document(i, doc) for i, doc in enumerate(documents)]
+    views = [SuiteView.from_log(i, log) for i, log in enumerate(logs)]
+    failed_rows = [SuiteView.failed(len(logs) + i, suite) for i, suite in enumerate(failed)]
     # Suites of trigger queries only have no A/B part: they appear in the trigger section.
-    graded = [doc for doc in documents if not only_triggers(doc)]
-    suites = [view for view, doc in zip(everything, documents) if not only_triggers(doc)]
-    if is_portability_run(documents):
+    graded = [log for log in logs if not only_triggers(log)]
+    suites = [view for view, log in zip(views, logs) if not only_triggers(log)] + failed_rows
+    several_agents = is_portability_run(logs, failed)
+    if several_agents:
         # The same suite under several agents: each row names its agent.
         suites = [replace(s, name=f"{s.name} · {s.adapter}") for s in suites]
     head = "\n\n".join(
         part
         for part in (
-            _headline(suites, graded) if suites or not documents else trigger_headline(documents),
+            _headline(suites, graded, several_agents) if suites or not logs
+            else trigger_headline(logs),
             _notes(checks),
             versus_original(suites),
             _flips(suites),
             _table(suites),
-            trigger_section(documents),
-            _portability(documents),
+            trigger_section(logs),
+            _portability(logs, failed),
             _rate_notes(suites),
             _statistics(suites),
             _format_sections(suites, graded),
             trend_section(suites),
             _disclosures(suites),
-            _context(graded),
+            _context(suites, graded),
             _notes(notes),
         )
         if part
     )
-    foot = _footer(everything, run_url)
+    foot = _footer(views + failed_rows, run_url)
     budget = max_chars - size(head) - size(foot) - _TRIM_NOTE_RESERVE
     cases = cases_section(suites, budget)
     body = "\n\n".join(part for part in (head, cases, foot) if part) + "\n"
@@ -128,36 +141,38 @@ def render_markdown(
     return body
 
 
-def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> str:
+def _headline(suites: list[SuiteView], graded: Sequence[RunLog], several_agents: bool) -> str:
+    """The verdict over every suite shown (a failed suite's row is an error), and its scope."""
     if not suites:
         return "## skillab: no suite ran"
-    verdict = overall_verdict(documents) or "error"
+    verdict = _most_severe([s.verdict for s in suites]) or "error"
     icon = VERDICT_ICON.get(verdict, "⚠️")
-    if len(suites) == 1:
-        withheld = suites[0].lift_withheld and suites[0].delta_pts is not None
-        shown = "lift withheld" if withheld else f"{fmt_pts(suites[0].delta_pts)} pts"
-        scope = f"{escape.inline(suites[0].name, 80)}: {shown}"
-    elif is_portability_run(documents):
-        # Different agents have different baselines; their lifts are not pooled.
-        agents = len({s.adapter for s in suites})
-        scope = f"{len(suites)} suite runs under {agents} agents, lift per agent below"
-    else:
-        scope = f"{len(suites)} suites, {pooled_scope(documents)}"
-    counts = _verdict_counts(suites)
-    scope += _edit_scope(suites)
-    if any((doc.get("isolation") or {}).get("unsandboxed") for doc in documents):
+    scope = _scope(suites, graded, several_agents) + _edit_scope(suites)
+    if any(log.settings.isolation.get("unsandboxed") for log in graded):
         scope += " · ⚠️ unsandboxed: suite commands and the agent ran without a sandbox"
-    if any((doc.get("models") or {}).get("judge_same_family") for doc in documents):
+    if any(log.settings.models.get("judge_same_family") for log in graded):
         scope += " · ⚠️ judged by a model of the agent's family"
-    stopped = [text for text in map(interruption, documents) if text]
+    stopped = [text for text in map(interruption, graded) if text]
     if stopped:
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
-    early = [text for text in map(early_stop, documents) if text]
+    early = [text for text in map(early_stop, graded) if text]
     if early:
         line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)
-    return line + (f"\n\n{counts}" if len(suites) > 1 else "")
+    return line + (f"\n\n{_verdict_counts(suites)}" if len(suites) > 1 else "")
+
+
+def _scope(suites: list[SuiteView], graded: Sequence[RunLog], several_agents: bool) -> str:
+    if len(suites) == 1:
+        withheld = suites[0].lift_withheld and suites[0].delta_pts is not None
+        shown = "lift withheld" if withheld else f"{fmt_pts(suites[0].delta_pts)} pts"
+        return f"{escape.inline(suites[0].name, 80)}: {shown}"
+    if several_agents:
+        # Different agents have different baselines; their lifts are not pooled.
+        agents = len({s.adapter for s in suites})
+        return f"{len(suites)} suite runs under {agents} agents, lift per agent below"
+    return f"{len(suites)} suites, {pooled_scope(graded)}"
 
 
 def _verdict_counts(suites: list[SuiteView]) -> str:
@@ -256,12 +271,12 @@ def _rate_notes(suites: list[SuiteView]) -> str:
     return f"_{' '.join(notes)}_" if notes else ""
 
 
-def _format_sections(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> str:
+def _format_sections(suites: list[SuiteView], graded: Sequence[RunLog]) -> str:
     """What each suite format adds about its own suites (ruby-skill-bench: its criteria)."""
     from ..formats import DEFAULT_REGISTRY
 
-    named = [(s.name, doc) for s, doc in zip(suites, documents)]
-    sections = (fmt.markdown_section(named, escape.inline) for fmt in DEFAULT_REGISTRY.of_documents(documents)
+    named = [(s.name, log) for s, log in zip(suites, graded)]
+    sections = (fmt.markdown_section(named, escape.inline) for fmt in DEFAULT_REGISTRY.of_logs(graded)
                 if fmt.markdown_section)
     return "\n\n".join(section for section in sections if section)
 
@@ -312,13 +327,13 @@ def _disclosures(suites: list[SuiteView]) -> str:
     return ("**Disclosures**\n\n" + "\n".join(lines)) if lines else ""
 
 
-def _context(documents: Sequence[dict[str, Any]]) -> str:
+def _context(suites: list[SuiteView], graded: Sequence[RunLog]) -> str:
     """What each skill costs in context, and its change against the original (a PR's base)."""
     lines = []
-    for doc in documents:
-        text = context_text(doc.get("context_budget"))
+    for log in graded:
+        text = context_text(log.settings.context_budget)
         if text:
-            prefix = f"{escape.inline(doc['suite']['skill'], 80)}: " if len(documents) > 1 else ""
+            prefix = f"{escape.inline(log.settings.suite['skill'], 80)}: " if len(suites) > 1 else ""
             lines.append(f"- {prefix}{escape.inline(text, 400)}")
     return ("**Context budget**\n\n" + "\n".join(lines)) if lines else ""
 

@@ -3,7 +3,7 @@ most important cases first)."""
 
 from __future__ import annotations
 
-from ..core.records import ArmRecord
+from ..core.records import ArmRecord, CaseRecord
 from . import escape
 from .markdown_view import EDIT_LABEL, OUTCOME_LABEL, CaseView, SuiteView, broken_by_skill
 
@@ -25,7 +25,7 @@ def cases_section(suites: list[SuiteView], budget: int) -> str:
     row_text: dict[tuple[int, int], str] = {}
     headers_paid: set[int] = set()
     for case in ordered:
-        text = _case_row(case, suites[case.suite_index])
+        text = _case_row(case.record, suites[case.suite_index])
         cost = size(text) + 1
         if case.suite_index not in headers_paid:
             cost += size(_rows_header(suites[case.suite_index], len(suites) > 1)) + 2
@@ -41,7 +41,7 @@ def cases_section(suites: list[SuiteView], budget: int) -> str:
     shown_details = 0
     if shown_rows == len(ordered):
         for case in ordered:
-            block = _case_details(case, suites[case.suite_index], len(suites) > 1)
+            block = _case_details(case.record, suites[case.suite_index], len(suites) > 1)
             if spent + size(block) + 2 > budget:
                 break
             spent += size(block) + 2
@@ -83,7 +83,7 @@ def _rows_header(suite: SuiteView, named: bool) -> str:
     )
 
 
-def _case_row(case: CaseView, suite: SuiteView) -> str:
+def _case_row(case: CaseRecord, suite: SuiteView) -> str:
     run = f" {case.run_index + 1} |" if suite.runs > 1 else ""
     tokens = f"{case.with_skill.total_tokens:,} / {case.without_skill.total_tokens:,}"
     original = ""
@@ -97,7 +97,7 @@ def _case_row(case: CaseView, suite: SuiteView) -> str:
     )
 
 
-def _outcome_label(case: CaseView, suite: SuiteView) -> str:
+def _outcome_label(case: CaseRecord, suite: SuiteView) -> str:
     """A case is "broken by the skill" only when its drop passed the noise test, as the
     headline says: one case, one label."""
     if case.outcome == "flip_to_fail" and not broken_by_skill(suite, case.case_name):
@@ -105,7 +105,7 @@ def _outcome_label(case: CaseView, suite: SuiteView) -> str:
     return OUTCOME_LABEL.get(case.outcome, case.outcome)
 
 
-def _edit_label(case: CaseView, suite: SuiteView) -> str:
+def _edit_label(case: CaseRecord, suite: SuiteView) -> str:
     """A case is "broken by the edit" only when its drop passed the noise test."""
     regressed = (((suite.comparison or {}).get("statistics") or {}).get("regressed_cases")) or ()
     if case.original_outcome == "flip_to_fail" and case.case_name not in regressed:
@@ -123,7 +123,7 @@ def _arm_state(arm: ArmRecord) -> str:
     return state + (" (cached)" if arm.cached else "")
 
 
-def _case_details(case: CaseView, suite: SuiteView, named: bool) -> str:
+def _case_details(case: CaseRecord, suite: SuiteView, named: bool) -> str:
     run = f" (run {case.run_index + 1})" if suite.runs > 1 else ""
     where = f"{escape.html_text(suite.name, 60)} / " if named else ""
     summary = (

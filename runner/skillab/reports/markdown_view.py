@@ -1,4 +1,4 @@
-"""The view of a results document the markdown report reads, its labels and its number formats."""
+"""The view of a run the markdown report reads, its labels and its number formats."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.records import ArmRecord
+from ..core.records import CaseRecord
+from ..core.runlog import RunLog
 from . import escape
 
 _FLIPS_SHOWN = 25
@@ -33,27 +34,32 @@ EDIT_LABEL = {
 OUTCOME_PRIORITY = {"flip_to_fail": 0, "error": 1, "flip_to_pass": 2, "fail_kept": 3, "pass_kept": 4}
 
 
-# -- the view of a results document the report needs ------------------------------------------
+# -- the view of a run the report needs ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FailedSuite:
+    """A suite that produced no results (it was invalid, or could not run): a row with verdict
+    ``error`` and nothing measured, so its failure is seen beside the other suites."""
+
+    name: str
+    # The agent it was to run under, when several ran (``adapter: a,b``).
+    agent: str | None = None
 
 
 @dataclass(frozen=True)
 class CaseView:
+    """One (case, run) record where the report shows it: its suite and its order there."""
+
     suite_index: int
     order: int
-    case_name: str
-    run_index: int
-    outcome: str
-    error: str | None
-    with_skill: ArmRecord
-    without_skill: ArmRecord
-    # The ``--against`` arm and the candidate-vs-original outcome, when the run had one.
-    original: ArmRecord | None = None
-    original_outcome: str | None = None
+    record: CaseRecord
 
     @property
     def priority(self) -> tuple[int, int, int]:
         # A case the edit broke is read first, like a case the skill broke.
-        rank = 0 if self.original_outcome == "flip_to_fail" else OUTCOME_PRIORITY.get(self.outcome, 5)
+        outcome = self.record.outcome
+        rank = 0 if self.record.original_outcome == "flip_to_fail" else OUTCOME_PRIORITY.get(outcome, 5)
         return rank, self.suite_index, self.order
 
 
@@ -87,14 +93,13 @@ class SuiteView:
     cost_usd: float | None
     warnings: tuple[str, ...] = ()
     cases: tuple[CaseView, ...] = field(default=(), repr=False)
-    # The document's "comparison" (candidate vs original) and "trend" sections, as written.
+    # The run's "comparison" (candidate vs original) and "trend" blocks.
     comparison: dict[str, Any] | None = field(default=None, repr=False)
     trend: dict[str, Any] | None = field(default=None, repr=False)
-    # Attempts per arm (--pass-k).
     # Attempts per arm the rates are over (pass@n: --pass-n when above --pass-k).
     pass_k: int = 1
     # Whether the flips toward failing passed their noise test (``statistics.regression``), and
-    # the cases that did (``statistics.regressed_cases``; None when the document names none).
+    # the cases that did (``statistics.regressed_cases``; None when the run names none).
     regression: bool = False
     regressed_cases: tuple[str, ...] | None = None
     # The statistics withheld the lift (error-dominated, or a judge that disagreed with itself):
@@ -106,69 +111,65 @@ class SuiteView:
     sandbox: str = "?"
 
     @classmethod
-    def from_document(cls, index: int, doc: dict[str, Any]) -> SuiteView:
-        rate = doc.get("pass_rate") or {}
-        stats = doc.get("statistics") or {}
+    def from_log(cls, index: int, log: RunLog) -> SuiteView:
+        settings, summary = log.settings, log.summary
+        aggregate = summary.aggregate
+        rate = aggregate.get("pass_rate") or {}
+        stats = summary.statistics or {}
         ci = stats.get("ci95")
-        total = (doc.get("usage") or {}).get("total") or {}
-        suite = doc.get("suite") or {}
-        models = doc.get("models") or {}
-        cases = tuple(
-            CaseView(
-                suite_index=index,
-                order=order,
-                case_name=str(record.get("case_name", "?")),
-                run_index=int(record.get("run_index", 0)),
-                outcome=str(record.get("outcome", "error")),
-                error=record.get("error"),
-                with_skill=ArmRecord.from_dict(record.get("with_skill") or {"passed": False}),
-                without_skill=ArmRecord.from_dict(record.get("without_skill") or {"passed": False}),
-                original=ArmRecord.from_dict(record["original"]) if record.get("original") else None,
-                original_outcome=record.get("original_outcome"),
-            )
-            for order, record in enumerate(doc.get("cases") or [])
-        )
+        total = summary.usage.get("total") or {}
+        cases = tuple(CaseView(index, order, record) for order, record in enumerate(log.records))
         return cls(
             index=index,
-            name=str(suite.get("skill") or suite.get("path") or f"suite {index + 1}"),
-            path=str(suite.get("path") or ""),
-            verdict=str(doc.get("verdict", "error")),
+            name=str(settings.suite.get("skill") or settings.suite.get("path") or f"suite {index + 1}"),
+            path=str(settings.suite.get("path") or ""),
+            verdict=summary.verdict,
             with_rate=rate.get("with_skill"),
             without_rate=rate.get("without_skill"),
             delta_pts=rate.get("delta_pts"),
             ci95=(float(ci[0]), float(ci[1])) if ci else None,
             p_value=stats.get("p_value", stats.get("mcnemar_p")),
             stats_summary=str(stats.get("summary") or ""),
-            total_cases=int(doc.get("total_cases", len(cases))),
-            cases_aggregated=int(doc.get("cases_aggregated", 0)),
-            errors=int(doc.get("errors", 0)),
-            error_dominated=bool(doc.get("error_dominated", False)),
-            skipped_apples_oranges=int(doc.get("cases_skipped_apples_oranges", 0)),
-            trigger_only=int(doc.get("cases_skipped_trigger_only", 0)),
-            cache_hits=int((doc.get("cache") or {}).get("hits", 0)),
-            contaminated_arms=int(doc.get("contaminated_arms", 0)),
-            interrupted=bool(doc.get("interrupted", False)),
-            runs=int(doc.get("runs", 1)),
-            adapter=str((doc.get("adapter") or {}).get("name") or "?"),
-            agent_model=models.get("agent"),
-            judge_model=models.get("judge"),
-            version=str((doc.get("tool") or {}).get("version") or "?"),
+            total_cases=int(aggregate.get("total_cases", len(cases))),
+            cases_aggregated=int(aggregate.get("cases_aggregated", 0)),
+            errors=int(aggregate.get("errors", 0)),
+            error_dominated=bool(aggregate.get("error_dominated", False)),
+            skipped_apples_oranges=int(aggregate.get("cases_skipped_apples_oranges", 0)),
+            trigger_only=summary.cases_skipped_trigger_only,
+            cache_hits=settings.cache_hits,
+            contaminated_arms=summary.contaminated_arms,
+            interrupted=settings.interrupted,
+            runs=settings.runs,
+            adapter=str(settings.adapter.get("name") or "?"),
+            agent_model=settings.models.get("agent"),
+            judge_model=settings.models.get("judge"),
+            version=settings.tool_version or "?",
             total_tokens=int(total.get("total_tokens", 0)),
             cost_usd=total.get("cost_usd"),
-            warnings=tuple(str(w) for w in doc.get("warnings") or ()),
+            warnings=settings.warnings,
             cases=cases,
-            comparison=doc.get("comparison") or None,
-            trend=doc.get("trend") or None,
+            comparison=summary.comparison or None,
+            trend=settings.trend or None,
             # The rates are over every attempt: pass@n when --pass-n asked for more than k.
-            pass_k=int(doc.get("pass_n") or doc.get("pass_k", 1) or 1),
+            pass_k=settings.pass_n or settings.pass_k or 1,
             regression=bool(stats.get("regression")),
-            lift_withheld=bool(stats.get("withheld")) or bool(doc.get("error_dominated", False)),
+            lift_withheld=bool(stats.get("withheld")) or bool(aggregate.get("error_dominated", False)),
             regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)
                              else None),
-            pass_at_k=doc.get("pass_at_k") or None,
-            judge_consistency=doc.get("judge_consistency") or None,
-            sandbox=_sandbox(doc.get("isolation") or {}),
+            pass_at_k=summary.pass_at_k or None,
+            judge_consistency=settings.judge_consistency or None,
+            sandbox=_sandbox(settings.isolation),
         )
+
+    @classmethod
+    def failed(cls, index: int, suite: FailedSuite) -> SuiteView:
+        """The row of a suite that produced no results: verdict ``error``, nothing measured."""
+        return cls(index=index, name=suite.name or f"suite {index + 1}", path=suite.name, verdict="error", with_rate=None,
+                   without_rate=None, delta_pts=None, ci95=None, p_value=None, stats_summary="",
+                   total_cases=0, cases_aggregated=0, errors=0, error_dominated=False,
+                   skipped_apples_oranges=0, trigger_only=0, cache_hits=0, contaminated_arms=0,
+                   interrupted=False, runs=1, adapter=suite.agent or "?", agent_model=None, judge_model=None,
+                   version="?", total_tokens=0, cost_usd=None)
 
 
 def flip_lines(suites: list[SuiteView], outcome: str, *, key: str = "outcome", named: bool | None = None,
@@ -179,8 +180,9 @@ def flip_lines(suites: list[SuiteView], outcome: str, *, key: str = "outcome", n
     for suite in suites:
         runs: dict[str, int] = OrderedDict()
         for case in suite.cases:
-            if getattr(case, key) == outcome and (keep is None or keep(suite, case.case_name)):
-                runs[case.case_name] = runs.get(case.case_name, 0) + 1
+            name = case.record.case_name
+            if getattr(case.record, key) == outcome and (keep is None or keep(suite, name)):
+                runs[name] = runs.get(name, 0) + 1
         for name, n in runs.items():
             label = escape.inline(name, 80)
             if named:

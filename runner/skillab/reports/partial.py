@@ -8,16 +8,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.runlog import RunLog
+
 
 def interruption(doc: dict[str, Any]) -> str | None:
     """``interrupted: 33 of 120 cases`` for a partial document, the headline every report shows
     in place of a verdict; None for a complete run."""
     if not doc.get("interrupted"):
         return None
-    planned = doc.get("planned_cases")
     finished = int(doc.get("total_cases", len(doc.get("cases", []))))
+    return _interrupted(finished, doc.get("planned_cases"), doc.get("stopped"))
+
+
+def run_interruption(log: RunLog) -> str | None:
+    """``interruption`` of a typed run."""
+    if not log.settings.interrupted:
+        return None
+    return _interrupted(log.summary.aggregate.total_cases, log.settings.planned_cases, log.settings.stopped)
+
+
+def _interrupted(finished: int, planned: int | None, stopped: str | None) -> str:
     text = f"interrupted: {finished} of {planned if planned is not None else '?'} cases"
-    return text + (f" ({doc['stopped']})" if doc.get("stopped") else "")
+    return text + (f" ({stopped})" if stopped else "")
 
 
 def early_stop(doc: dict[str, Any]) -> str | None:
@@ -26,5 +38,16 @@ def early_stop(doc: dict[str, Any]) -> str | None:
     block = doc.get("stop_early") or {}
     if not block.get("stopped") or not block.get("sentence"):
         return None
-    return (f"{block['sentence']}; the case lists and the verdict cover the {block['cases_ran']} "
-            "cases that ran")
+    return _early(block["sentence"], block["cases_ran"])
+
+
+def run_early_stop(log: RunLog) -> str | None:
+    """``early_stop`` of a typed run."""
+    block = log.settings.stop_early
+    if block is None or not block.stopped or not block.sentence:
+        return None
+    return _early(block.sentence, block.cases_ran)
+
+
+def _early(sentence: str, cases_ran: int) -> str:
+    return f"{sentence}; the case lists and the verdict cover the {cases_ran} cases that ran"

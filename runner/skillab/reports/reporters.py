@@ -31,15 +31,30 @@ class DocumentReporter:
         getattr(importlib.import_module(module), function)([log.to_json() for log in logs], path)
 
 
-def _write_markdown(documents: list[dict[str, Any]], path: Path) -> None:
+@dataclass(frozen=True)
+class LogReporter:
+    """A built-in report: one file rendered from the runs by ``render`` (``"module:function"``
+    taking the logs and the path)."""
+
+    description: str
+    render: str
+
+    def write(self, logs: Sequence[RunLog], path: Path | None) -> None:
+        if path is None:
+            raise UsageError(f"the {self.description} needs a path: --reporter NAME=PATH")
+        module, _, function = self.render.partition(":")
+        getattr(importlib.import_module(module), function)(logs, path)
+
+
+def _write_markdown(logs: Sequence[RunLog], path: Path) -> None:
     from .markdown import render_markdown
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_markdown(documents), encoding="utf-8")
+    path.write_text(render_markdown(logs), encoding="utf-8")
 
 
 JUNIT = DocumentReporter("JUnit XML", "skillab.reports.junit:write_junit")
-MARKDOWN = DocumentReporter("markdown report", "skillab.reports.reporters:_write_markdown")
+MARKDOWN = LogReporter("markdown report", "skillab.reports.reporters:_write_markdown")
 HTML = DocumentReporter("HTML report", "skillab.reports.html:write_html")
 
 

@@ -5,10 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.runlog import RunLog
+
 
 def only_triggers(doc: dict[str, Any]) -> bool:
     """A suite whose only cases are trigger queries: it has no A/B verdict to gate on."""
     return not doc.get("cases") and not doc.get("total_cases") and bool(doc.get("triggers"))
+
+
+def run_only_triggers(log: RunLog) -> bool:
+    """``only_triggers`` of a typed run."""
+    return not log.records and not log.summary.aggregate.total_cases and log.settings.triggers is not None
 
 
 def trigger_gate_failures(doc: dict[str, Any], min_recall: float | None,

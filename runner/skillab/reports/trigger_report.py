@@ -6,8 +6,10 @@ metrics with their 95 % intervals; crowd findings; the change against the origin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from ..core.runlog import RunLog
 from .escape import clip, code_span, inline, one_line
 
 METRICS = (("recall", "recall"), ("false_trigger_rate", "false-trigger rate"),
@@ -145,25 +147,24 @@ def change_text(label: str, change: dict[str, Any]) -> str:
 # --- markdown ---------------------------------------------------------------------------------
 
 
-def markdown_headline(docs: list[dict[str, Any]]) -> str:
+def markdown_headline(logs: Sequence[RunLog]) -> str:
     """The report's headline when every suite is a trigger set (no A/B verdict to lead with)."""
     parts = []
-    for doc in docs:
-        metrics = doc["triggers"]["metrics"]
-        parts.append(f"{inline(doc['suite']['skill'], 80)}: recall {_pct_rate(metrics['recall']['value'])}, "
+    for log in logs:
+        metrics = (log.settings.triggers or {})["metrics"]
+        parts.append(f"{inline(log.settings.suite['skill'], 80)}: recall {_pct_rate(metrics['recall']['value'])}, "
                      f"false-trigger rate {_pct_rate(metrics['false_trigger_rate']['value'])}")
     return "## 🎯 skillab: triggers — " + " · ".join(parts)
 
 
-def markdown_section(docs: list[dict[str, Any]]) -> str:
+def markdown_section(logs: Sequence[RunLog]) -> str:
     """The PR comment's trigger table, one block per suite that has trigger queries."""
-    parts = [_markdown_suite(doc) for doc in docs if doc.get("triggers")]
+    parts = [_markdown_suite(log.settings.triggers, log.settings.suite["skill"])
+             for log in logs if log.settings.triggers]
     return "\n\n".join(p for p in parts if p)
 
 
-def _markdown_suite(doc: dict[str, Any]) -> str:
-    block = doc["triggers"]
-    skill = doc["suite"]["skill"]
+def _markdown_suite(block: dict[str, Any], skill: str) -> str:
     out = [f"#### Triggers · {code_span(skill)}", "",
            "| recall | false-trigger rate | precision | F1 |", "|---|---|---|---|",
            "| " + " | ".join(metric_text(block["metrics"][k]) for k, _ in METRICS) + " |", ""]

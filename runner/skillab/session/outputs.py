@@ -29,9 +29,10 @@ def write_outputs(documents: Documents, outputs: Outputs, *, markdown: str | Non
     """Each output ``outputs`` names, announced as written; ``markdown`` is the report's text
     when the caller rendered it (with its own notes), else the plain report of ``documents``."""
     if outputs.markdown is not None:
+        from ..core.runlog import RunLog
         from ..reports.markdown import render_markdown
 
-        text = render_markdown(documents) if markdown is None else markdown
+        text = render_markdown([RunLog.from_json(doc) for doc in documents]) if markdown is None else markdown
         with _naming(outputs.markdown):
             outputs.markdown.parent.mkdir(parents=True, exist_ok=True)
             outputs.markdown.write_text(text, encoding="utf-8")

@@ -6,38 +6,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...core.runlog import RunLog
 from ..base import Inline
 from .dimensions import criteria_verdicts
 
 
-def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inline: Inline) -> str:
-    """The criteria of every suite in the report; ``""`` when no suite has any. ``inline``
-    escapes what a suite or the judge wrote."""
+def markdown_section(named_logs: Sequence[tuple[str, RunLog]], inline: Inline) -> str:
+    """The criteria of every suite in the report (the run's ``criteria`` block); ``""`` when no
+    suite has any. ``inline`` escapes what a suite or the judge wrote."""
     parts = []
-    for name, doc in named_documents:
-        for c in criteria_verdicts(doc.get("cases") or []):
-            state = {True: "✅ pass", False: "❌ fail", None: "⚠️ n/a (an arm was not scored)"}[c.passed]
-            where = f"{inline(name, 60)} / " if len(named_documents) > 1 else ""
+    for name, log in named_logs:
+        for c in log.summary.criteria or ():
+            state = {True: "✅ pass", False: "❌ fail", None: "⚠️ n/a (an arm was not scored)"}[c["passed"]]
+            where = f"{inline(name, 60)} / " if len(named_logs) > 1 else ""
             lines = [
-                f"**Criteria** — {where}{inline(c.case_name, 80)}: with {_num(c.with_total)}/100, "
-                f"without {_num(c.without_total)}/100, Δ {_signed(c.delta)} (passes at with ≥ "
-                f"{c.pass_threshold:g} and Δ ≥ {c.minimum_delta:+g}): {state}",
+                f"**Criteria** — {where}{inline(c['case_name'], 80)}: with {_num(c['with_total'])}/100, "
+                f"without {_num(c['without_total'])}/100, Δ {_signed(c['delta'])} (passes at with ≥ "
+                f"{c['pass_threshold']:g} and Δ ≥ {c['minimum_delta']:+g}): {state}",
                 "",
                 "| Dimension | Without skill | With skill | Δ |",
                 "|---|---:|---:|---:|",
             ]
-            for row in c.rows:
+            for row in c["dimensions"]:
                 lines.append(
-                    f"| {inline(row.name, 60)} | {_num(row.without)}/{row.max_score} | "
-                    f"{_num(row.with_skill)}/{row.max_score} | {_signed(row.delta)} |"
+                    f"| {inline(row['name'], 60)} | {_num(row['without_skill'])}/{row['max_score']} | "
+                    f"{_num(row['with_skill'])}/{row['max_score']} | {_signed(row['delta'])} |"
                 )
-            if c.weak:
+            if c["weak"]:
                 lines += ["", "Weak dimensions (below the pass threshold's share of their maximum):", ""]
-                for weak in c.weak:
-                    arm = "with skill" if weak.arm == "with_skill" else "without skill"
+                for weak in c["weak"]:
+                    arm = "with skill" if weak["arm"] == "with_skill" else "without skill"
                     lines.append(
-                        f"- {arm} · {inline(weak.name, 60)} {weak.score:g}/{weak.max_score}: "
-                        f"{inline(weak.reason, 300)}"
+                        f"- {arm} · {inline(weak['name'], 60)} {weak['score']:g}/{weak['max_score']}: "
+                        f"{inline(weak['reason'], 300)}"
                     )
             parts.append("\n".join(lines))
     return "\n\n".join(parts)
