@@ -37,6 +37,15 @@ _VARYING = {"started_at", "finished_at", "wall_ms", "isolation", "statistics", "
 _PYTEST_TIME = re.compile(r" in \d+\.\d+s\b")
 
 
+def assert_round_trip(doc: dict):
+    """The document is its run log's JSON form, byte for byte (key order included); the log."""
+    from skillab.core.runlog import RunLog
+
+    log = RunLog.from_json(doc)
+    assert json.dumps(log.to_json(), indent=2) == json.dumps(doc, indent=2)
+    return log
+
+
 def mask(value, key: str = ""):
     """The document with what varies between runs and machines replaced by a placeholder."""
     if isinstance(value, dict):

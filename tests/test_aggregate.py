@@ -11,9 +11,10 @@ from skillevaluation import aggregation as reference
 from skillevaluation.outcomes import compute_verdict as reference_verdict
 
 from skillab.core.records import OUTCOMES, ArmRecord, CaseRecord
+from skillab.core.summary import Aggregate
 from skillab.core.usage import Usage
+from skillab.core.wire import from_wire, to_wire
 from skillab.scoring import (
-    RunAggregate,
     aggregate,
     classify_outcome,
     compute_verdict,
@@ -75,9 +76,9 @@ def test_runs_are_means_over_records_and_gating_uses_both_passed():
         record("b", arm(False, tokens=50, turns=1), arm(False, tokens=50, turns=1)),
     ]
     agg = aggregate(records)
-    assert agg.pass_rate.to_dict() == {"with_skill": 0.6667, "without_skill": 0.3333, "delta_pts": 33.33}
-    assert agg.tokens.to_dict() == {"with_skill_avg": 83.33, "without_skill_avg": 283.33, "delta_pct": -70.6}
-    assert agg.tokens_correctness_gated.to_dict() == {
+    assert to_wire(agg.pass_rate) == {"with_skill": 0.6667, "without_skill": 0.3333, "delta_pts": 33.33}
+    assert to_wire(agg.tokens) == {"with_skill_avg": 83.33, "without_skill_avg": 283.33, "delta_pct": -70.6}
+    assert to_wire(agg.tokens_correctness_gated) == {
         "with_skill_avg": 100.0, "without_skill_avg": 300.0, "delta_pct": -66.7,
     }
     assert agg.turns_correctness_gated.delta_pct == -66.7
@@ -116,14 +117,14 @@ def test_absent_arms_count_as_not_passed_with_zero_metrics():
     agg = aggregate([bare])
     assert agg.cases_aggregated == 1
     assert agg.pass_rate.with_skill == 0.0
-    assert agg.tokens.to_dict() == {"with_skill_avg": 0.0, "without_skill_avg": 0.0, "delta_pct": None}
+    assert to_wire(agg.tokens) == {"with_skill_avg": 0.0, "without_skill_avg": 0.0, "delta_pct": None}
 
 
-def test_to_dict_round_trips_through_json():
+def test_the_aggregate_round_trips_through_json():
     records = [record("a", arm(True, tokens=10, duration_ms=1200), arm(False, tokens=20, duration_ms=900))]
-    data = json.loads(json.dumps(aggregate(records).to_dict()))
-    assert RunAggregate.from_dict(data) == aggregate(records)
-    assert RunAggregate.from_dict(aggregate([]).to_dict()).to_dict() == aggregate([]).to_dict()
+    data = json.loads(json.dumps(to_wire(aggregate(records))))
+    assert from_wire(Aggregate, data) == aggregate(records)
+    assert to_wire(from_wire(Aggregate, to_wire(aggregate([])))) == to_wire(aggregate([]))
 
 
 def _random_suite(rng: random.Random) -> list[dict]:
@@ -169,7 +170,7 @@ def test_aggregate_agrees_with_the_spec_reference_on_random_suites():
             )
             for r in suite
         ])
-        assert ours.to_dict() == theirs.to_dict(), suite
+        assert to_wire(ours) == theirs.to_dict(), suite
 
 
 def test_verdict_agrees_with_the_spec_reference_on_random_outcomes():

@@ -375,7 +375,7 @@ def test_criteria_verdict_needs_the_threshold_and_the_minimum_delta():
     (verdict,) = criteria_verdicts(cases)
     assert verdict.with_total == 75 and verdict.without_total == 68 and verdict.delta == 7
     assert verdict.passed is False  # 75 >= 70, but +7 < +10
-    assert [(r.name, r.delta) for r in verdict.rows][0] == ("correctness", 5)
+    assert [(r.name, r.delta) for r in verdict.dimensions][0] == ("correctness", 5)
     weak = {(w.arm, w.name) for w in verdict.weak}
     assert ("with_skill", "code_quality") in weak and ("without_skill", "documentation") in weak
     assert ("with_skill", "correctness") not in weak
@@ -390,6 +390,6 @@ def test_criteria_verdict_averages_runs_and_is_unknown_when_an_arm_errored():
     ]
     (verdict,) = criteria_verdicts(runs)
     assert verdict.with_total == 85 and verdict.without_total == 55
-    assert verdict.rows[2].with_skill == 15 and verdict.passed is True
+    assert verdict.dimensions[2].with_skill == 15 and verdict.passed is True
     errored = [{"case_name": "c", "with_skill": arm_with(0, [], errored=True), "without_skill": arm_with(50, [20, 10, 10, 5, 5])}]
     assert criteria_verdicts(errored)[0].passed is None

@@ -22,9 +22,9 @@ from skillab.agents.mock import load_mock_responses
 from skillab.cli import main
 from skillab.core.runlog import RunLog
 from skillab.harbor.export import MANIFEST
-from skillab.reports.summary import summarize
+from skillab.scoring.summary import summarize
 
-from .results_golden import ROOT
+from .results_golden import ROOT, assert_round_trip
 
 SQL = ROOT / "examples" / "sql-migration-safety"
 HARBOR_PYTHON = os.environ.get("SKILLAB_HARBOR_PYTHON") or (
@@ -143,6 +143,7 @@ def test_a_harbor_job_imports_into_a_document_with_the_same_statistics(tmp_path,
     output = tmp_path / "results.json"
     assert main(["import", "--harbor", str(job), "--output", str(output), "--json"]) == 0
     doc = json.loads(output.read_text())
+    assert_round_trip(doc)
     # rename-column's trials name a task the export does not have: left out, and said so.
     assert doc["outcome_counts"] == {"flip_to_pass": 5, "pass_kept": 2, "fail_kept": 2,
                                      "flip_to_fail": 0, "error": 1}

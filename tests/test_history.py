@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from skillab.cli import main
+from skillab.core.wire import to_wire
 from skillab.scoring.history import parse_history, read_history, record_run
 from skillab.scoring.history_entry import HISTORY_FORMAT, HistoryEntry, suite_key
 from skillab.scoring.trend import compute_trend, same_skill_comparisons
@@ -67,7 +68,7 @@ def test_the_lift_is_tested_once_and_the_arms_only_move():
     ]
     assert trend.arms[0].p_value == 2 / 4096 and trend.arms[0].paired_cases == 12
     assert trend.skill_changed is True
-    assert trend.to_dict()["previous"]["pass_rate"]["with_skill"] == 0.5
+    assert to_wire(trend)["previous"]["pass_rate"]["with_skill"] == 0.5
 
 
 def test_an_unchanged_skill_reads_regressed_in_few_histories_not_per_arm_per_run():
@@ -99,7 +100,7 @@ def test_an_arm_either_run_lacks_is_left_out_and_the_first_run_has_no_previous()
     trend = compute_trend(entry(), entry(pass_rate={"with_skill": None, "without_skill": 0.25, "original": None}), "h")
     assert [a.arm for a in trend.arms] == ["without_skill"] and trend.skill_changed is False
     first = compute_trend(entry(), None, "h")
-    assert first.previous is None and first.to_dict() == {"history": "h", "previous": None,
+    assert first.previous is None and to_wire(first) == {"history": "h", "previous": None,
                                                           "skill_changed": False, "original_changed": False, "arms": []}
 
 
@@ -116,10 +117,10 @@ def test_the_original_arm_trends_only_against_the_same_original(tmp_path):
     record_run(against("v1", 0.25), path)
     moved = record_run(against("v2", 1.0), path).trend
     assert [a.arm for a in moved.arms] == ["lift", "with_skill", "without_skill"]
-    assert moved.to_dict()["original_changed"] is True
+    assert to_wire(moved)["original_changed"] is True
     same = record_run(against("v2", 1.0), path).trend
     assert [a.arm for a in same.arms] == ["lift", "with_skill", "without_skill", "original"]
-    assert same.to_dict()["original_changed"] is False
+    assert to_wire(same)["original_changed"] is False
 
 
 def test_only_the_same_suite_model_and_adapter_are_comparable(tmp_path):

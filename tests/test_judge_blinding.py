@@ -159,6 +159,6 @@ def test_a_judge_reply_of_the_wrong_shape_in_the_consistency_check_does_not_end_
         report = run_suite(skill, config, emit=Broadcast([]))
     check = report.log.settings.judge_consistency
     # Five errored re-asks with none compared: the judge is down, the check stops.
-    assert check["sampled"] == 5 and check["errored"] == 5 and check["agreement"] is None
+    assert check.sampled == 5 and check.errored == 5 and check.agreement is None
     assert len(judged) == 4 + 5 * 2  # each re-ask tried twice (max_attempts), then errored
     assert [r.outcome for r in report.log.records] == ["pass_kept", "pass_kept"]

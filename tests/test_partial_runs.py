@@ -14,6 +14,7 @@ import pytest
 from skillab.cli import main
 
 from .fakes.model_server import FakeModelServer, text
+from .results_golden import assert_round_trip
 from .signals import signal_when
 from .skillgen import answers, grep_case, make_skill
 
@@ -47,6 +48,7 @@ def test_an_interrupted_run_says_so_everywhere_and_resumes_to_the_full_document(
     doc = json.loads((tmp_path / "partial.json").read_text())
     finished = doc["total_cases"]
     assert doc["interrupted"] is True and doc["planned_cases"] == len(NAMES) and 1 <= finished < len(NAMES)
+    assert_round_trip(doc)
     headline = f"interrupted: {finished} of {len(NAMES)} cases"
     assert headline.upper() in stdout and "verdict      pass" not in stdout
     markdown_head = (tmp_path / "r.md").read_text().splitlines()[0]
@@ -125,6 +127,7 @@ def test_the_cost_cap_stops_within_one_arm_and_resume_finishes(priced_skill, mon
     assert cap <= spent <= cap + max(arm_costs)
     assert partial["interrupted"] is True and partial["stopped"].startswith("cost cap")
     assert partial["planned_cases"] == 6 and partial["total_cases"] < 6
+    assert_round_trip(partial)
     code, finished = run_llm(priced_skill, monkeypatch, "--resume", "r.json")
     assert code == 0 and finished["total_cases"] == 6 and finished["interrupted"] is False
     # The fake server's prompt cache makes token counts differ run to run; the results do not.

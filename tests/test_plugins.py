@@ -98,7 +98,7 @@ PLUGIN = textwrap.dedent('''
         description = "tally of outcomes"
 
         def write(self, logs, path):
-            tally = {log.settings.suite["skill"]: {"verdict": log.verdict, "format": log.settings.suite["format"],
+            tally = {log.settings.suite.skill: {"verdict": log.verdict, "format": log.settings.suite.format,
                                                    "outcomes": [r.outcome for r in log.records],
                                                    "graders": [g.label for r in log.records for g in r.with_skill.graders]}
                      for log in logs}

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from skillab.core.wire import to_wire
 from skillab.scoring import power_model
 from skillab.scoring.inference import ALPHA, CasePair, sign_flip_p
 from skillab.scoring.interval import clopper_pearson_upper
@@ -80,7 +81,7 @@ def test_advice_comes_with_its_range_and_reaches_80_percent_at_the_bound():
     room = 1 - power.baseline_rate
     psi_upper = (power.planning_sd_pts / 100) ** 2 * power.runs
     assert power_model.power(high, 1, psi_upper, 0.30, room) >= 0.8
-    assert power.to_dict()["cases_needed_range"] == [low, high]
+    assert to_wire(power)["cases_needed_range"] == [low, high]
 
 
 def test_the_interval_and_the_test_never_disagree_about_zero():

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from skillab.core.runlog import RunLog
-from skillab.reports.summary import summarize
+from skillab.scoring.summary import summarize
 
 from .results_golden import EXAMPLE_RUNS, GOLDEN, ROOT, mask, rendered, run_example
 

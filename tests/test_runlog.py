@@ -15,7 +15,7 @@ from skillab.core.records import ArmRecord
 from skillab.core.runlog import RunLog
 from skillab.reports.results import document
 
-from .results_golden import MOCK, ROOT
+from .results_golden import MOCK, ROOT, assert_round_trip
 
 CHANGELOG = str(ROOT / "examples" / "changelog-entry")
 TASKS = str(ROOT / "examples" / "task-suite" / "task_suites" / "commit-message")
@@ -25,12 +25,6 @@ def run(tmp_path: Path, name: str, *args: str) -> dict:
     output = tmp_path / f"{name}.json"
     assert main(["run", *args, *MOCK, "--output", str(output)]) in (0, 1)
     return json.loads(output.read_text(encoding="utf-8"))
-
-
-def assert_round_trip(doc: dict) -> RunLog:
-    log = RunLog.from_json(doc)
-    assert json.dumps(log.to_json(), indent=2) == json.dumps(doc, indent=2)
-    return log
 
 
 def test_a_compact_document_round_trips_with_its_detail_left_outside(tmp_path):
@@ -51,7 +45,7 @@ def test_shards_and_their_merge_round_trip(tmp_path):
     # The format's graders come back typed, not as dicts.
     graders = [g for r in log.records for g in r.with_skill.graders]
     assert graders and all(isinstance(g, GraderResult) for g in graders)
-    assert log.settings.shard is None and len(log.records) == log.summary.aggregate["total_cases"]
+    assert log.settings.shard is None and len(log.records) == log.summary.aggregate.total_cases
 
 
 def test_an_unknown_arm_detail_is_refused_not_dropped():

@@ -12,7 +12,7 @@ from skillab.cli import main
 from skillab.core.runlog import RunLog
 from skillab.engine.shard import Shard, expected_cost, plan_shards
 from skillab.errors import UsageError
-from skillab.reports.summary import summarize
+from skillab.scoring.summary import summarize
 from skillab.suite.model import Case, ValidatorSpec
 
 from .results_golden import ROOT, mask

@@ -11,6 +11,7 @@ from scipy.stats import binomtest, fisher_exact
 from scipy.stats import t as student_t
 
 from skillab.core.records import ArmRecord, CaseRecord
+from skillab.core.wire import to_wire
 from skillab.scoring import classify_outcome, paired_statistics
 from skillab.scoring.inference import CasePair, sign_flip_lower_p, sign_flip_p, t_quantile
 from skillab.scoring.statistics import case_statistics, fisher_lower_p, mcnemar_exact_p, pooled_statistics
@@ -213,14 +214,14 @@ def test_single_case_and_no_records():
 
 def test_one_flip_down_is_changed_within_noise():
     stats = paired_statistics(suite({"down": 1, "up": 1, "pass": 18}), subject="the edit")
-    assert not stats.regression and stats.regressed_cases == []
+    assert not stats.regression and stats.regressed_cases == ()
 
 
 def test_a_suite_that_leans_down_says_so_but_names_no_case_without_its_own_evidence():
     """One run per case: each drop is one coin toss, however many there are."""
     stats = paired_statistics(suite({"down": 8, "pass": 12}), subject="the edit")
     assert stats.summary.endswith("the edit hurts beyond noise.")
-    assert not stats.regression and stats.regressed_cases == []
+    assert not stats.regression and stats.regressed_cases == ()
 
 
 def test_only_the_cases_whose_own_runs_show_the_drop_are_named():
@@ -229,13 +230,13 @@ def test_only_the_cases_whose_own_runs_show_the_drop_are_named():
     noisy = [CasePair(2, 3, 5)] * 4
     names = ["b1", "b2", "n1", "n2", "n3", "n4"] + [f"k{i}" for i in range(14)]
     stats = case_statistics(broken + noisy + [CasePair(5, 5, 5)] * 14, names=names, subject="the edit")
-    assert stats.regressed_cases == ["b1", "b2"] and stats.regression
+    assert stats.regressed_cases == ("b1", "b2") and stats.regression
 
 
 def test_one_case_broken_in_every_run_is_beyond_noise_on_its_own():
     cases = [CasePair(0, 10, 10)] + [CasePair(10, 10, 10)] * 3 + [CasePair(10, 0, 10)] * 2
     stats = case_statistics(cases, names=["x", "a", "b", "c", "d", "e"])
-    assert stats.regressed_cases == ["x"]
+    assert stats.regressed_cases == ("x",)
     # The same flip with one run is one coin toss.
     assert not case_statistics([CasePair(0, 1, 1)] + [CasePair(1, 1, 1)] * 5).regression
 
@@ -272,7 +273,7 @@ def test_pooled_statistics_treat_every_case_as_one_unit():
 
 def test_to_dict_is_json_ready():
     stats = paired_statistics(suite({"up": 3, "down": 1, "pass": 2}))
-    data = json.loads(json.dumps(stats.to_dict()))
+    data = json.loads(json.dumps(to_wire(stats)))
     assert data["ci95"] == list(stats.ci95) and data["power"]["target_lift_pts"] == 10.0
 
 
@@ -313,11 +314,13 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
 
     from skillab.cli import main
     from skillab.core.checks import ConsistencyCheck
+    from skillab.core.run_info import JudgeConsistency
     from skillab.core.runlog import RunLog
+    from skillab.core.wire import from_wire
     from skillab.reports.markdown import pooled_delta_pts, render_markdown
     from skillab.reports.results import document
-    from skillab.reports.summary import summarize
     from skillab.reports.terminal import render_table
+    from skillab.scoring.summary import summarize
     from skillab.session.gates import Gates
 
     from .results_golden import ROOT
@@ -326,7 +329,7 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
     assert main(["run", str(ROOT / "examples" / "changelog-entry"), "--adapter", "mock", "--no-cache",
                  "--no-history", "--quiet", "--output", str(out)]) == 0
     log = RunLog.from_json(json.loads(out.read_text()))
-    check = ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict()
+    check = from_wire(JudgeConsistency, ConsistencyCheck(12, 6, 3, 0, floor=0.8).to_dict())
     doc = document(summarize(replace(log.settings, judge_consistency=check), log.records))
     assert doc["statistics"]["withheld"] and doc["pass_rate"]["delta_pts"] == 83.33
     report = render_markdown([doc])
@@ -366,7 +369,7 @@ def test_the_point_gate_says_what_it_cannot_show_and_how_often_no_effect_passes(
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
     doc = {"suite": {"skill": "s"}, "verdict": "pass", "pass_rate": {"delta_pts": stats.delta_pts},
-           "statistics": stats.to_dict()}
+           "statistics": to_wire(stats)}
     gates = Gates(min_delta_pts=5.0)
     assert gates.failures(doc) == []  # the verdict stays the point estimate's (+5 pts)
     [note] = gates.notes(doc)
@@ -391,7 +394,7 @@ def test_the_cli_prints_the_point_gates_note_beside_its_verdict(capsys):
     pairs = [CasePair(1, 0, 1)] * 5 + [CasePair(0, 1, 1)] * 4 + [CasePair(0, 0, 1)] * 11
     stats = case_statistics(pairs)
     doc = {"suite": {"skill": "s"}, "verdict": "pass", "pass_rate": {"delta_pts": stats.delta_pts},
-           "statistics": stats.to_dict()}
+           "statistics": to_wire(stats)}
     args = argparse.Namespace(fail_on_verdict=[], allow_error_verdict=False, min_delta_pts=5.0, gate_on="point",
                               min_trigger_recall=None, max_false_trigger_rate=None)
     assert gate_exit(args, [doc]) == 0

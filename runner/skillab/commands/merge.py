@@ -12,8 +12,9 @@ from .run import gate_exit, write_reports
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from ..reports.merge import load_shards, merge_shards
     from ..reports.results import document
+    from ..reports.shard_files import load_shards
+    from ..scoring.merge import merge_shards
 
     logs = merge_shards(load_shards(args.documents))
     if not args.no_history:

@@ -2,7 +2,7 @@
 them. The results document (``results.json``, format ``skillab.results/1``) is its JSON form,
 read and written here only: ``RunLog.from_json(doc).to_json() == doc``.
 
-``reports.summary.summarize`` computes the derived part (``RunSummary``) from the settings and
+``scoring.summary.summarize`` computes the derived part (``RunSummary``) from the settings and
 the records; this module only holds and serializes it, so the core imports no scoring.
 """
 
@@ -13,7 +13,22 @@ from datetime import datetime
 from typing import Any
 
 from .records import CaseRecord, Verdict
+from .run_info import (
+    AdapterInfo,
+    ContextBudget,
+    IsolationInfo,
+    JudgeConsistency,
+    ModelsInfo,
+    ShardMarker,
+    StopEarly,
+    SuiteInfo,
+)
+from .statistics import LiftStatistics
+from .summary import Activation, Aggregate, Comparison, Criterion, OriginalRef, PassAtK, Reward, RunUsage
+from .trend import Trend
+from .triggers import TriggerBlock
 from .usage import Usage
+from .wire import from_wire, to_wire, wire_keys
 
 FORMAT = "skillab.results/1"
 # The lift the power statement sizes a suite for when the user names none.
@@ -25,10 +40,10 @@ class RunSettings:
     """Everything a results document holds that is not derived from its per-case records."""
 
     tool_version: str
-    suite: dict[str, Any]
-    adapter: dict[str, Any]
-    models: dict[str, Any]
-    isolation: dict[str, Any]
+    suite: SuiteInfo
+    adapter: AdapterInfo
+    models: ModelsInfo
+    isolation: IsolationInfo
     runs: int
     pass_k: int
     trigger_only: tuple[str, ...]
@@ -43,94 +58,88 @@ class RunSettings:
     # A checkpoint: the statistics wait for the final document.
     partial: bool = False
     warnings: tuple[str, ...] = ()
-    # Where the ``--against`` skill came from (``OriginalSkill.to_dict``); None for two arms.
-    original: dict[str, Any] | None = None
-    trend: dict[str, Any] | None = None
-    # ``ShardPlan.marker`` of a ``--shard I/N`` run; None for a whole run.
-    shard: dict[str, Any] | None = None
+    # Where the ``--against`` skill came from; None for two arms.
+    original: OriginalRef | None = None
+    trend: Trend | None = None
+    # The shard of a ``--shard I/N`` run; None for a whole run.
+    shard: ShardMarker | None = None
     # Attempts per arm for pass@k, when the run estimates it (``--pass-k``/``--pass-n``).
     pass_n: int | None = None
     # The lift the power statement sizes the suite for (``--target-lift-pts``).
     target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS
     # The judge's consistency check (``engine.consistency``); None without judged verdicts.
-    judge_consistency: dict[str, Any] | None = None
+    judge_consistency: JudgeConsistency | None = None
     # (case, run) records the run set out to produce (None: as many as finished).
     planned_cases: int | None = None
     # Why a run stopped before its plan was done, other than Ctrl-C (the cost cap).
     stopped: str | None = None
     # The trigger trials' block (``engine.trigger``); None when the suite has no trigger queries.
-    triggers: dict[str, Any] | None = None
+    triggers: TriggerBlock | None = None
     # What the skill costs in context for this run's agent (``agents.context_budget``).
-    context_budget: dict[str, Any] | None = None
+    context_budget: ContextBudget | None = None
     # ``--stop-early``: the design, the seed and order of the cases, and where and why it
     # stopped (``engine.stop_early``); None for a run of every case.
-    stop_early: dict[str, Any] | None = None
+    stop_early: StopEarly | None = None
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> RunSettings:
         judge = doc["usage"].get("judge")
         timings = doc["timings"]
         comparison = doc.get("comparison")
+        shard = _optional(ShardMarker, doc, "shard")
+        statistics = _optional(LiftStatistics, doc, "statistics")
+        compared = None if not comparison else from_wire(Comparison, comparison, "comparison")
         return cls(
-            tool_version=doc["tool"]["version"],
-            suite=dict(doc["suite"]),
-            adapter=dict(doc["adapter"]),
-            models=dict(doc["models"]),
-            isolation=dict(doc["isolation"]),
-            runs=int(doc["runs"]),
-            pass_k=int(doc.get("pass_k", 1)),
-            trigger_only=tuple(doc.get("trigger_only_cases") or ()),
-            cache_enabled=bool(doc["cache"]["enabled"]),
-            cache_hits=int(doc["cache"]["hits"]),
-            cache_arms=int(doc["cache"]["arms"]),
-            judge_usage=None if judge is None else Usage.from_dict(judge),
-            started_at=datetime.fromisoformat(timings["started_at"]),
-            finished_at=datetime.fromisoformat(timings["finished_at"]),
+            tool_version=from_wire(str, doc["tool"]["version"], "tool.version"),
+            suite=from_wire(SuiteInfo, doc["suite"], "suite"),
+            adapter=from_wire(AdapterInfo, doc["adapter"], "adapter"),
+            models=from_wire(ModelsInfo, doc["models"], "models"),
+            isolation=from_wire(IsolationInfo, doc["isolation"], "isolation"),
+            runs=from_wire(int, doc["runs"], "runs"),
+            pass_k=from_wire(int, doc.get("pass_k", 1), "pass_k"),
+            trigger_only=from_wire(tuple[str, ...], doc.get("trigger_only_cases") or [], "trigger_only_cases"),
+            cache_enabled=from_wire(bool, doc["cache"]["enabled"], "cache.enabled"),
+            cache_hits=from_wire(int, doc["cache"]["hits"], "cache.hits"),
+            cache_arms=from_wire(int, doc["cache"]["arms"], "cache.arms"),
+            judge_usage=None if judge is None else from_wire(Usage, judge, "usage.judge"),
+            started_at=from_wire(datetime, timings["started_at"], "timings.started_at"),
+            finished_at=from_wire(datetime, timings["finished_at"], "timings.finished_at"),
             interrupted=bool(doc.get("interrupted")),
             partial=doc.get("statistics") is None and bool(doc.get("interrupted")),
-            warnings=tuple(doc.get("warnings") or ()),
-            original=None if not comparison else dict(comparison["original"]),
-            trend=doc.get("trend"),
-            shard=doc.get("shard"),
-            pass_n=doc.get("pass_n"),
-            target_lift_pts=_target_lift_pts(doc),
-            judge_consistency=doc.get("judge_consistency"),
-            planned_cases=doc.get("planned_cases"),
-            stopped=doc.get("stopped"),
-            triggers=doc.get("triggers"),
-            context_budget=doc.get("context_budget"),
-            stop_early=doc.get("stop_early"),
+            warnings=from_wire(tuple[str, ...], doc.get("warnings") or [], "warnings"),
+            original=None if compared is None else compared.original,
+            trend=_optional(Trend, doc, "trend"),
+            shard=shard,
+            pass_n=_optional(int, doc, "pass_n"),
+            target_lift_pts=_target_lift_pts(shard, statistics, compared),
+            judge_consistency=_optional(JudgeConsistency, doc, "judge_consistency"),
+            planned_cases=_optional(int, doc, "planned_cases"),
+            stopped=_optional(str, doc, "stopped"),
+            triggers=_optional(TriggerBlock, doc, "triggers"),
+            context_budget=_optional(ContextBudget, doc, "context_budget"),
+            stop_early=_optional(StopEarly, doc, "stop_early"),
         )
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What scoring derives from the settings and records (``reports.summary.summarize``).
-    The statistics blocks stay in their JSON form: scoring owns their types."""
+    """What scoring derives from the settings and records (``scoring.summary.summarize``)."""
 
-    # The spec's ``test-run-result`` aggregate (``scoring.RunAggregate.to_dict``), in wire order.
-    aggregate: dict[str, Any]
+    # The spec's ``test-run-result`` aggregate: its keys sit at the document's top level.
+    aggregate: Aggregate
     cases_skipped_trigger_only: int
     verdict: Verdict
     verdict_classified: Verdict
     outcome_counts: dict[str, int]
-    statistics: dict[str, Any] | None
-    usage: dict[str, Any]
-    activation: dict[str, float | None] | None
+    statistics: LiftStatistics | None
+    usage: RunUsage
+    activation: Activation | None
     contaminated_arms: int
-    criteria: list[dict[str, Any]] | None
-    pass_at_k: dict[str, Any] | None
-    comparison: dict[str, Any] | None
+    criteria: tuple[Criterion, ...] | None
+    pass_at_k: PassAtK | None
+    comparison: Comparison | None
     # Verifier formats only: the mean fractional reward per arm.
-    reward: dict[str, Any] | None = None
-
-
-# Keys of the document that are neither settings nor the aggregate, in wire order.
-_HEAD = ("format", "tool", "suite", "adapter", "models", "isolation", "runs", "pass_k", "pass_n", "shard")
-_TAIL = ("cases_skipped_trigger_only", "verdict", "verdict_classified", "outcome_counts", "statistics",
-         "judge_consistency", "cache", "usage", "timings", "interrupted", "planned_cases", "stopped",
-         "stop_early", "activation", "contaminated_arms", "warnings", "trigger_only_cases", "triggers", "criteria",
-         "pass_at_k", "comparison", "trend", "cases", "reward", "context_budget")
+    reward: Reward | None = None
 
 
 @dataclass(frozen=True)
@@ -159,26 +168,26 @@ class RunLog:
         doc: dict[str, Any] = {
             "format": FORMAT,
             "tool": {"name": "skillab", "version": s.tool_version},
-            "suite": dict(s.suite),
-            "adapter": dict(s.adapter),
-            "models": dict(s.models),
-            "isolation": dict(s.isolation),
+            "suite": to_wire(s.suite),
+            "adapter": to_wire(s.adapter),
+            "models": to_wire(s.models),
+            "isolation": to_wire(s.isolation),
             "runs": s.runs,
             "pass_k": s.pass_k,
         }
         if s.pass_n is not None:
             doc["pass_n"] = s.pass_n
         if s.shard is not None:
-            doc["shard"] = dict(s.shard)
-        doc.update(d.aggregate)
+            doc["shard"] = to_wire(s.shard)
+        doc.update(to_wire(d.aggregate))
         doc["cases_skipped_trigger_only"] = d.cases_skipped_trigger_only
         doc["verdict"] = d.verdict
         doc["verdict_classified"] = d.verdict_classified
         doc["outcome_counts"] = dict(d.outcome_counts)
-        doc["statistics"] = d.statistics
-        doc["judge_consistency"] = s.judge_consistency
+        doc["statistics"] = to_wire(d.statistics)
+        doc["judge_consistency"] = to_wire(s.judge_consistency)
         doc["cache"] = {"enabled": s.cache_enabled, "hits": s.cache_hits, "arms": s.cache_arms}
-        doc["usage"] = d.usage
+        doc["usage"] = to_wire(d.usage)
         doc["timings"] = {
             "started_at": s.started_at.isoformat(),
             "finished_at": s.finished_at.isoformat(),
@@ -188,56 +197,61 @@ class RunLog:
         doc["planned_cases"] = s.planned_cases if s.planned_cases is not None else len(self.records)
         doc["stopped"] = s.stopped
         if s.stop_early is not None:
-            doc["stop_early"] = s.stop_early
-        doc["activation"] = d.activation
+            doc["stop_early"] = to_wire(s.stop_early)
+        doc["activation"] = to_wire(d.activation)
         doc["contaminated_arms"] = d.contaminated_arms
         doc["warnings"] = list(s.warnings)
         doc["trigger_only_cases"] = list(s.trigger_only)
-        doc["triggers"] = s.triggers
-        doc["criteria"] = d.criteria
-        doc["pass_at_k"] = d.pass_at_k
-        doc["comparison"] = d.comparison
-        doc["trend"] = s.trend
+        doc["triggers"] = to_wire(s.triggers)
+        doc["criteria"] = to_wire(d.criteria)
+        doc["pass_at_k"] = to_wire(d.pass_at_k)
+        doc["comparison"] = to_wire(d.comparison)
+        doc["trend"] = to_wire(s.trend)
         doc["cases"] = [r.to_dict() for r in self.records]
         if d.reward is not None:
-            doc["reward"] = d.reward
+            doc["reward"] = to_wire(d.reward)
         if s.context_budget is not None:
-            doc["context_budget"] = s.context_budget
+            doc["context_budget"] = to_wire(s.context_budget)
         return doc
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> RunLog:
-        """The log a results document was written from; ``ValueError`` if it is not one."""
+        """The log a results document was written from; ``ValueError`` naming the key path if it
+        is not one."""
         if doc.get("format") != FORMAT:
             raise ValueError(f"not a skillab results document (format {doc.get('format')!r})")
-        known = set(_HEAD) | set(_TAIL)
         summary = RunSummary(
-            aggregate={k: v for k, v in doc.items() if k not in known},
-            cases_skipped_trigger_only=int(doc["cases_skipped_trigger_only"]),
+            aggregate=from_wire(Aggregate, {k: doc[k] for k in wire_keys(Aggregate) if k in doc}, "aggregate"),
+            cases_skipped_trigger_only=from_wire(int, doc["cases_skipped_trigger_only"], "cases_skipped_trigger_only"),
             verdict=doc["verdict"],
             verdict_classified=doc["verdict_classified"],
-            outcome_counts=dict(doc["outcome_counts"]),
-            statistics=doc["statistics"],
-            usage=doc["usage"],
-            activation=doc["activation"],
-            contaminated_arms=int(doc["contaminated_arms"]),
-            criteria=doc["criteria"],
-            pass_at_k=doc["pass_at_k"],
-            comparison=doc["comparison"],
-            reward=doc.get("reward"),
+            outcome_counts=from_wire(dict[str, int], doc["outcome_counts"], "outcome_counts"),
+            statistics=_optional(LiftStatistics, doc, "statistics"),
+            usage=from_wire(RunUsage, doc["usage"], "usage"),
+            activation=_optional(Activation, doc, "activation"),
+            contaminated_arms=from_wire(int, doc["contaminated_arms"], "contaminated_arms"),
+            criteria=_optional(tuple[Criterion, ...], doc, "criteria"),
+            pass_at_k=_optional(PassAtK, doc, "pass_at_k"),
+            comparison=_optional(Comparison, doc, "comparison"),
+            reward=_optional(Reward, doc, "reward"),
         )
         return cls(RunSettings.from_json(doc), [CaseRecord.from_dict(c) for c in doc["cases"]], summary)
 
 
-def _target_lift_pts(doc: dict[str, Any]) -> float:
+def _optional(cls: Any, doc: dict[str, Any], key: str) -> Any:
+    """The block under ``key`` read as ``cls``; None when it is null or absent."""
+    value = doc.get(key)
+    return None if value is None else from_wire(cls, value, key)
+
+
+def _target_lift_pts(shard: ShardMarker | None, statistics: LiftStatistics | None,
+                     comparison: Comparison | None) -> float:
     """The ``--target-lift-pts`` a document was summarized with. It shows only in a power
     statement, so a shard (which may have none) records it in its marker; a document with no
     power statement anywhere was summarized the same whatever it was."""
-    marked = (doc.get("shard") or {}).get("target_lift_pts")
-    if marked is not None:
-        return float(marked)
-    for stats in (doc.get("statistics"), (doc.get("comparison") or {}).get("statistics")):
-        power = (stats or {}).get("power")
-        if power:
-            return float(power["target_lift_pts"])
+    if shard is not None and shard.target_lift_pts is not None:
+        return float(shard.target_lift_pts)
+    for stats in (statistics, comparison.statistics if comparison is not None else None):
+        if stats is not None and stats.power is not None:
+            return float(stats.power.target_lift_pts)
     return DEFAULT_TARGET_LIFT_PTS

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass(slots=True)
@@ -15,6 +15,8 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float | None = None
+    # The wire form also carries the total, after the cache counts (``core.wire``).
+    __wire_derived__: ClassVar[dict[str, str]] = {"total_tokens": "cache_write_tokens"}
 
     @property
     def total_tokens(self) -> int:

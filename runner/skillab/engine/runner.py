@@ -28,11 +28,13 @@ from ..core.events import (
     ignore,
 )
 from ..core.records import ArmRecord, CaseRecord
+from ..core.run_info import ContextBudget, JudgeConsistency, ShardMarker, StopEarly
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
+from ..core.summary import OriginalRef
+from ..core.wire import from_wire
 from ..heap import limit_arenas
 from ..reports.results import RunMeta, run_settings, suite_hash
-from ..reports.summary import summarize
 from ..sandbox.backend import require_sandbox
 from ..sandbox.isolation import detect_isolation
 from ..sandbox.process import allow_commands, stop_all_commands
@@ -40,6 +42,7 @@ from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..scoring.history import record_into
+from ..scoring.summary import summarize
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -120,7 +123,7 @@ def run_suite(
                 "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.log.interrupted:
             block = run_triggers(prepared, config, adapter, original, emit)
-            report.log = summarize(replace(settings, triggers=block, interrupted=bool(block["interrupted"])),
+            report.log = summarize(replace(settings, triggers=block, interrupted=block.interrupted),
                                    report.log.records)
     # A shard is part of a run: the merged document is the one that has a place in the trend.
     history = config.engine.history_path
@@ -433,16 +436,16 @@ class Execution:
             started_at=self.started,
             finished_at=datetime.now(UTC),
             interrupted=interrupted,
-            original=self._original_info,
+            original=from_wire(OriginalRef, self._original_info) if self._original_info else None,
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
-            stop_early=(self.early.to_dict(records, [c.name for c in self.prepared.graded])
+            stop_early=(from_wire(StopEarly, self.early.to_dict(records, [c.name for c in self.prepared.graded]))
                         if self.early is not None else None),
-            judge_consistency=self.consistency,
-            context_budget=context_block(self.prepared.skill, self.adapter.name,
-                                         self.original.skill if self.original is not None else None),
-            shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
+            judge_consistency=from_wire(JudgeConsistency, self.consistency) if self.consistency else None,
+            context_budget=from_wire(ContextBudget, context_block(
+                self.prepared.skill, self.adapter.name, self.original.skill if self.original is not None else None)),
+            shard=from_wire(ShardMarker, self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts))
             if self.plan is not None else None,
         ), records)
 

@@ -14,10 +14,11 @@ import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..agents.base import ArmRequest
 from ..core.events import Emit, Notice, TriggerTrialFinished, ignore
+from ..core.triggers import TriggerBlock
 from ..errors import ProviderAuthError
 from ..grading.trajectory import render_v1
 from ..sandbox.disk_budget import workspace_full
@@ -121,7 +122,7 @@ def _internal_error(query: TriggerQuery, run_index: int, arm: TrialArm, skill: S
 
 
 def run_triggers(prepared: Prepared, config: RunConfig, adapter: Agent,
-                 original: OriginalSkill | None, emit: Emit = ignore) -> dict[str, Any]:
+                 original: OriginalSkill | None, emit: Emit = ignore) -> TriggerBlock:
     """Run a prepared suite's trigger trials; the results document's ``triggers`` block."""
     from ..scoring.trigger_summary import trigger_block
 

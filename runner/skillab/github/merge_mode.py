@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..reports.merge import MergeError, load_shards, merge_shards
+from ..reports.shard_files import load_shards
 from ..sandbox.trees import walk
+from ..scoring.merge import MergeError, merge_shards
 from .discovery import SuiteLocation
 from .outcome import SuiteOutcome
 

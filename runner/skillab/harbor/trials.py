@@ -17,11 +17,13 @@ from typing import Any
 
 from .. import __version__
 from ..core.records import ArmRecord, CaseRecord, HarborTrial
+from ..core.run_info import AdapterInfo, IsolationInfo, ModelsInfo, SuiteInfo
 from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
+from ..core.wire import from_wire
 from ..errors import UsageError
-from ..reports.summary import summarize
 from ..scoring import classify_outcome
+from ..scoring.summary import summarize
 from .export import ARMS, MANIFEST, task_name
 
 
@@ -192,11 +194,10 @@ def _settings(manifest: dict[str, Any], trials: list[dict[str, Any]], records: l
     now = datetime.now(UTC)
     return RunSettings(
         tool_version=__version__,
-        suite=dict(manifest["suite"]),
-        adapter={"name": "harbor", "identity": {"agent": agent.get("name"), "version": agent.get("version")}},
-        models={"agent": (agent.get("model_info") or {}).get("name"), "judge": None,
-                "judge_prompt_sha256": None},
-        isolation={"network": "harbor", "detail": "ran in Harbor's environments", "pid_namespace": None},
+        suite=from_wire(SuiteInfo, manifest["suite"], "manifest.suite"),
+        adapter=AdapterInfo("harbor", {"agent": agent.get("name"), "version": agent.get("version")}),
+        models=ModelsInfo(agent=(agent.get("model_info") or {}).get("name"), judge=None, judge_prompt_sha256=None),
+        isolation=IsolationInfo(network="harbor", detail="ran in Harbor's environments", pid_namespace=None),
         runs=max((r.run_index + 1 for r in records), default=1),
         pass_k=1,
         trigger_only=(),

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..atomic import write_json
+from ..core.run_info import AdapterInfo, IsolationInfo, JudgeSampling, ModelsInfo, SuiteInfo
 from ..core.runlog import FORMAT, RunLog, RunSettings
+from ..core.wire import from_wire
 from ..formats.grading import grading_scope
 from ..sandbox.isolation import Isolation
 from ..secrets import Redactor
@@ -51,23 +53,23 @@ def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
     engine = config.engine
     return RunSettings(
         tool_version=__version__,
-        suite={
-            "path": str(meta.suite.path),
-            "format": meta.suite.format,
-            "skill": meta.skill.name,
-            "skill_dir": str(meta.skill.root),
-            "skill_hash": meta.skill.content_hash(),
-            "suite_hash": suite_hash(meta.suite),
-        },
-        adapter={"name": meta.adapter.name, "identity": meta.adapter.identity()},
-        models={
-            "agent": config.agent.model.name,
-            "judge": judge.model if judge is not None else None,
-            "judge_prompt_sha256": judge.prompt_sha256 if judge is not None else None,
-            "judge_same_family": _same_family(config.agent.model.name, judge),
-            "judge_sampling": _judge_sampling(judge),
-        },
-        isolation=meta.isolation.to_dict(),
+        suite=SuiteInfo(
+            path=str(meta.suite.path),
+            format=meta.suite.format,
+            skill=meta.skill.name,
+            skill_dir=str(meta.skill.root),
+            skill_hash=meta.skill.content_hash(),
+            suite_hash=suite_hash(meta.suite),
+        ),
+        adapter=AdapterInfo(meta.adapter.name, meta.adapter.identity()),
+        models=ModelsInfo(
+            agent=config.agent.model.name,
+            judge=judge.model if judge is not None else None,
+            judge_prompt_sha256=judge.prompt_sha256 if judge is not None else None,
+            judge_same_family=_same_family(config.agent.model.name, judge),
+            judge_sampling=_judge_sampling(judge),
+        ),
+        isolation=from_wire(IsolationInfo, meta.isolation.to_dict()),
         runs=engine.runs,
         pass_k=engine.pass_k,
         pass_n=max(engine.pass_k, engine.pass_n) if engine.pass_k > 1 or engine.pass_n > 1 else None,
@@ -161,9 +163,9 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
     return [data]
 
 
-def _judge_sampling(judge: Any | None) -> dict[str, Any] | None:
+def _judge_sampling(judge: Any | None) -> JudgeSampling | None:
     """The judge's temperature and seed, as its transport sends them (None: no model judge)."""
     transport = getattr(judge, "transport", None)
     if transport is None or not hasattr(transport, "temperature"):
         return None
-    return {"temperature": transport.temperature, "seed": transport.seed}
+    return JudgeSampling(transport.temperature, transport.seed)

@@ -2,23 +2,16 @@
 
 from .aggregate import (
     ERROR_DOMINATED_FLOOR,
-    DimensionDelta,
-    PassRate,
-    RunAggregate,
     aggregate,
     is_comparable,
     run_verdict,
 )
 from .outcomes import classify_outcome, compute_verdict
 from .rounding import round_half_away
-from .statistics import PairedStats, case_statistics, paired_statistics, pooled_statistics
+from .statistics import case_statistics, paired_statistics, pooled_statistics
 
 __all__ = [
     "ERROR_DOMINATED_FLOOR",
-    "DimensionDelta",
-    "PairedStats",
-    "PassRate",
-    "RunAggregate",
     "aggregate",
     "classify_outcome",
     "compute_verdict",

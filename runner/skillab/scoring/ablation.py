@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from ..core.statistics import LiftStatistics
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed
 from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
-from .statistics import PairedStats, case_statistics
+from .statistics import case_statistics
 
 Role = Literal["load-bearing", "dead weight", "harmful", "not measured"]
 FORMAT = "skillab.ablation/1"
@@ -181,7 +182,7 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 10.0) -> list[dict[str, Any]]:
     """Each part's role and numbers (``None``: the part was not run). The fields of
     ``PartResult`` that come from the evidence."""
-    stats: list[PairedStats | None] = []
+    stats: list[LiftStatistics | None] = []
     for found in contrasts:
         if found is None or not found.pairs:
             stats.append(None)

@@ -7,10 +7,11 @@ so the expected value of each rate does not depend on N (spec rev 2, MEAN aggreg
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.records import Verdict
+from ..core.summary import Aggregate, DimensionDelta, PassRate
 from .outcomes import compute_verdict
 from .rounding import round_half_away
 
@@ -26,104 +27,14 @@ DIMENSIONS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class PassRate:
-    """Per-arm pass rates (4 places) and their difference in percentage points (2 places)."""
-
-    with_skill: float | None
-    without_skill: float | None
-    delta_pts: float | None
-
-    def to_dict(self) -> dict[str, float | None]:
-        return {
-            "with_skill": self.with_skill,
-            "without_skill": self.without_skill,
-            "delta_pts": self.delta_pts,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PassRate:
-        return cls(data.get("with_skill"), data.get("without_skill"), data.get("delta_pts"))
-
-
-@dataclass(frozen=True)
-class DimensionDelta:
-    """Per-arm averages of one dimension and the signed % change; ``delta_pct`` None on a zero baseline."""
-
-    with_skill_avg: float
-    without_skill_avg: float
-    delta_pct: float | None
-
-    @classmethod
-    def from_totals(cls, with_total: float, without_total: float, n: int) -> DimensionDelta:
-        divisor = max(n, 1)
-        with_avg, without_avg = with_total / divisor, without_total / divisor
-        pct = None
-        if without_avg != 0:
-            pct = round_half_away((with_avg - without_avg) / without_avg * 100, 1)
-        return cls(round_half_away(with_avg, 2), round_half_away(without_avg, 2), pct)
-
-    def to_dict(self) -> dict[str, float | None]:
-        return {
-            "with_skill_avg": self.with_skill_avg,
-            "without_skill_avg": self.without_skill_avg,
-            "delta_pct": self.delta_pct,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> DimensionDelta | None:
-        if data is None:
-            return None
-        return cls(data["with_skill_avg"], data["without_skill_avg"], data.get("delta_pct"))
-
-
-@dataclass
-class RunAggregate:
-    """The spec's ``test-run-result`` aggregate; field order is the wire key order."""
-
-    pass_rate: PassRate
-    duration_ms: DimensionDelta | None
-    turns: DimensionDelta | None
-    tokens: DimensionDelta | None
-    tool_calls: DimensionDelta | None
-    duration_ms_correctness_gated: DimensionDelta | None
-    turns_correctness_gated: DimensionDelta | None
-    tokens_correctness_gated: DimensionDelta | None
-    tool_calls_correctness_gated: DimensionDelta | None
-    errors: int
-    error_dominated: bool
-    cases_aggregated: int
-    cases_correctness_gated: int
-    cases_skipped_apples_oranges: int
-    total_cases: int
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            data[f.name] = value.to_dict() if hasattr(value, "to_dict") else value
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunAggregate:
-        """Read the aggregate back from a results document (unknown keys are ignored)."""
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = data.get(f.name)
-            if f.name == "pass_rate":
-                values[f.name] = PassRate.from_dict(raw or {})
-            elif f.name in _DELTA_FIELDS:
-                values[f.name] = DimensionDelta.from_dict(raw)
-            elif f.name == "error_dominated":
-                values[f.name] = bool(raw)
-            else:
-                values[f.name] = int(raw or 0)
-        return cls(**values)
-
-
-_DELTA_FIELDS = frozenset(
-    name for dim in DIMENSIONS for name in (dim, f"{dim}_correctness_gated")
-)
+def dimension_delta(with_total: float, without_total: float, n: int) -> DimensionDelta:
+    """Per-arm averages over ``n`` records and the signed % change (None on a zero baseline)."""
+    divisor = max(n, 1)
+    with_avg, without_avg = with_total / divisor, without_total / divisor
+    pct = None
+    if without_avg != 0:
+        pct = round_half_away((with_avg - without_avg) / without_avg * 100, 1)
+    return DimensionDelta(round_half_away(with_avg, 2), round_half_away(without_avg, 2), pct)
 
 
 @dataclass
@@ -145,7 +56,7 @@ class _Sums:
             self.without_dims[dim] += _metric(without_arm, attr)
 
     def delta(self, dim: str) -> DimensionDelta:
-        return DimensionDelta.from_totals(self.with_dims[dim], self.without_dims[dim], self.n)
+        return dimension_delta(self.with_dims[dim], self.without_dims[dim], self.n)
 
     def pass_rate(self) -> PassRate:
         if self.n == 0:
@@ -179,7 +90,7 @@ def _arms(record: Any) -> tuple[Any, Any]:
     return getattr(record, "with_skill", None), getattr(record, "without_skill", None)
 
 
-def aggregate(records: Sequence[Any]) -> RunAggregate:
+def aggregate(records: Sequence[Any]) -> Aggregate:
     """Aggregate (case, run) records per the runner contract's skip rules, floor and rounding."""
     everything, both_passed = _Sums(), _Sums()
     errors = skipped = 0
@@ -208,7 +119,7 @@ def aggregate(records: Sequence[Any]) -> RunAggregate:
         raw.update(duration_ms=None, turns=None, tokens=None)
     gated = {f"{dim}_correctness_gated": both_passed.delta(dim) for dim in DIMENSIONS}
 
-    return RunAggregate(
+    return Aggregate(
         pass_rate=pass_rate,
         **raw,
         **gated,
@@ -221,7 +132,7 @@ def aggregate(records: Sequence[Any]) -> RunAggregate:
     )
 
 
-def run_verdict(agg: RunAggregate, outcomes: Iterable[str]) -> Verdict:
+def run_verdict(agg: Aggregate, outcomes: Iterable[str]) -> Verdict:
     """The verdict a run reports: the classifier's, overridden to ``error`` on an error-dominated run."""
     if agg.error_dominated:
         return "error"

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.runlog import RunLog
+from ..core.trend import Trend
 from .history_entry import HistoryEntry
-from .trend import Trend, compute_trend, previous_comparable, same_skill_comparisons
+from .trend import compute_trend, previous_comparable, same_skill_comparisons
 
 # Warnings about unreadable lines are capped so a mangled file does not flood the report.
 _MAX_LINE_WARNINGS = 3
@@ -78,7 +79,7 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
 def record_into(log: RunLog, path: Path) -> RunLog:
     """Record a finished run; its log with the trend and any history warnings."""
     recorded = record_run(log.to_json(), path)
-    settings = dataclasses.replace(log.settings, trend=recorded.trend.to_dict() if recorded.trend else None,
+    settings = dataclasses.replace(log.settings, trend=recorded.trend,
                                    warnings=(*log.settings.warnings, *recorded.warnings))
     return dataclasses.replace(log, settings=settings)
 

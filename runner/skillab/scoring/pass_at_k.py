@@ -12,6 +12,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from ..core.summary import PassAtK, PassAtKArm
+
 ARMS = ("with_skill", "without_skill", "original")
 
 
@@ -26,7 +28,7 @@ def pass_at_k(n: int, c: int, k: int) -> float | None:
     return 1 - math.comb(n - c, k) / math.comb(n, k)
 
 
-def run_summary(cases: Iterable[dict[str, Any]], k: int) -> dict[str, Any] | None:
+def run_summary(cases: Iterable[dict[str, Any]], k: int) -> PassAtK | None:
     """Per arm: the mean over cases of each case's mean over runs of pass@k and pass@1."""
     per_arm: dict[str, dict[str, list[tuple[float, float]]]] = {}
     attempts = 0
@@ -47,14 +49,13 @@ def run_summary(cases: Iterable[dict[str, Any]], k: int) -> dict[str, Any] | Non
     def mean(values: list[float]) -> float:
         return sum(values) / len(values)
 
-    rates: dict[str, Any] = {}
+    rates: dict[str, PassAtKArm] = {}
     for arm, by_case in per_arm.items():
         case_k = [mean([v[0] for v in runs]) for runs in by_case.values()]
         case_1 = [mean([v[1] for v in runs]) for runs in by_case.values()]
-        rates[arm] = {"pass_at_k": round(mean(case_k), 4), "pass_at_1": round(mean(case_1), 4),
-                      "cases": len(by_case)}
+        rates[arm] = PassAtKArm(round(mean(case_k), 4), round(mean(case_1), 4), len(by_case))
     delta = None
     if "with_skill" in rates and "without_skill" in rates:
-        delta = round((rates["with_skill"]["pass_at_k"] - rates["without_skill"]["pass_at_k"]) * 100, 2)
-    return {"k": k, "attempts": attempts, "estimator": "unbiased (Chen et al. 2021)",
-            "plug_in_arms": plug_in, "arms": rates, "delta_pts": delta}
+        delta = round((rates["with_skill"].pass_at_k - rates["without_skill"].pass_at_k) * 100, 2)
+    return PassAtK(k=k, attempts=attempts, estimator="unbiased (Chen et al. 2021)", plug_in_arms=plug_in,
+                   arms=rates, delta_pts=delta)

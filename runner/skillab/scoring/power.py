@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import Any
 
 from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
+from ..core.statistics import Power
 from . import power_model
 from .aggregate import ERROR_DOMINATED_FLOOR
 from .inference import ALPHA
@@ -38,35 +37,10 @@ _MAX_CASES = 5_000
 _PSEUDO_DISCORDANT_RUNS = 1.0
 
 
-@dataclass(frozen=True)
-class PowerStatement:
-    target_lift_pts: float
-    # Smallest lift (pts) this suite detects with 80% power at its current size.
-    detectable_lift_pts: float | None
-    # Cases needed for the target; None when the target cannot be reached (see ``note``).
-    cases_needed: int | None
-    planning_sd_pts: float
-    baseline_rate: float | None
-    runs: int
-    note: str
-    assumptions: str
-    # The cases the target needs at the estimated discordance and at its 80% bound.
-    cases_needed_range: tuple[int, int] | None = None
-    # Not even every case moving one way would give p < 0.05 at this size.
-    never_significant: bool = False
-    discordance: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        if self.cases_needed_range is not None:
-            data["cases_needed_range"] = list(self.cases_needed_range)
-        return data
-
-
 def power_statement(
     diffs: Sequence[float], *, baseline_rate: float | None, runs: int,
     target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, errored_share: float = 0.0,
-) -> PowerStatement | None:
+) -> Power | None:
     """The statement for a suite whose per-case differences are ``diffs``; None below 2 cases.
 
     ``errored_share`` is the share of the suite's records that errored. An error may hide a
@@ -114,7 +88,7 @@ def power_statement(
         f"{psi_upper * 100:.0f}% at its 80% upper bound for the advice)"
         + (f"; {1 - seen:.0%} of records errored, and a lift may have been on them" if seen < 1 else "")
     )
-    return PowerStatement(
+    return Power(
         target_lift_pts=abs(target_lift_pts),
         detectable_lift_pts=None if detectable is None else math.ceil(detectable * 1000 - 1e-9) / 10,
         cases_needed=needed,

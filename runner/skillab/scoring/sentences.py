@@ -13,16 +13,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..core.statistics import LiftStatistics
 from .rounding import round_half_away
 
 
-def lift_sentence(s: Any, subject: str = "the skill") -> str:
+def lift_sentence(s: LiftStatistics, subject: str = "the skill", *,
+                  runs_range: tuple[int, int] | None = None) -> str:
+    """``runs_range``: the fewest and most comparable runs of any case (the sample size)."""
     if s.lift_pts is None:
         # An errored run never gets here (it is error-dominated: no sentence at all).
         return "No comparable records (no case finished, or every one was skipped): there is no lift to measure."
-    size = _sample_size(s)
+    size = _sample_size(s, runs_range)
     if s.ci95 is None:
         return f"{pts(s.lift_pts)} pts: a single case cannot tell a lift from noise."
     lo, hi = s.ci95
@@ -41,12 +42,12 @@ def lift_sentence(s: Any, subject: str = "the skill") -> str:
     return f"{body}{power_clause(s)}."
 
 
-def power_clause(s: Any) -> str:
+def power_clause(s: LiftStatistics) -> str:
     power = s.power
     if power is None:
         return ""
     parts = []
-    if getattr(power, "never_significant", False):
+    if power.never_significant:
         parts.append("this suite cannot show a lift at p < 0.05 at any size of effect")
     elif power.detectable_lift_pts is not None:
         parts.append(f"this suite detects lifts of about {power.detectable_lift_pts:.0f} pts or more")
@@ -59,18 +60,20 @@ def power_clause(s: Any) -> str:
     return ("; " + "; ".join(parts) + " (80% power)") if parts else ""
 
 
-def p_text(s: Any) -> str:
+def p_text(s: LiftStatistics) -> str:
     p = s.p_value
     name = "McNemar" if s.mcnemar_p is not None else "sign-flip"
+    if p is None:
+        return f"{name} p not computed"
     if p < 0.001:
         return f"{name} p<0.001"
     text = f"{p:.2g}"
     return f"{name} p={text}" if "." in text else f"{name} p={text}.0"
 
 
-def _sample_size(s: Any) -> str:
+def _sample_size(s: LiftStatistics, runs_range: tuple[int, int] | None) -> str:
     cases = f"{s.n_cases} case" + ("s" if s.n_cases != 1 else "")
-    fewest, most = getattr(s, "runs_range", None) or (0, 0)
+    fewest, most = runs_range or (0, 0)
     if fewest != most:
         return f"{cases} × {fewest}–{most} runs"
     return f"{cases} × {round(s.n_records / s.n_cases)} runs" if s.n_records > s.n_cases else cases

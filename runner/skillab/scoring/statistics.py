@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from ..core.runlog import DEFAULT_TARGET_LIFT_PTS, RunLog
+from ..core.statistics import LiftStatistics
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed, is_comparable
 from .inference import ALPHA, CasePair
 from .interval import LiftInference, infer_lift
-from .power import PowerStatement, power_statement
+from .power import power_statement
 from .rounding import round_half_away
 from .sentences import lift_sentence
 
@@ -28,60 +29,6 @@ from .sentences import lift_sentence
 _EXACT_TAIL_MAX_N = 2000
 # The false-discovery rate the cases named broken are held to.
 _REGRESSION_FDR = ALPHA
-
-
-@dataclass
-class PairedStats:
-    """Whether the observed lift can be told from noise, with the numbers that say so.
-
-    ``delta_pts`` is the spec's record-weighted delta; ``lift_pts`` is the mean of per-case
-    differences that the interval and the p-value are about (equal when every case has the
-    same number of runs). Everything but the counts is None on an error-dominated run.
-    """
-
-    n_cases: int
-    n_records: int
-    flip_to_pass: int
-    flip_to_fail: int
-    delta_pts: float | None
-    lift_pts: float | None
-    ci95: tuple[float, float] | None
-    p_value: float | None
-    mcnemar_p: float | None
-    method: str
-    distinguishable: bool
-    summary: str | None
-    cases_up: int = 0
-    cases_down: int = 0
-    power: PowerStatement | None = None
-    # Cases whose own drop is beyond noise (the "broke N cases" claim); see ``regression_cases``.
-    regression: bool = False
-    regressed_cases: list[str] = field(default_factory=list)
-    withheld: str | None = None
-    # The fewest and most comparable runs of any case (the sentence's sample size); not saved.
-    runs_range: tuple[int, int] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "n_cases": self.n_cases,
-            "n_records": self.n_records,
-            "flip_to_pass": self.flip_to_pass,
-            "flip_to_fail": self.flip_to_fail,
-            "delta_pts": self.delta_pts,
-            "lift_pts": self.lift_pts,
-            "ci95": list(self.ci95) if self.ci95 is not None else None,
-            "p_value": self.p_value,
-            "mcnemar_p": self.mcnemar_p,
-            "method": self.method,
-            "distinguishable": self.distinguishable,
-            "summary": self.summary,
-            "cases_up": self.cases_up,
-            "cases_down": self.cases_down,
-            "power": self.power.to_dict() if self.power is not None else None,
-            "regression": self.regression,
-            "regressed_cases": list(self.regressed_cases),
-            "withheld": self.withheld,
-        }
 
 
 def mcnemar_exact_p(b: int, c: int) -> float:
@@ -143,7 +90,7 @@ def case_pairs(records: Sequence[Any]) -> tuple[list[str], list[CasePair], int, 
 def paired_statistics(
     records: Sequence[Any], *, subject: str = "the skill",
     target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None, alpha: float = ALPHA,
-) -> PairedStats:
+) -> LiftStatistics:
     """Case-level statistics of the records, their sentence, and the power statement.
 
     ``withheld`` (a reason) nulls every statistic, as an error-dominated run does.
@@ -163,7 +110,7 @@ def case_statistics(
     flips: tuple[int, int] | None = None, subject: str = "the skill",
     target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None, alpha: float = ALPHA,
     errored: int = 0,
-) -> PairedStats:
+) -> LiftStatistics:
     """The statistics of per-case pass counts (what ``paired_statistics`` builds from records);
     ``errored`` is how many records errored (not in ``pairs``), for the power statement."""
     names = list(names) if names is not None else [f"case {i + 1}" for i in range(len(pairs))]
@@ -174,19 +121,19 @@ def case_statistics(
     up = sum(1 for p in pairs if p.diff > 0)
     down = sum(1 for p in pairs if p.diff < 0)
     if withheld:
-        return PairedStats(len(pairs), n_records, b, c, None, None, None, None, None, method, False,
-                           None, up, down, withheld=withheld)
+        return LiftStatistics(len(pairs), n_records, b, c, None, None, None, None, None, method, False,
+                              None, up, down, withheld=withheld)
     inference = infer_lift(pairs, alpha=alpha)
     if inference is None:
-        stats = PairedStats(0, 0, 0, 0, None, None, None, None, None, method, False, None)
-        stats.summary = lift_sentence(stats, subject)
-        return stats
+        empty = LiftStatistics(0, 0, 0, 0, None, None, None, None, None, method, False, None)
+        return replace(empty, summary=lift_sentence(empty, subject))
     with_total = sum(p.with_passes for p in pairs)
     without_total = sum(p.without_passes for p in pairs)
     delta = round_half_away(100 * (with_total - without_total) / n_records, 2)
     baseline = without_total / n_records
     runs = max(round(n_records / len(pairs)), 1)
-    stats = PairedStats(
+    regressed = tuple(regression_cases(pairs, names))
+    stats = LiftStatistics(
         n_cases=inference.n_cases,
         n_records=n_records,
         flip_to_pass=b,
@@ -204,12 +151,11 @@ def case_statistics(
         power=power_statement([p.diff for p in pairs], baseline_rate=baseline, runs=runs,
                               target_lift_pts=target_lift_pts,
                               errored_share=errored / (n_records + errored) if errored else 0.0),
+        regression=bool(regressed),
+        regressed_cases=regressed,
     )
-    stats.runs_range = (min(p.runs for p in pairs), max(p.runs for p in pairs))
-    stats.regressed_cases = regression_cases(pairs, names)
-    stats.regression = bool(stats.regressed_cases)
-    stats.summary = lift_sentence(stats, subject)
-    return stats
+    runs_range = (min(p.runs for p in pairs), max(p.runs for p in pairs))
+    return replace(stats, summary=lift_sentence(stats, subject, runs_range=runs_range))
 
 
 def _rounded(inference: LiftInference) -> tuple[float, float] | None:
@@ -290,13 +236,13 @@ def _method(single_runs: bool) -> str:
     )
 
 
-def pooled_statistics(logs: Sequence[RunLog], *, subject: str = "the skill") -> PairedStats | None:
+def pooled_statistics(logs: Sequence[RunLog], *, subject: str = "the skill") -> LiftStatistics | None:
     """Every comparable case of every suite that measured a lift, pooled as one sample of cases."""
     pairs: list[CasePair] = []
     names: list[str] = []
     for log in logs:
-        aggregate, stats = log.summary.aggregate, log.summary.statistics or {}
-        if aggregate.get("error_dominated") or stats.get("withheld") or not log.records:
+        stats = log.summary.statistics
+        if log.summary.aggregate.error_dominated or (stats is not None and stats.withheld) or not log.records:
             continue
         skill = log.settings.suite.get("skill") or "?"
         counts: dict[str, list[int]] = {}

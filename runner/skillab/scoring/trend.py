@@ -15,72 +15,24 @@ compared with the same original.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Literal
 
+from ..core.trend import ArmTrend, Direction, PreviousRun, Trend
 from .history_entry import TRACKED_ARMS, HistoryEntry
 from .inference import ALPHA, sign_flip_p
 
 # Pass rates carry four decimals; anything closer than this is the same rate.
 _SAME_RATE = 1e-9
 
-Direction = Literal["improved", "regressed", "unchanged", "within_noise", "changed"]
 LIFT = "lift"
 
 
-@dataclass(frozen=True)
-class ArmTrend:
-    arm: str
-    previous: float
-    current: float
-    direction: Direction
-    # The sign-flip p of the per-case change, over the cases both runs graded (None: no pairs).
-    p_value: float | None = None
-    paired_cases: int = 0
-
-    @property
-    def change_pts(self) -> float:
-        return round((self.current - self.previous) * 100, 2)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "arm": self.arm,
-            "previous": self.previous,
-            "current": self.current,
-            "change_pts": self.change_pts,
-            "direction": self.direction,
-            "p_value": self.p_value,
-            "paired_cases": self.paired_cases,
-        }
+def arm_trend(arm: str, previous: float, current: float, direction: Direction,
+              p_value: float | None = None, paired_cases: int = 0) -> ArmTrend:
+    return ArmTrend(arm, previous, current, round((current - previous) * 100, 2), direction, p_value, paired_cases)
 
 
-@dataclass(frozen=True)
-class Trend:
-    """This run against the previous comparable one; ``previous`` None on the first run."""
-
-    history: str
-    previous: HistoryEntry | None
-    arms: tuple[ArmTrend, ...] = ()
-    skill_changed: bool = False
-    original_changed: bool = False  # compared with another original: that arm has no trend
-
-    def to_dict(self) -> dict[str, Any]:
-        previous = None
-        if self.previous is not None:
-            previous = {
-                "recorded_at": self.previous.recorded_at,
-                "skill_hash": self.previous.skill_hash,
-                "verdict": self.previous.verdict,
-                "pass_rate": dict(self.previous.pass_rate),
-                "delta_pts": self.previous.delta_pts,
-            }
-        return {
-            "history": self.history,
-            "previous": previous,
-            "skill_changed": self.skill_changed,
-            "original_changed": self.original_changed,
-            "arms": [arm.to_dict() for arm in self.arms],
-        }
+def previous_run(entry: HistoryEntry) -> PreviousRun:
+    return PreviousRun(entry.recorded_at, entry.skill_hash, entry.verdict, dict(entry.pass_rate), entry.delta_pts)
 
 
 def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history: str,
@@ -89,7 +41,7 @@ def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history:
     is the original arm when the runs' originals differ (another skill was measured).
     ``same_skill`` counts the earlier comparable runs of this run's skill (``same_skill_comparisons``)."""
     if previous is None:
-        return Trend(history, None)
+        return Trend(history, None, False, False, ())
     alpha = ALPHA if current.skill_hash != previous.skill_hash else history_alpha(max(same_skill, 1))
     original_changed = (current.original_hash != previous.original_hash
                         and None not in (current.pass_rate.get("original"), previous.pass_rate.get("original")))
@@ -102,9 +54,10 @@ def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history:
         if now is None or before is None or (arm == "original" and original_changed):
             continue
         p, paired = _change_test(current.case_passes.get(arm, {}), previous.case_passes.get(arm, {}))
-        arms.append(ArmTrend(arm, before, now, "unchanged" if abs(now - before) < _SAME_RATE else "changed",
-                             p, paired))
-    return Trend(history, previous, tuple(arms), current.skill_hash != previous.skill_hash, original_changed)
+        arms.append(arm_trend(arm, before, now, "unchanged" if abs(now - before) < _SAME_RATE else "changed",
+                              p, paired))
+    return Trend(history, previous_run(previous), current.skill_hash != previous.skill_hash, original_changed,
+                 tuple(arms))
 
 
 def history_alpha(k: int) -> float:
@@ -125,7 +78,7 @@ def _lift_trend(current: HistoryEntry, previous: HistoryEntry, alpha: float = AL
         return None
     now, before = known[0] - known[1], known[2] - known[3]
     p, paired = _change_test(_case_lift(current), _case_lift(previous))
-    return ArmTrend(LIFT, round(before, 4), round(now, 4), _direction(before, now, p, alpha), p, paired)
+    return arm_trend(LIFT, round(before, 4), round(now, 4), _direction(before, now, p, alpha), p, paired)
 
 
 def _case_lift(entry: HistoryEntry) -> dict[str, list[int]]:

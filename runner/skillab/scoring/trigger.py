@@ -21,8 +21,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
 
+from ..core.triggers import RateChange, RateInterval
+from ..core.triggers import TriggerMetrics as RoundedMetrics
 from .inference import sign_flip_p as case_sign_flip_p
 from .interval import clopper_pearson_lower, clopper_pearson_upper
 
@@ -40,9 +41,9 @@ class Interval:
     n: float
     trials: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"value": _r(self.value), "low": _r(self.low), "high": _r(self.high),
-                "n_effective": _r(self.n, 2), "trials": self.trials}
+    def rounded(self) -> RateInterval:
+        """As the results document holds it: rates to 4 places, the effective size to 2."""
+        return RateInterval(_r(self.value), _r(self.low), _r(self.high), round(self.n, 2), self.trials)
 
 
 EMPTY = Interval(None, None, None, 0.0, 0)
@@ -119,9 +120,9 @@ class TriggerMetrics:
     precision: Interval
     f1: Interval
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"recall": self.recall.to_dict(), "false_trigger_rate": self.false_trigger_rate.to_dict(),
-                "precision": self.precision.to_dict(), "f1": self.f1.to_dict()}
+    def rounded(self) -> RoundedMetrics:
+        return RoundedMetrics(self.recall.rounded(), self.false_trigger_rate.rounded(), self.precision.rounded(),
+                              self.f1.rounded())
 
 
 def trigger_metrics(queries: Sequence[QueryCounts]) -> TriggerMetrics:
@@ -154,32 +155,17 @@ def f1_score(precision: float, recall: float) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-@dataclass(frozen=True)
-class RateChange:
-    """Candidate minus original over the queries of one label, with a paired sign-flip p."""
-
-    candidate: float | None
-    original: float | None
-    delta_pts: float | None
-    p_value: float | None
-    queries_changed: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"candidate": _r(self.candidate), "original": _r(self.original),
-                "delta_pts": _r(self.delta_pts, 2), "p_value": _r(self.p_value),
-                "queries_changed": self.queries_changed,
-                "significant": self.p_value is not None and self.p_value < 0.05}
-
-
 def rate_change(pairs: Sequence[tuple[QueryCounts, QueryCounts]]) -> RateChange:
-    """Per-query (candidate, original) counts of one label: the pooled rates and the test."""
+    """Per-query (candidate, original) counts of one label: the pooled rates and the test,
+    candidate minus original (rates to 4 places, the change to 2)."""
     usable = [(c, o) for c, o in pairs if c.trials and o.trials]
     if not usable:
-        return RateChange(None, None, None, None, 0)
+        return RateChange(None, None, None, None, 0, False)
     cand = sum(c.triggered for c, _ in usable) / sum(c.trials for c, _ in usable)
     orig = sum(o.triggered for _, o in usable) / sum(o.trials for _, o in usable)
     changed = sum(c.rate != o.rate for c, o in usable)
-    return RateChange(cand, orig, (cand - orig) * 100, sign_flip_p(usable), changed)
+    p = sign_flip_p(usable)
+    return RateChange(_r(cand), _r(orig), _r((cand - orig) * 100, 2), _r(p), changed, p < 0.05)
 
 
 def sign_flip_p(pairs: Sequence[tuple[QueryCounts, QueryCounts]]) -> float:

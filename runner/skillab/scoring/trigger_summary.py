@@ -14,6 +14,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.triggers import (
+    ChangedQuery,
+    Crowd,
+    LostQuery,
+    QueryCount,
+    QueryMiss,
+    QueryOutcome,
+    QueryRate,
+    StolenQuery,
+    TriggerBlock,
+    TriggerComparison,
+    TriggerTrialRecord,
+)
+from ..core.usage import Usage
+from ..core.wire import UNSET
 from .trigger import QueryCounts, rate_change, trigger_metrics
 
 if TYPE_CHECKING:
@@ -38,22 +53,15 @@ class QueryResult:
     # errored trial that loaded nothing says nothing), and in how many.
     loaded: dict[str, int] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out = self.query.to_dict()
-        out.update({
-            "rate": _r(self.counts.rate),
-            "triggered": self.counts.triggered,
-            "trials": self.counts.trials,
-            "errors": self.errors,
-            "taken_by": dict(self.taken_by),
-            "verdict": _verdict(self.counts),
-        })
-        if self.original is not None:
-            out["original"] = {"rate": _r(self.original.rate), "triggered": self.original.triggered,
-                               "trials": self.original.trials}
-        if self.baseline is not None:
-            out["owner_rate_without_skill"] = _r(self.baseline.rate)
-        return out
+    def outcome(self) -> QueryOutcome:
+        q, counts, original = self.query, self.counts, self.original
+        return QueryOutcome(
+            name=q.name, query=q.query, should_trigger=q.should_trigger, source=q.source, line=q.line,
+            owner=q.owner, rate=_r(counts.rate), triggered=counts.triggered, trials=counts.trials,
+            errors=self.errors, taken_by=dict(self.taken_by), verdict=_verdict(counts),
+            original=None if original is None else QueryRate(_r(original.rate), original.triggered, original.trials),
+            owner_rate_without_skill=UNSET if self.baseline is None else _r(self.baseline.rate),
+        )
 
 
 def _verdict(counts: QueryCounts) -> str:
@@ -92,60 +100,55 @@ def _counts(should_trigger: bool, trials: Sequence[TriggerTrial]) -> QueryCounts
 
 def trigger_block(plan: TriggerPlan, trials: Sequence[TriggerTrial], *,
                   listing: dict[str, Any] | None = None, original_label: str | None = None,
-                  interrupted: bool = False, warnings: Sequence[str] = ()) -> dict[str, Any]:
+                  interrupted: bool = False, warnings: Sequence[str] = ()) -> TriggerBlock:
     results = query_results(plan, trials)
-    metrics = trigger_metrics([r.counts for r in results])
-    block: dict[str, Any] = {
-        "format": FORMAT,
-        "skill": plan.skill.name,
-        "runs": plan.runs,
-        "sources": sorted({r.query.source for r in results}),
-        "query_count": {"should_trigger": sum(r.query.should_trigger for r in results),
-                        "should_not_trigger": sum(not r.query.should_trigger for r in results)},
-        "trials": sum(r.counts.trials + r.errors for r in results),
-        "baseline_trials": sum(t.arm == "baseline" for t in trials),
-        "errors": sum(r.errors for r in results),
-        "metrics": metrics.to_dict(),
-        "false_triggers": _worst(results, should_trigger=False),
-        "misses": _worst(results, should_trigger=True),
-        "queries": [r.to_dict() for r in results],
-        "crowd": _crowd(plan, results, listing, warnings),
-        "comparison": _comparison(results, original_label) if plan.original is not None else None,
-        "usage": _usage(trials),
+    return TriggerBlock(
+        format=FORMAT,
+        skill=plan.skill.name,
+        runs=plan.runs,
+        sources=tuple(sorted({r.query.source for r in results})),
+        query_count=QueryCount(sum(r.query.should_trigger for r in results),
+                               sum(not r.query.should_trigger for r in results)),
+        trials=sum(r.counts.trials + r.errors for r in results),
+        baseline_trials=sum(t.arm == "baseline" for t in trials),
+        errors=sum(r.errors for r in results),
+        metrics=trigger_metrics([r.counts for r in results]).rounded(),
+        false_triggers=_worst(results, should_trigger=False),
+        misses=_worst(results, should_trigger=True),
+        queries=tuple(r.outcome() for r in results),
+        crowd=_crowd(plan, results, listing, warnings),
+        comparison=_comparison(results, original_label) if plan.original is not None else None,
+        usage=_usage(trials),
         # Every trial: which skills the agent loaded (the evidence behind each rate).
-        "trial_records": [t.to_dict() for t in trials],
-        "interrupted": interrupted,
-    }
-    return block
+        trial_records=tuple(_trial_record(t) for t in trials),
+        interrupted=interrupted,
+    )
 
 
-def _worst(results: list[QueryResult], *, should_trigger: bool) -> list[dict[str, Any]]:
+def _trial_record(trial: TriggerTrial) -> TriggerTrialRecord:
+    return TriggerTrialRecord(trial.query, trial.run_index, trial.arm, trial.triggered, tuple(trial.loaded),
+                              trial.error, trial.duration_ms, trial.usage, trial.transcript)
+
+
+def _worst(results: list[QueryResult], *, should_trigger: bool) -> tuple[QueryMiss, ...]:
     """False triggers (rate above 0 on should-not) or misses (below 1 on should), worst first."""
     picked = [r for r in results if r.query.should_trigger == should_trigger and r.counts.rate is not None
               and (r.counts.rate < 1 if should_trigger else r.counts.rate > 0)]
     picked.sort(key=lambda r: ((r.counts.rate or 0) if should_trigger else -(r.counts.rate or 0)))
-    return [{"name": r.query.name, "query": r.query.query, "rate": _r(r.counts.rate),
-             "owner": r.query.owner, "taken_by": dict(r.taken_by)} for r in picked]
+    return tuple(QueryMiss(r.query.name, r.query.query, _r(r.counts.rate), r.query.owner, dict(r.taken_by))
+                 for r in picked)
 
 
 def _crowd(plan: TriggerPlan, results: list[QueryResult], listing: dict[str, Any] | None,
-           warnings: Sequence[str]) -> dict[str, Any] | None:
+           warnings: Sequence[str]) -> Crowd | None:
     if not plan.siblings and listing is None and not warnings:
         return None
-    stolen = [{"name": r.query.name, "query": r.query.query, "meant_for": r.query.owner,
-               "rate": _r(r.counts.rate), "owner_rate": _owner_rate(r),
-               "owner_rate_without_skill": _r(r.baseline.rate) if r.baseline else None}
-              for r in results if r.query.owner and (r.counts.rate or 0) > 0]
-    lost = [{"name": r.query.name, "query": r.query.query, "taken_by": dict(r.taken_by),
-             "rate": _r(r.counts.rate)}
-            for r in results if r.query.should_trigger and not r.query.owner and r.taken_by]
-    return {
-        "siblings": [s.name for s in plan.siblings],
-        "stolen_from_siblings": stolen,
-        "lost_to_siblings": lost,
-        "listing": listing,
-        "warnings": list(warnings),
-    }
+    stolen = tuple(StolenQuery(r.query.name, r.query.query, r.query.owner, _r(r.counts.rate), _owner_rate(r),
+                               _r(r.baseline.rate) if r.baseline else None)
+                   for r in results if r.query.owner and (r.counts.rate or 0) > 0)
+    lost = tuple(LostQuery(r.query.name, r.query.query, dict(r.taken_by), _r(r.counts.rate))
+                 for r in results if r.query.should_trigger and not r.query.owner and r.taken_by)
+    return Crowd(tuple(s.name for s in plan.siblings), stolen, lost, listing, tuple(warnings))
 
 
 def _owner_rate(result: QueryResult) -> float | None:
@@ -155,34 +158,32 @@ def _owner_rate(result: QueryResult) -> float | None:
     return _r((result.loaded or {}).get(result.query.owner or "", 0) / trials) if trials else None
 
 
-def _comparison(results: list[QueryResult], label: str | None) -> dict[str, Any]:
+def _comparison(results: list[QueryResult], label: str | None) -> TriggerComparison:
     def pairs(should: bool) -> list[tuple[QueryCounts, QueryCounts]]:
         return [(r.counts, r.original) for r in results
                 if r.query.should_trigger == should and r.original is not None]
 
-    changed = [{"name": r.query.name, "query": r.query.query, "should_trigger": r.query.should_trigger,
-                "candidate": _r(r.counts.rate), "original": _r(r.original.rate)}
-               for r in results if r.original is not None and None not in (r.counts.rate, r.original.rate)
-               and r.counts.rate != r.original.rate]
+    changed = tuple(ChangedQuery(r.query.name, r.query.query, r.query.should_trigger, _r(r.counts.rate),
+                                 _r(r.original.rate))
+                    for r in results if r.original is not None and None not in (r.counts.rate, r.original.rate)
+                    and r.counts.rate != r.original.rate)
     original_metrics = trigger_metrics([r.original for r in results if r.original is not None])
-    return {
-        "original": label,
-        "recall": rate_change(pairs(True)).to_dict(),
-        "false_trigger_rate": rate_change(pairs(False)).to_dict(),
-        "original_metrics": original_metrics.to_dict(),
+    return TriggerComparison(
+        original=label,
+        recall=rate_change(pairs(True)),
+        false_trigger_rate=rate_change(pairs(False)),
+        original_metrics=original_metrics.rounded(),
         # The original's trials that failed without loading it: left out of its rates.
-        "original_errors": sum(r.original_errors for r in results),
-        "changed_queries": changed,
-    }
+        original_errors=sum(r.original_errors for r in results),
+        changed_queries=changed,
+    )
 
 
-def _usage(trials: Sequence[TriggerTrial]) -> dict[str, Any]:
-    from ..core.usage import Usage
-
+def _usage(trials: Sequence[TriggerTrial]) -> Usage:
     total = Usage()
     for trial in trials:
         total = total.add(trial.usage)
-    return total.to_dict()
+    return total
 
 
 def _r(value: float | None) -> float | None:

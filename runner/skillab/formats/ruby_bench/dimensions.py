@@ -8,10 +8,10 @@ import dataclasses
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.checks import DimensionScore, GraderResult
+from ...core.summary import Criterion, CriterionDimension, WeakDimension
 from ...grading.graders import (
     GradingInput,
     ask_judge,
@@ -138,74 +138,7 @@ def _dimension_entries(value: Any) -> dict[str, tuple[Any, Any]]:
 # --- the dimensions format's own verdict, read back from results documents ------------------
 
 
-@dataclass(frozen=True)
-class DimensionRow:
-    name: str
-    max_score: float  # a DimensionScore's (ruby-skill-bench's own are whole numbers)
-    without: float | None
-    with_skill: float | None
-
-    @property
-    def delta(self) -> float | None:
-        if self.without is None or self.with_skill is None:
-            return None
-        return round(self.with_skill - self.without, 2)
-
-
-@dataclass(frozen=True)
-class WeakDimension:
-    arm: str
-    name: str
-    score: float
-    max_score: float
-    reason: str
-
-
-@dataclass(frozen=True)
-class CriteriaVerdict:
-    """ruby-skill-bench's verdict for one case: the with-skill total reaches ``pass_threshold``
-    and beats the without-skill total by ``minimum_delta``. Scores are means over runs; a side
-    with no scored run (errored) leaves the verdict ``None``."""
-
-    case_name: str
-    rows: tuple[DimensionRow, ...]
-    with_total: float | None
-    without_total: float | None
-    pass_threshold: float
-    minimum_delta: float
-    weak: tuple[WeakDimension, ...]
-
-    @property
-    def delta(self) -> float | None:
-        if self.with_total is None or self.without_total is None:
-            return None
-        return round(self.with_total - self.without_total, 2)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "case_name": self.case_name,
-            "passed": self.passed,
-            "with_total": self.with_total,
-            "without_total": self.without_total,
-            "delta": self.delta,
-            "pass_threshold": self.pass_threshold,
-            "minimum_delta": self.minimum_delta,
-            "dimensions": [
-                {"name": r.name, "max_score": r.max_score, "without_skill": r.without,
-                 "with_skill": r.with_skill, "delta": r.delta}
-                for r in self.rows
-            ],
-            "weak": [dataclasses.asdict(w) for w in self.weak],
-        }
-
-    @property
-    def passed(self) -> bool | None:
-        if self.delta is None or self.with_total is None:
-            return None
-        return self.with_total >= self.pass_threshold and self.delta >= self.minimum_delta
-
-
-def criteria_verdicts(cases: Sequence[dict[str, Any]]) -> list[CriteriaVerdict]:
+def criteria_verdicts(cases: Sequence[dict[str, Any]]) -> list[Criterion]:
     """The criteria verdict of each case of a results document that was scored per dimension.
 
     A dimension is weak in an arm when it scored below the pass threshold's share of its
@@ -220,7 +153,10 @@ def criteria_verdicts(cases: Sequence[dict[str, Any]]) -> list[CriteriaVerdict]:
     return [_criteria_verdict(name, arms) for name, arms in found.items()]
 
 
-def _criteria_verdict(name: str, arms: dict[str, list[GraderResult]]) -> CriteriaVerdict:
+def _criteria_verdict(name: str, arms: dict[str, list[GraderResult]]) -> Criterion:
+    """ruby-skill-bench's verdict for one case: the with-skill total reaches the pass threshold
+    and beats the without-skill total by the minimum delta. Scores are means over runs; a side
+    with no scored run (errored) leaves the verdict None."""
     sample = next(r for results in arms.values() for r in results)
     threshold = sample.threshold if sample.threshold is not None else 70.0
     scored = {arm: [r for r in results if not r.errored and r.dimensions] for arm, results in arms.items()}
@@ -233,8 +169,9 @@ def _criteria_verdict(name: str, arms: dict[str, list[GraderResult]]) -> Criteri
         return mean([d.score for r in scored[arm] for d in r.dimensions if d.name == dimension])
 
     rows = tuple(
-        DimensionRow(dim, top, dimension_mean("without_skill", dim), dimension_mean("with_skill", dim))
+        CriterionDimension(dim, top, without, with_skill, _difference(with_skill, without))
         for dim, top in order
+        for without, with_skill in [(dimension_mean("without_skill", dim), dimension_mean("with_skill", dim))]
     )
     weak = tuple(
         WeakDimension(arm, d.name, d.score, d.max_score, d.reason)
@@ -243,14 +180,24 @@ def _criteria_verdict(name: str, arms: dict[str, list[GraderResult]]) -> Criteri
         for d in r.dimensions
         if d.score < d.max_score * threshold / 100
     )
-    return CriteriaVerdict(
+    with_total = mean([r.score or 0.0 for r in scored["with_skill"]])
+    without_total = mean([r.score or 0.0 for r in scored["without_skill"]])
+    delta = _difference(with_total, without_total)
+    minimum_delta = sample.minimum_delta if sample.minimum_delta is not None else 10.0
+    return Criterion(
         case_name=name,
-        rows=rows,
-        with_total=mean([r.score or 0.0 for r in scored["with_skill"]]),
-        without_total=mean([r.score or 0.0 for r in scored["without_skill"]]),
+        passed=None if delta is None or with_total is None else with_total >= threshold and delta >= minimum_delta,
+        with_total=with_total,
+        without_total=without_total,
+        delta=delta,
         pass_threshold=threshold,
-        minimum_delta=sample.minimum_delta if sample.minimum_delta is not None else 10.0,
+        minimum_delta=minimum_delta,
+        dimensions=rows,
         weak=weak,
     )
+
+
+def _difference(with_skill: float | None, without: float | None) -> float | None:
+    return None if with_skill is None or without is None else round(with_skill - without, 2)
 
 

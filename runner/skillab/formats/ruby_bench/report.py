@@ -12,33 +12,33 @@ from .dimensions import criteria_verdicts
 
 
 def markdown_section(named_logs: Sequence[tuple[str, RunLog]], inline: Inline) -> str:
-    """The criteria of every suite in the report (the run's ``criteria`` block); ``""`` when no
+    """The criteria of every suite in the report (each run's ``criteria`` block); ``""`` when no
     suite has any. ``inline`` escapes what a suite or the judge wrote."""
     parts = []
     for name, log in named_logs:
         for c in log.summary.criteria or ():
-            state = {True: "✅ pass", False: "❌ fail", None: "⚠️ n/a (an arm was not scored)"}[c["passed"]]
+            state = {True: "✅ pass", False: "❌ fail", None: "⚠️ n/a (an arm was not scored)"}[c.passed]
             where = f"{inline(name, 60)} / " if len(named_logs) > 1 else ""
             lines = [
-                f"**Criteria** — {where}{inline(c['case_name'], 80)}: with {_num(c['with_total'])}/100, "
-                f"without {_num(c['without_total'])}/100, Δ {_signed(c['delta'])} (passes at with ≥ "
-                f"{c['pass_threshold']:g} and Δ ≥ {c['minimum_delta']:+g}): {state}",
+                f"**Criteria** — {where}{inline(c.case_name, 80)}: with {_num(c.with_total)}/100, "
+                f"without {_num(c.without_total)}/100, Δ {_signed(c.delta)} (passes at with ≥ "
+                f"{c.pass_threshold:g} and Δ ≥ {c.minimum_delta:+g}): {state}",
                 "",
                 "| Dimension | Without skill | With skill | Δ |",
                 "|---|---:|---:|---:|",
             ]
-            for row in c["dimensions"]:
+            for row in c.dimensions:
                 lines.append(
-                    f"| {inline(row['name'], 60)} | {_num(row['without_skill'])}/{row['max_score']} | "
-                    f"{_num(row['with_skill'])}/{row['max_score']} | {_signed(row['delta'])} |"
+                    f"| {inline(row.name, 60)} | {_num(row.without_skill)}/{row.max_score} | "
+                    f"{_num(row.with_skill)}/{row.max_score} | {_signed(row.delta)} |"
                 )
-            if c["weak"]:
+            if c.weak:
                 lines += ["", "Weak dimensions (below the pass threshold's share of their maximum):", ""]
-                for weak in c["weak"]:
-                    arm = "with skill" if weak["arm"] == "with_skill" else "without skill"
+                for weak in c.weak:
+                    arm = "with skill" if weak.arm == "with_skill" else "without skill"
                     lines.append(
-                        f"- {arm} · {inline(weak['name'], 60)} {weak['score']:g}/{weak['max_score']}: "
-                        f"{inline(weak['reason'], 300)}"
+                        f"- {arm} · {inline(weak.name, 60)} {weak.score:g}/{weak.max_score}: "
+                        f"{inline(weak.reason, 300)}"
                     )
             parts.append("\n".join(lines))
     return "\n\n".join(parts)
@@ -55,11 +55,11 @@ def terminal_section(doc: dict[str, Any]) -> list[str]:
             f"{_score(verdict.without_total)} · delta {_plus(verdict.delta)} (needs with >= "
             f"{verdict.pass_threshold:g} and delta >= {verdict.minimum_delta:+g}): {state}",
         ]
-        width = max(12, *(len(r.name) for r in verdict.rows)) if verdict.rows else 12
+        width = max(12, *(len(r.name) for r in verdict.dimensions)) if verdict.dimensions else 12
         lines.append(f"    {'dimension':<{width}}  {'without':>9}  {'with':>9}  {'delta':>6}")
-        for row in verdict.rows:
+        for row in verdict.dimensions:
             lines.append(
-                f"    {row.name:<{width}}  {_of(row.without, row.max_score):>9}  "
+                f"    {row.name:<{width}}  {_of(row.without_skill, row.max_score):>9}  "
                 f"{_of(row.with_skill, row.max_score):>9}  {_plus(row.delta):>6}"
             )
         for weak in verdict.weak:

@@ -18,6 +18,7 @@ import stat
 from pathlib import Path
 
 from ...core.checks import GraderResult
+from ...core.summary import Reward
 from ...grading.graders import (
     VERIFIER_DIR,
     GradingInput,
@@ -150,7 +151,7 @@ def _number(text: str) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def mean_rewards(cases: list[dict]) -> dict | None:
+def mean_rewards(cases: list[dict]) -> Reward | None:
     """The mean verifier reward of each arm over the records that got one (errored arms have
     none), for reporting beside the pass rate; None when no case has a verifier."""
     rewards: dict[str, list[float]] = {"with_skill": [], "without_skill": []}
@@ -172,9 +173,9 @@ def mean_rewards(cases: list[dict]) -> dict | None:
     def mean(values: list[float]) -> float | None:
         return round(sum(values) / len(values), 4) if values else None
 
-    return {
-        "with_skill": mean(rewards["with_skill"]),
-        "without_skill": mean(rewards["without_skill"]),
-        "arms": len(rewards["with_skill"]) + len(rewards["without_skill"]),
-        "threshold": min(thresholds) if thresholds else 1.0,
-    }
+    return Reward(
+        with_skill=mean(rewards["with_skill"]),
+        without_skill=mean(rewards["without_skill"]),
+        arms=len(rewards["with_skill"]) + len(rewards["without_skill"]),
+        threshold=min(thresholds) if thresholds else 1.0,
+    )

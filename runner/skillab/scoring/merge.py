@@ -1,4 +1,5 @@
-"""``skillab merge``: one results document from the documents of ``run --shard I/N``.
+"""``skillab merge``: one results document from the documents of ``run --shard I/N``
+(``reports.shard_files.load_shards`` reads them).
 
 The merged document is ``summarize`` over every shard's records, so it is the document an
 unsharded run would have written (timings aside). Merging fails closed: a file that is not a
@@ -11,15 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..core.records import CaseRecord
+from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings
 from ..core.usage import Usage
+from ..core.wire import from_wire
 from ..errors import UsageError
-from .results import load_documents
 from .summary import summarize
 
 
@@ -62,25 +63,6 @@ _AGREED: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("selected cases", lambda d: d["shard"]["cases"]),
     ("shard plan", lambda d: d["shard"]["plan_sha256"]),
 )
-
-
-def load_shards(paths: list[Path], *, allow_none: bool = False) -> list[ShardDocument]:
-    """Every suite document in ``paths``; a file that cannot be read is an error naming it.
-    ``allow_none``: the files may hold no document (each shard failed every suite)."""
-    shards = []
-    for path in paths:
-        try:
-            documents = load_documents(path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise MergeError(f"{path}: cannot be read as a results document ({exc})") from None
-        for document in documents:
-            if not isinstance(document.get("shard"), dict):
-                raise MergeError(f"{path}: not a shard's document (no shard marker); merge joins "
-                                 "the documents of `skillab run --shard I/N`")
-            shards.append(ShardDocument(str(path), document))
-    if not shards and not allow_none:
-        raise MergeError("no results documents to merge")
-    return shards
 
 
 def merge_shards(shards: list[ShardDocument]) -> list[RunLog]:
@@ -190,7 +172,7 @@ def _total_usage(usages: list[Usage | None]) -> Usage | None:
     return total
 
 
-def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+def _pooled_consistency(checks: list[JudgeConsistency | None]) -> JudgeConsistency | None:
     """The shards' judge consistency checks as one: each re-asked a sample of its own verdicts,
     so the pooled check counts every verdict, every re-ask and every agreement."""
     from ..core.checks import ConsistencyCheck
@@ -198,11 +180,10 @@ def _pooled_consistency(checks: list[dict[str, Any] | None]) -> dict[str, Any] |
     present = [c for c in checks if c]
     if not present:
         return None
-    def total(key: str) -> int:
-        return sum(int(c[key]) for c in present)
-
-    return ConsistencyCheck(total("verdicts"), total("sampled"), total("agreed"), total("errored"),
-                            floor=float(present[0]["floor"])).to_dict()
+    pooled = ConsistencyCheck(sum(c.verdicts for c in present), sum(c.sampled for c in present),
+                              sum(c.agreed for c in present), sum(c.errored for c in present),
+                              floor=present[0].floor)
+    return from_wire(JudgeConsistency, pooled.to_dict())
 
 
 def _differing(a: Any, b: Any) -> tuple[Any, Any]:

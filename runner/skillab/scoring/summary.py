@@ -11,12 +11,25 @@ from collections import Counter
 from typing import Any
 
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
+from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings, RunSummary
+from ..core.summary import (
+    Activation,
+    CandidateDelta,
+    CandidatePassRate,
+    Comparison,
+    Criterion,
+    DimensionDelta,
+    Efficiency,
+    Reward,
+    RunUsage,
+)
 from ..core.usage import Usage
-from ..scoring import aggregate, compute_verdict, run_verdict
-from ..scoring.inference import ALPHA
-from ..scoring.pass_at_k import run_summary
-from ..scoring.statistics import paired_statistics
+from .aggregate import aggregate, run_verdict
+from .inference import ALPHA
+from .outcomes import compute_verdict
+from .pass_at_k import run_summary
+from .statistics import paired_statistics
 
 
 def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
@@ -30,7 +43,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     cases = [r.to_dict() for r in records if _scored_beyond_checks(r)]
     criteria, reward = _format_scores(cases)
     summary = RunSummary(
-        aggregate=agg.to_dict(),
+        aggregate=agg,
         # The spec counts every trigger-only case here, left out of total_cases, whether or not
         # trigger trials also posed it: burying it is non-conforming.
         cases_skipped_trigger_only=len(settings.trigger_only),
@@ -40,7 +53,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         outcome_counts={o: counts.get(o, 0) for o in OUTCOMES},
         statistics=None if settings.partial else paired_statistics(
             records, target_lift_pts=settings.target_lift_pts, withheld=withheld,
-            alpha=float((settings.stop_early or {}).get("alpha", ALPHA))).to_dict(),
+            alpha=settings.stop_early.alpha if settings.stop_early is not None else ALPHA),
         usage=_usage(records, settings.judge_usage),
         activation=_activation(records),
         contaminated_arms=sum(r.without_skill.contaminated for r in records),
@@ -53,7 +66,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
     return RunLog(settings, list(records), summary)
 
 
-def _format_scores(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]] | None, dict | None]:
+def _format_scores(cases: list[dict[str, Any]]) -> tuple[tuple[Criterion, ...] | None, Reward | None]:
     """ruby-skill-bench's criteria verdicts and the verifier formats' mean rewards; a run whose
     records carry neither loads neither format."""
     if not cases:
@@ -61,7 +74,7 @@ def _format_scores(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]] | 
     from ..formats.ruby_bench.dimensions import criteria_verdicts
     from ..formats.skillsbench.verifier import mean_rewards
 
-    return [c.to_dict() for c in criteria_verdicts(cases)] or None, mean_rewards(cases)
+    return tuple(criteria_verdicts(cases)) or None, mean_rewards(cases)
 
 
 def _scored_beyond_checks(record: CaseRecord) -> bool:
@@ -69,14 +82,14 @@ def _scored_beyond_checks(record: CaseRecord) -> bool:
     return any(arm is not None and (arm.graders or arm.pass_k is not None) for arm in arms)
 
 
-def _judge_withheld(check: dict[str, Any] | None) -> str | None:
-    if not check or not check.get("lift_withheld"):
+def _judge_withheld(check: JudgeConsistency | None) -> str | None:
+    if check is None or not check.lift_withheld:
         return None
-    return (f"the judge agreed with itself on only {check['agreed']} of {check['sampled'] - check['errored']} "
-            f"re-asked verdicts (below {check['floor']:.0%}): no statistic is reported")
+    return (f"the judge agreed with itself on only {check.agreed} of {check.sampled - check.errored} "
+            f"re-asked verdicts (below {check.floor:.0%}): no statistic is reported")
 
 
-def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, Any] | None:
+def _comparison(records: list[CaseRecord], settings: RunSettings) -> Comparison | None:
     """Candidate vs original (``--against``): the run's own aggregate and statistics, with the
     original skill standing in for the without-skill arm. The headline lift is untouched."""
     if settings.original is None:
@@ -87,37 +100,28 @@ def _comparison(records: list[CaseRecord], settings: RunSettings) -> dict[str, A
     stats = None
     if not settings.partial:
         # The same statistics, about the edit rather than the skill as a whole.
-        stats = paired_statistics(pairs, subject="the edit",
-                                  target_lift_pts=settings.target_lift_pts).to_dict()
+        stats = paired_statistics(pairs, subject="the edit", target_lift_pts=settings.target_lift_pts)
     worse = _case_names(pairs, "flip_to_fail")
-    named = set((stats or {}).get("regressed_cases") or ())
-    return {
-        "original": dict(settings.original),
-        "pass_rate": {
-            "candidate": agg.pass_rate.with_skill,
-            "original": agg.pass_rate.without_skill,
-            "delta_pts": agg.pass_rate.delta_pts,
-        },
+    named = set(stats.regressed_cases if stats is not None else ())
+    return Comparison(
+        original=settings.original,
+        pass_rate=CandidatePassRate(agg.pass_rate.with_skill, agg.pass_rate.without_skill, agg.pass_rate.delta_pts),
         # Named broken only on the case's own evidence (statistics.regressed_cases); every other
         # case that passed with the original and failed now is changed, within noise.
-        "broken_by_edit": [n for n in worse if n in named],
-        "changed_within_noise": [n for n in worse if n not in named],
-        "rescued_by_edit": _case_names(pairs, "flip_to_pass"),
-        "outcome_counts": {o: counts.get(o, 0) for o in OUTCOMES},
-        "errors": agg.errors,
-        "error_dominated": agg.error_dominated,
-        "cases_aggregated": agg.cases_aggregated,
-        "efficiency": {
-            dim: None if delta is None else {
-                "candidate_avg": delta.with_skill_avg,
-                "original_avg": delta.without_skill_avg,
-                "delta_pct": delta.delta_pct,
-            }
-            for dim, delta in (("duration_ms", agg.duration_ms), ("turns", agg.turns),
-                               ("tokens", agg.tokens), ("tool_calls", agg.tool_calls))
-        },
-        "statistics": stats,
-    }
+        broken_by_edit=tuple(n for n in worse if n in named),
+        changed_within_noise=tuple(n for n in worse if n not in named),
+        rescued_by_edit=tuple(_case_names(pairs, "flip_to_pass")),
+        outcome_counts={o: counts.get(o, 0) for o in OUTCOMES},
+        errors=agg.errors,
+        error_dominated=agg.error_dominated,
+        cases_aggregated=agg.cases_aggregated,
+        efficiency=Efficiency(*(_versus(delta) for delta in (agg.duration_ms, agg.turns, agg.tokens, agg.tool_calls))),
+        statistics=stats,
+    )
+
+
+def _versus(delta: DimensionDelta | None) -> CandidateDelta | None:
+    return None if delta is None else CandidateDelta(delta.with_skill_avg, delta.without_skill_avg, delta.delta_pct)
 
 
 def versus_original(record: CaseRecord) -> CaseRecord:
@@ -138,7 +142,7 @@ def _case_names(records: list[CaseRecord], outcome: str) -> list[str]:
     return list(dict.fromkeys(r.case_name for r in records if r.outcome == outcome))
 
 
-def _usage(records: list[CaseRecord], judged: Usage | None) -> dict[str, Any]:
+def _usage(records: list[CaseRecord], judged: Usage | None) -> RunUsage:
     def total(arm: str) -> Usage:
         acc = Usage()
         for record in records:
@@ -154,17 +158,11 @@ def _usage(records: list[CaseRecord], judged: Usage | None) -> dict[str, Any]:
     for extra in (original, judged):
         if extra is not None:
             grand = grand.add(extra)
-    return {
-        "with_skill": with_skill.to_dict(),
-        "without_skill": without_skill.to_dict(),
-        "original": original.to_dict() if original is not None else None,
-        "judge": judged.to_dict() if judged is not None else None,
-        # Cached baselines cost nothing in this run, so they are left out of the totals.
-        "total": grand.to_dict(),
-    }
+    # Cached baselines cost nothing in this run, so they are left out of the totals.
+    return RunUsage(with_skill, without_skill, original, judged, grand)
 
 
-def _activation(records: list[CaseRecord]) -> dict[str, float | None] | None:
+def _activation(records: list[CaseRecord]) -> Activation | None:
     """Share of arms that opened SKILL.md, for adapters that report it (discover mode). An
     errored arm is left out: an agent that never started, or stopped on an outage, did not
     decide against the skill."""
@@ -178,5 +176,5 @@ def _activation(records: list[CaseRecord]) -> dict[str, float | None] | None:
         ]
         return round(sum(flags) / len(flags), 4) if flags else None
 
-    result = {"with_skill": rate("with_skill"), "original": rate("original")}
-    return result if any(v is not None for v in result.values()) else None
+    result = Activation(rate("with_skill"), rate("original"))
+    return result if result.with_skill is not None or result.original is not None else None
