@@ -218,6 +218,7 @@ def test_pass_k_must_be_a_positive_integer(capsys):
 
 def test_the_rate_over_n_attempts_is_labelled_pass_at_n(tmp_path):
     """With --pass-n 4 above --pass-k 2 an arm passes when any of its 4 attempts does: pass@4."""
+    from skillab.core.runlog import RunLog
     from skillab.reports.markdown_view import SuiteView
     from skillab.reports.terminal import rate_label, render_table
 
@@ -228,4 +229,4 @@ def test_the_rate_over_n_attempts_is_labelled_pass_at_n(tmp_path):
     doc = json.loads(out.read_text())
     assert rate_label(doc) == "pass@4 rate"
     assert "pass@2 from 4 attempts" in render_table(doc)
-    assert SuiteView.from_document(0, doc).pass_k == 4
+    assert SuiteView.from_log(0, RunLog.from_json(doc)).pass_k == 4

@@ -116,8 +116,8 @@ class FormatRegistry:
         report asks them alone for their sections, loading no other format."""
         found: dict[str, SuiteFormat] = {}
         for log in logs:
-            name = log.settings.suite.get("format")
-            if isinstance(name, str) and name not in found:
+            name = log.settings.suite.format
+            if name not in found:
                 try:
                     found[name] = self.get(name)
                 except UsageError:  # a plugin format no longer installed: nothing of its own

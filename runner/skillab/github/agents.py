@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
 from ..core.runlog import RunLog
 from ..errors import UsageError
 

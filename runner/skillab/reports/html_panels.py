@@ -43,7 +43,7 @@ def _judge(doc: dict[str, Any], view: SuiteView) -> list[str]:
     if models.get("judge_same_family"):
         out.append(f"<p class=\"callout mixed\">⚠️ Judged by a model of the agent's family ({_e(models.get('judge'))} "
                    f"for {_e(models.get('agent'))}): judges favour their own family's answers.</p>")
-    check = view.judge_consistency or {}
+    check = doc.get("judge_consistency") or {}
     if check.get("lift_withheld"):
         out.append(f"<p class=\"callout mixed\"><b>Lift withheld</b>: the judge agreed with itself on "
                    f"{_re_asked(check)} re-asked verdicts, below {_num(check.get('floor'), '.0%')}.</p>")

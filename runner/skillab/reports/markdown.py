@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..core.runlog import RunLog
-
 from .. import __version__
+from ..core.run_info import JudgeConsistency
+from ..core.runlog import RunLog
+from ..core.wire import to_wire
 from ..scoring.statistics import pooled_statistics
 from . import escape
 from .context_view import context_text
@@ -28,7 +29,6 @@ from .markdown_view import (
     FailedSuite,
     SuiteView,
     broken_by_skill,
-    edit_flips,
     flip_lines,
     fmt_p,
     fmt_pts,
@@ -148,9 +148,9 @@ def _headline(suites: list[SuiteView], graded: Sequence[RunLog], several_agents:
     verdict = _most_severe([s.verdict for s in suites]) or "error"
     icon = VERDICT_ICON.get(verdict, "⚠️")
     scope = _scope(suites, graded, several_agents) + _edit_scope(suites)
-    if any(log.settings.isolation.get("unsandboxed") for log in graded):
+    if any(log.settings.isolation.unsandboxed for log in graded):
         scope += " · ⚠️ unsandboxed: suite commands and the agent ran without a sandbox"
-    if any(log.settings.models.get("judge_same_family") for log in graded):
+    if any(log.settings.models.judge_same_family for log in graded):
         scope += " · ⚠️ judged by a model of the agent's family"
     stopped = [text for text in map(interruption, graded) if text]
     if stopped:
@@ -187,11 +187,9 @@ def _verdict_counts(suites: list[SuiteView]) -> str:
 def _edit_scope(suites: list[SuiteView]) -> str:
     """Whatever the lift over no skill, a reviewer of the edit sees what it broke: named as broken
     only when the drop passed its noise test, else as changed within noise."""
-    broke = changed = 0
-    for s in suites:
-        named, within_noise = edit_flips(s.comparison or {})
-        broke += len(named)
-        changed += len(within_noise)
+    compared = [s.comparison for s in suites if s.comparison is not None]
+    broke = sum(len(c.broken_by_edit) for c in compared)
+    changed = sum(len(c.changed_within_noise) for c in compared)
     text = ""
     if broke:
         text += f" · ❌ the edit broke {broke} case{'s' if broke != 1 else ''} beyond noise"
@@ -255,15 +253,14 @@ def _rate_notes(suites: list[SuiteView]) -> str:
         notes.append(f"pass@{k}: each arm made every one of its attempts (no early stop) and passes "
                      "when any graded attempt passed; an errored attempt is left out, not failed.")
     for s in suites:
-        summary = s.pass_at_k or {}
-        arms = summary.get("arms") or {}
-        if arms.get("with_skill") and arms.get("without_skill"):
+        arms = {} if s.pass_at_k is None else s.pass_at_k.arms
+        with_arm, without_arm = arms.get("with_skill"), arms.get("without_skill")
+        if s.pass_at_k is not None and with_arm is not None and without_arm is not None:
             where = f"{escape.inline(s.name, 60)}: " if len(suites) > 1 else ""
             notes.append(
-                f"{where}unbiased pass@{summary['k']} from {summary['attempts']} attempts: with "
-                f"{fmt_rate(arms['with_skill']['pass_at_k'])}, without {fmt_rate(arms['without_skill']['pass_at_k'])}; "
-                f"pass@1 with {fmt_rate(arms['with_skill']['pass_at_1'])}, without "
-                f"{fmt_rate(arms['without_skill']['pass_at_1'])}."
+                f"{where}unbiased pass@{s.pass_at_k.k} from {s.pass_at_k.attempts} attempts: with "
+                f"{fmt_rate(with_arm.pass_at_k)}, without {fmt_rate(without_arm.pass_at_k)}; "
+                f"pass@1 with {fmt_rate(with_arm.pass_at_1)}, without {fmt_rate(without_arm.pass_at_1)}."
             )
     runs = sorted({s.runs for s in suites if s.runs > 1})
     if runs:
@@ -304,16 +301,7 @@ def _disclosures(suites: list[SuiteView]) -> str:
         flags = []
         if s.error_dominated:
             flags.append("**error-dominated: the lift is withheld**")
-        check = s.judge_consistency or {}
-        if check.get("lift_withheld"):
-            flags.append(f"**the judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
-                         f"re-asked verdicts, below {check['floor']:.0%}: the lift is withheld**")
-        elif check.get("sampled") and check.get("agreement") is None:
-            flags.append(f"**{consistency_unmeasured(check)}**")
-        elif check.get("agreement") is not None:
-            counts.append(f"judge agreed with itself on {check['agreed']}/{check['sampled'] - check['errored']} "
-                          f"re-asked verdicts{agreement_interval(check).replace(', 95% CI', ' (95% CI', 1)}"
-                          f"{')' if check.get('ci95') else ''}")
+        _judge_consistency(s.judge_consistency, flags, counts)
         if s.interrupted:
             flags.append("**interrupted: partial results**")
         if s.adapter == "mock":
@@ -327,13 +315,29 @@ def _disclosures(suites: list[SuiteView]) -> str:
     return ("**Disclosures**\n\n" + "\n".join(lines)) if lines else ""
 
 
+def _judge_consistency(check: JudgeConsistency | None, flags: list[str], counts: list[str]) -> None:
+    """The judge's agreement with itself: a flag when it withheld the lift or measured nothing,
+    else a count with its interval."""
+    if check is None:
+        return
+    re_asked = f"{check.agreed}/{check.sampled - check.errored} re-asked verdicts"
+    if check.lift_withheld:
+        flags.append(f"**the judge agreed with itself on {re_asked}, below {check.floor:.0%}: the lift is withheld**")
+    elif check.sampled and check.agreement is None:
+        flags.append(f"**{consistency_unmeasured(to_wire(check))}**")
+    elif check.agreement is not None:
+        interval = agreement_interval(to_wire(check)).replace(", 95% CI", " (95% CI", 1)
+        counts.append(f"judge agreed with itself on {re_asked}{interval}{')' if check.ci95 else ''}")
+
+
 def _context(suites: list[SuiteView], graded: Sequence[RunLog]) -> str:
     """What each skill costs in context, and its change against the original (a PR's base)."""
     lines = []
     for log in graded:
-        text = context_text(log.settings.context_budget)
+        budget = log.settings.context_budget
+        text = None if budget is None else context_text(to_wire(budget))
         if text:
-            prefix = f"{escape.inline(log.settings.suite['skill'], 80)}: " if len(suites) > 1 else ""
+            prefix = f"{escape.inline(log.settings.suite.skill, 80)}: " if len(suites) > 1 else ""
             lines.append(f"- {prefix}{escape.inline(text, 400)}")
     return ("**Context budget**\n\n" + "\n".join(lines)) if lines else ""
 

@@ -107,7 +107,8 @@ def _outcome_label(case: CaseRecord, suite: SuiteView) -> str:
 
 def _edit_label(case: CaseRecord, suite: SuiteView) -> str:
     """A case is "broken by the edit" only when its drop passed the noise test."""
-    regressed = (((suite.comparison or {}).get("statistics") or {}).get("regressed_cases")) or ()
+    stats = None if suite.comparison is None else suite.comparison.statistics
+    regressed = () if stats is None else stats.regressed_cases
     if case.original_outcome == "flip_to_fail" and case.case_name not in regressed:
         return "worse with the edit, within noise"
     return EDIT_LABEL.get(case.original_outcome or "error", str(case.original_outcome))

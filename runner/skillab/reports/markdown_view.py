@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.records import CaseRecord
+from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog
+from ..core.statistics import LiftStatistics
+from ..core.summary import Comparison, PassAtK
+from ..core.trend import Trend
 from . import escape
 
 _FLIPS_SHOWN = 25
@@ -94,8 +98,8 @@ class SuiteView:
     warnings: tuple[str, ...] = ()
     cases: tuple[CaseView, ...] = field(default=(), repr=False)
     # The run's "comparison" (candidate vs original) and "trend" blocks.
-    comparison: dict[str, Any] | None = field(default=None, repr=False)
-    trend: dict[str, Any] | None = field(default=None, repr=False)
+    comparison: Comparison | None = field(default=None, repr=False)
+    trend: Trend | None = field(default=None, repr=False)
     # Attempts per arm the rates are over (pass@n: --pass-n when above --pass-k).
     pass_k: int = 1
     # Whether the flips toward failing passed their noise test (``statistics.regression``), and
@@ -105,60 +109,55 @@ class SuiteView:
     # The statistics withheld the lift (error-dominated, or a judge that disagreed with itself):
     # the report then claims no lift, no flip and no delta.
     lift_withheld: bool = False
-    pass_at_k: dict[str, Any] | None = field(default=None, repr=False)
-    judge_consistency: dict[str, Any] | None = field(default=None, repr=False)
+    pass_at_k: PassAtK | None = field(default=None, repr=False)
+    judge_consistency: JudgeConsistency | None = field(default=None, repr=False)
     # The sandbox backend suite commands ran under (``isolation.backend``), "unsandboxed" for none.
     sandbox: str = "?"
 
     @classmethod
     def from_log(cls, index: int, log: RunLog) -> SuiteView:
         settings, summary = log.settings, log.summary
-        aggregate = summary.aggregate
-        rate = aggregate.get("pass_rate") or {}
-        stats = summary.statistics or {}
-        ci = stats.get("ci95")
-        total = summary.usage.get("total") or {}
-        cases = tuple(CaseView(index, order, record) for order, record in enumerate(log.records))
+        aggregate, rate, stats = summary.aggregate, summary.aggregate.pass_rate, summary.statistics
+        total = summary.usage.total
         return cls(
             index=index,
-            name=str(settings.suite.get("skill") or settings.suite.get("path") or f"suite {index + 1}"),
-            path=str(settings.suite.get("path") or ""),
+            name=settings.suite.skill or settings.suite.path or f"suite {index + 1}",
+            path=settings.suite.path,
             verdict=summary.verdict,
-            with_rate=rate.get("with_skill"),
-            without_rate=rate.get("without_skill"),
-            delta_pts=rate.get("delta_pts"),
-            ci95=(float(ci[0]), float(ci[1])) if ci else None,
-            p_value=stats.get("p_value", stats.get("mcnemar_p")),
-            stats_summary=str(stats.get("summary") or ""),
-            total_cases=int(aggregate.get("total_cases", len(cases))),
-            cases_aggregated=int(aggregate.get("cases_aggregated", 0)),
-            errors=int(aggregate.get("errors", 0)),
-            error_dominated=bool(aggregate.get("error_dominated", False)),
-            skipped_apples_oranges=int(aggregate.get("cases_skipped_apples_oranges", 0)),
+            with_rate=rate.with_skill,
+            without_rate=rate.without_skill,
+            delta_pts=rate.delta_pts,
+            ci95=None if stats is None else stats.ci95,
+            p_value=None if stats is None else stats.p_value,
+            stats_summary="" if stats is None else stats.summary or "",
+            total_cases=aggregate.total_cases,
+            cases_aggregated=aggregate.cases_aggregated,
+            errors=aggregate.errors,
+            error_dominated=aggregate.error_dominated,
+            skipped_apples_oranges=aggregate.cases_skipped_apples_oranges,
             trigger_only=summary.cases_skipped_trigger_only,
             cache_hits=settings.cache_hits,
             contaminated_arms=summary.contaminated_arms,
             interrupted=settings.interrupted,
             runs=settings.runs,
-            adapter=str(settings.adapter.get("name") or "?"),
-            agent_model=settings.models.get("agent"),
-            judge_model=settings.models.get("judge"),
+            adapter=settings.adapter.name or "?",
+            agent_model=settings.models.agent,
+            judge_model=settings.models.judge,
             version=settings.tool_version or "?",
-            total_tokens=int(total.get("total_tokens", 0)),
-            cost_usd=total.get("cost_usd"),
+            total_tokens=total.total_tokens,
+            cost_usd=total.cost_usd,
             warnings=settings.warnings,
-            cases=cases,
-            comparison=summary.comparison or None,
-            trend=settings.trend or None,
+            cases=tuple(CaseView(index, order, record) for order, record in enumerate(log.records)),
+            comparison=summary.comparison,
+            trend=settings.trend,
             # The rates are over every attempt: pass@n when --pass-n asked for more than k.
             pass_k=settings.pass_n or settings.pass_k or 1,
-            regression=bool(stats.get("regression")),
-            lift_withheld=bool(stats.get("withheld")) or bool(aggregate.get("error_dominated", False)),
-            regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)
-                             else None),
-            pass_at_k=summary.pass_at_k or None,
-            judge_consistency=settings.judge_consistency or None,
-            sandbox=_sandbox(settings.isolation),
+            regression=stats is not None and stats.regression,
+            lift_withheld=(stats is not None and bool(stats.withheld)) or aggregate.error_dominated,
+            regressed_cases=_named(stats),
+            pass_at_k=summary.pass_at_k,
+            judge_consistency=settings.judge_consistency,
+            sandbox="unsandboxed" if settings.isolation.unsandboxed else settings.isolation.backend or "?",
         )
 
     @classmethod
@@ -205,13 +204,13 @@ def broken_by_skill(suite: SuiteView, name: str) -> bool:
 
 def broken_by_edit(suite: SuiteView, name: str) -> bool:
     """Whether the case's drop against the original skill passed its suite's noise test."""
-    stats = (suite.comparison or {}).get("statistics") or {}
-    named = stats.get("regressed_cases")
-    return _regressed(bool(stats.get("regression")), tuple(named) if isinstance(named, list) else None, name)
+    stats = None if suite.comparison is None else suite.comparison.statistics
+    return stats is not None and _regressed(stats.regression, _named(stats), name)
 
 
 def edit_flips(comparison: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """The cases named broken by the edit, and those that failed now within noise.
+    """The cases named broken by the edit, and those that failed now within noise, from a
+    document's ``comparison`` (the terminal table's, until it reads the typed block).
 
     A document without ``changed_within_noise`` listed every flip in ``broken_by_edit``; its
     statistics' ``regressed_cases`` then say which of them were named.
@@ -224,8 +223,13 @@ def edit_flips(comparison: dict[str, Any]) -> tuple[list[str], list[str]]:
     return [n for n in broken if n in named], [n for n in broken if n not in named]
 
 
+def _named(stats: LiftStatistics | None) -> tuple[str, ...] | None:
+    """The cases whose drop passed the noise test; None when the statistics name none."""
+    return None if stats is None else stats.regressed_cases or None
+
+
 def _regressed(regression: bool, named: tuple[str, ...] | None, name: str) -> bool:
-    # A document that names no cases (written by hand, or older) keeps its suite-wide claim.
+    # Statistics that name no cases (written by hand, or older) keep their suite-wide claim.
     return regression and (named is None or name in named)
 
 
@@ -248,7 +252,3 @@ def fmt_p(value: float | None) -> str:
     if value < 0.001:
         return "<0.001"
     return f"{value:.3f}" if value < 0.1 else f"{value:.2f}"
-
-
-def _sandbox(isolation: dict[str, Any]) -> str:
-    return "unsandboxed" if isolation.get("unsandboxed") else str(isolation.get("backend") or "?")

@@ -45,27 +45,24 @@ class PortabilityRow:
     @classmethod
     def from_log(cls, log: RunLog) -> PortabilityRow:
         settings, summary = log.settings, log.summary
-        identity = settings.adapter.get("identity") or {}
-        stats = summary.statistics or {}
-        ci = stats.get("ci95")
-        total = summary.usage.get("total") or {}
-        rates = summary.aggregate.get("pass_rate") or {}
+        identity = settings.adapter.identity
+        stats, rates, total = summary.statistics, summary.aggregate.pass_rate, summary.usage.total
         return cls(
-            skill=str(settings.suite.get("skill") or "?"),
-            agent=str(settings.adapter.get("name") or "?"),
+            skill=settings.suite.skill or "?",
+            agent=settings.adapter.name or "?",
             version=identity.get("cli_version") or identity.get("claude_code_version"),
-            model=settings.models.get("agent"),
-            offered=offered_as(settings.adapter.get("name"), identity),
-            loaded_rate=(summary.activation or {}).get("with_skill"),
-            with_rate=rates.get("with_skill"),
-            without_rate=rates.get("without_skill"),
-            delta_pts=rates.get("delta_pts"),
-            ci95=(float(ci[0]), float(ci[1])) if isinstance(ci, (list, tuple)) and len(ci) == 2 else None,
+            model=settings.models.agent,
+            offered=offered_as(settings.adapter.name, identity),
+            loaded_rate=None if summary.activation is None else summary.activation.with_skill,
+            with_rate=rates.with_skill,
+            without_rate=rates.without_skill,
+            delta_pts=rates.delta_pts,
+            ci95=None if stats is None else stats.ci95,
             verdict=summary.verdict or "?",
-            errors=int(summary.aggregate.get("errors") or 0),
-            tokens=int(total.get("total_tokens") or 0),
-            cost_usd=total.get("cost_usd"),
-            withheld=stats.get("withheld") or None,
+            errors=summary.aggregate.errors,
+            tokens=total.total_tokens,
+            cost_usd=total.cost_usd,
+            withheld=None if stats is None else stats.withheld or None,
         )
 
     @classmethod
@@ -88,8 +85,8 @@ def offered_as(adapter: Any, identity: dict[str, Any]) -> str:
 def is_portability_run(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> bool:
     """Several agents ran: the table is worth showing. A suite that never ran without an agent
     of its own (a parse error's row) does not count."""
-    names = {log.settings.adapter.get("name") for log in logs} | {suite.agent for suite in failed}
-    return len(names - {None}) > 1
+    names = {log.settings.adapter.name for log in logs} | {suite.agent for suite in failed if suite.agent}
+    return len(names) > 1
 
 
 def portability_rows(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> list[PortabilityRow]:

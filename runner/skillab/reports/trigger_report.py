@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.runlog import RunLog
+from ..core.wire import to_wire
 from .escape import clip, code_span, inline, one_line
 
 METRICS = (("recall", "recall"), ("false_trigger_rate", "false-trigger rate"),
@@ -151,16 +152,19 @@ def markdown_headline(logs: Sequence[RunLog]) -> str:
     """The report's headline when every suite is a trigger set (no A/B verdict to lead with)."""
     parts = []
     for log in logs:
-        metrics = (log.settings.triggers or {})["metrics"]
-        parts.append(f"{inline(log.settings.suite['skill'], 80)}: recall {_pct_rate(metrics['recall']['value'])}, "
-                     f"false-trigger rate {_pct_rate(metrics['false_trigger_rate']['value'])}")
+        metrics = log.settings.triggers.metrics if log.settings.triggers is not None else None
+        recall = None if metrics is None else metrics.recall.value
+        false_rate = None if metrics is None else metrics.false_trigger_rate.value
+        parts.append(f"{inline(log.settings.suite.skill, 80)}: recall {_pct_rate(recall)}, "
+                     f"false-trigger rate {_pct_rate(false_rate)}")
     return "## 🎯 skillab: triggers — " + " · ".join(parts)
 
 
 def markdown_section(logs: Sequence[RunLog]) -> str:
     """The PR comment's trigger table, one block per suite that has trigger queries."""
-    parts = [_markdown_suite(log.settings.triggers, log.settings.suite["skill"])
-             for log in logs if log.settings.triggers]
+    # The block's helpers here read its wire form, as the terminal's trigger lines do.
+    parts = [_markdown_suite(to_wire(log.settings.triggers), log.settings.suite.skill)
+             for log in logs if log.settings.triggers is not None]
     return "\n\n".join(p for p in parts if p)
 
 

@@ -244,7 +244,7 @@ def pooled_statistics(logs: Sequence[RunLog], *, subject: str = "the skill") -> 
         stats = log.summary.statistics
         if log.summary.aggregate.error_dominated or (stats is not None and stats.withheld) or not log.records:
             continue
-        skill = log.settings.suite.get("skill") or "?"
+        skill = log.settings.suite.skill or "?"
         counts: dict[str, list[int]] = {}
         for record in log.records:
             if not is_comparable(record):
