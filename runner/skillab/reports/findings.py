@@ -7,6 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
+from ..core.records import ArmRecord
+
 FAILED_OUTCOMES = ("flip_to_fail", "fail_kept", "error")
 ARMS = ("with_skill", "without_skill", "original")
 ARM_TITLES = {"with_skill": "with skill", "without_skill": "without skill", "original": "original"}
@@ -18,6 +21,25 @@ class Finding:
     label: str
     detail: str
     output: str = ""
+
+
+@dataclass(frozen=True)
+class FailedChecks:
+    """The checks of one arm that gave no pass: each is either failed or errored (no verdict)."""
+
+    validators: tuple[ValidatorResult, ...]
+    expectations: tuple[ExpectationResult, ...]
+    graders: tuple[GraderResult, ...]
+
+
+def failed_checks(arm: ArmRecord) -> FailedChecks:
+    """The rule every report shares: a check counts against the arm unless it passed with a verdict."""
+    return FailedChecks(
+        tuple(v for v in arm.validator_results if not v.passed or v.errored),
+        tuple(e for e in arm.expectation_results if not e.passed or e.errored),
+        # The seed formats' own graders (contains, pytest, rubric, dimensions, verifier).
+        tuple(g for g in arm.graders if not g.passed or g.errored),
+    )
 
 
 def arm_findings(arm: dict[str, Any]) -> list[Finding]:

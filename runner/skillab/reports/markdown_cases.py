@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..core.records import ArmRecord, CaseRecord
 from . import escape
+from .findings import failed_checks
 from .markdown_view import EDIT_LABEL, OUTCOME_LABEL, CaseView, SuiteView, broken_by_skill
 
 _OUTPUT_EXCERPT = 600
@@ -159,35 +160,29 @@ def _arm_findings(label: str, arm: ArmRecord) -> list[str]:
     items = []
     if arm.error:
         items.append(f"- error: {escape.inline(arm.error, 400)}")
-    for v in arm.validator_results:
-        if v.passed and not v.errored:
-            continue
+    checks = failed_checks(arm)
+    for v in checks.validators:
         got = "no verdict (errored)" if v.errored else f"exit {v.exit_code}, expected {v.expect_exit_code}"
-        tail = (v.stderr or v.stdout).strip()[-300:]
-        detail = f" — {escape.inline(tail, 300)}" if tail else ""
-        items.append(f"- validator {escape.inline(v.label, 120)}: {got}{detail}")
-    for e in arm.expectation_results:
-        if e.passed and not e.errored:
-            continue
+        items.append(f"- validator {escape.inline(v.label, 120)}: {got}{_tail(v.stderr or v.stdout)}")
+    for e in checks.expectations:
         state = "judge errored" if e.errored else "not met"
         items.append(
             f"- expectation {escape.inline(e.expectation, 200)}: {state} — "
             f"judge: {escape.inline(e.reason, 400)}"
         )
-    for g in arm.graders:
-        if g.passed and not g.errored:
-            continue
+    for g in checks.graders:
         state = "no verdict (errored)" if g.errored else "failed"
-        tail = g.output.strip()[-300:]
-        detail = f" — {escape.inline(tail, 300)}" if tail else ""
-        items.append(
-            f"- {escape.inline(g.label, 120)}: {state} — "
-            f"{escape.inline(g.reason, 400)}{detail}"
-        )
+        items.append(f"- {escape.inline(g.label, 120)}: {state} — {escape.inline(g.reason, 400)}{_tail(g.output)}")
     lines = [f"**{label}**", ""] + (items or ["- failed"]) + [""]
     if arm.final_output.strip():
         lines += ["Answer:", "", escape.code_block(arm.final_output, _OUTPUT_EXCERPT), ""]
     return lines
+
+
+def _tail(output: str) -> str:
+    """`` — <the output's last 300 characters>``, or nothing for an empty output."""
+    tail = output.strip()[-300:]
+    return f" — {escape.inline(tail, 300)}" if tail else ""
 
 
 def _cost(arm: ArmRecord) -> str:
