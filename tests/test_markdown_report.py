@@ -403,3 +403,27 @@ def test_why_the_check_failed_is_right_under_the_headline():
     lines = [line for line in report.split("\n") if line.strip()]
     assert lines[1] == "> Check failed: changelog-entry: verdict is fail"
     assert report.index("Check failed") < report.index("| Suite |")
+
+
+def test_the_markdown_entry_points_take_typed_runs_never_a_document_dict():
+    """The PR comment's path reads ``RunLog`` fields: no entry point takes a results document
+    (``dict[str, Any]``) for a run, so a renamed field is a type error, not a silent ``n/a``."""
+    import inspect
+    import typing
+
+    from skillab.formats.ruby_bench import report as ruby_report
+    from skillab.github import agents
+    from skillab.reports import markdown, portability
+    from skillab.reports.markdown_view import SuiteView
+
+    entry_points = [markdown.render_markdown, markdown.overall_verdict, markdown.pooled_delta_pts,
+                    markdown.pooled_scope, portability.render_markdown, portability.render_terminal,
+                    portability.is_portability_run, portability.portability_rows,
+                    portability.PortabilityRow.from_log, SuiteView.from_log, agents.run_delta_pts,
+                    ruby_report.markdown_section]
+    for function in entry_points:
+        hints = typing.get_type_hints(function)
+        params = [name for name in inspect.signature(function).parameters if name not in ("cls", "self")]
+        assert params and all(name in hints for name in params), function.__qualname__
+        for name in params:
+            assert "dict[str, typing.Any]" not in str(hints[name]), f"{function.__qualname__}({name})"

@@ -73,7 +73,7 @@ class PortabilityRow:
                    delta_pts=None, ci95=None, verdict="error", errors=0, tokens=0, cost_usd=None)
 
 
-def offered_as(adapter: Any, identity: dict[str, Any]) -> str:
+def offered_as(adapter: str | None, identity: dict[str, Any]) -> str:
     """How the with-skill arm is shown the skill: ``inline``, or ``discover`` and where."""
     loading = str(identity.get("skill_loading") or "inline")
     home = identity.get("skills_dir") or _KNOWN_SKILL_HOMES.get(str(adapter))
