@@ -20,6 +20,7 @@ from ..core.runlog import RunLog
 from ..core.wire import to_wire
 from ..scoring.statistics import pooled_statistics
 from . import escape
+from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
@@ -38,7 +39,6 @@ from .partial import run_early_stop as early_stop
 from .partial import run_interruption as interruption
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
-from .terminal import agreement_interval, consistency_unmeasured
 from .trigger_gates import run_only_triggers as only_triggers
 from .trigger_report import markdown_headline as trigger_headline
 from .trigger_report import markdown_section as trigger_section
@@ -320,14 +320,13 @@ def _judge_consistency(check: JudgeConsistency | None, flags: list[str], counts:
     else a count with its interval."""
     if check is None:
         return
-    re_asked = f"{check.agreed}/{check.sampled - check.errored} re-asked verdicts"
     if check.lift_withheld:
-        flags.append(f"**the judge agreed with itself on {re_asked}, below {check.floor:.0%}: the lift is withheld**")
+        flags.append(f"**{below_floor(check)}: the lift is withheld**")
     elif check.sampled and check.agreement is None:
-        flags.append(f"**{consistency_unmeasured(to_wire(check))}**")
+        flags.append(f"**{consistency_unmeasured(check)}**")
     elif check.agreement is not None:
-        interval = agreement_interval(to_wire(check)).replace(", 95% CI", " (95% CI", 1)
-        counts.append(f"judge agreed with itself on {re_asked}{interval}{')' if check.ci95 else ''}")
+        interval = agreement_interval(check).replace(", 95% CI", " (95% CI", 1)
+        counts.append(f"judge {agreed_on(check)}{interval}{')' if check.ci95 else ''}")
 
 
 def _context(suites: list[SuiteView], graded: Sequence[RunLog]) -> str:
