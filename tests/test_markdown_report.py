@@ -427,3 +427,26 @@ def test_the_markdown_entry_points_take_typed_runs_never_a_document_dict():
         assert params and all(name in hints for name in params), function.__qualname__
         for name in params:
             assert "dict[str, typing.Any]" not in str(hints[name]), f"{function.__qualname__}({name})"
+
+
+def test_the_cases_after_a_trigger_set_keep_their_own_suite(tmp_path):
+    """A suite of trigger queries only has no row and no cases; the cases of the suites after it
+    are still shown under their own suite (indexed by run, they once pointed past the rows)."""
+    import json
+
+    from skillab.cli import main
+
+    from .test_triggers import write_skill
+
+    skill = write_skill(tmp_path, "only-triggers", "d", triggers=[{"query": "q1", "should_trigger": True}],
+                        mock={"q1": {"loads": True}})
+    out = tmp_path / "t.json"
+    assert main(["run", str(skill), "--adapter", "mock", "--quiet", "--no-cache", "--no-history",
+                 "--output", str(out)]) == 0
+    triggers = RunLog.from_json(json.loads(out.read_text()))
+    graded = document([record("rescued", "flip_to_pass"), record("kept", "pass_kept", run_index=1)], runs=2)
+    report = render_markdown([triggers, *logs(graded)])
+    assert "#### Triggers" in report
+    # The graded suite's own settings shape its rows: two runs, so a Run column.
+    assert "| Case | Run | Outcome |" in table_rows(report, "| Case |")[0]
+    assert "| rescued | 1 |" in report and "| kept | 2 |" in report

@@ -21,15 +21,17 @@ def cases_section(suites: list[SuiteView], budget: int) -> str:
     ordered = sorted((c for s in suites for c in s.cases), key=lambda c: c.priority)
     if not ordered:
         return ""
+    # A case names its suite by the suite's place among every run, trigger sets included.
+    suite_of = {s.index: s for s in suites}
     spent = size("### Cases\n\n")
     rows: dict[int, list[CaseView]] = {s.index: [] for s in suites}
     row_text: dict[tuple[int, int], str] = {}
     headers_paid: set[int] = set()
     for case in ordered:
-        text = _case_row(case.record, suites[case.suite_index])
+        text = _case_row(case.record, suite_of[case.suite_index])
         cost = size(text) + 1
         if case.suite_index not in headers_paid:
-            cost += size(_rows_header(suites[case.suite_index], len(suites) > 1)) + 2
+            cost += size(_rows_header(suite_of[case.suite_index], len(suites) > 1)) + 2
         if spent + cost > budget:
             break
         spent += cost
@@ -42,7 +44,7 @@ def cases_section(suites: list[SuiteView], budget: int) -> str:
     shown_details = 0
     if shown_rows == len(ordered):
         for case in ordered:
-            block = _case_details(case.record, suites[case.suite_index], len(suites) > 1)
+            block = _case_details(case.record, suite_of[case.suite_index], len(suites) > 1)
             if spent + size(block) + 2 > budget:
                 break
             spent += size(block) + 2
