@@ -327,7 +327,7 @@ class Action:
         documents = state.documents
         logs = state.logs
         # A suite that could not run is a row of its own, so its verdict is seen beside the rest.
-        failed = state.failed_rows
+        failed = state.failure_rows
         # The reader of the comment learns why the check failed without opening the log.
         verdicts = [f"Check failed: {reason}" for reason in state.failures]
         if state.interrupted:

@@ -70,6 +70,6 @@ class ActionRun:
         return [RunLog.from_json(document) for document in self.documents]
 
     @property
-    def failed_rows(self) -> list[FailedSuite]:
+    def failure_rows(self) -> list[FailedSuite]:
         """A row for each suite that failed without a document, after the suites' own."""
         return [row for row in (o.report_row() for o in self.outcomes) if row is not None]
