@@ -14,10 +14,13 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.runlog import RunLog
 from ..suite.model import Suite
+
+if TYPE_CHECKING:
+    # Only reports call a section: loading a suite does not load the run's types.
+    from ..core.runlog import RunLog
 
 Loader = Callable[[Path], Suite]
 # A grader function: (its spec from Case.graders, the arm's GradingInput) -> GraderResult.
@@ -29,7 +32,7 @@ Layout = Callable[[Path], bool]
 Inline = Callable[[object, int], str]
 # A markdown section over (display name, run) pairs, given the report's escaping for whatever a
 # model or a suite wrote; "" when it has nothing to say.
-MarkdownSection = Callable[[Sequence[tuple[str, RunLog]], Inline], str]
+MarkdownSection = Callable[[Sequence[tuple[str, "RunLog"]], Inline], str]
 # Terminal lines for one results document; [] when it has nothing to say.
 TerminalSection = Callable[[dict[str, Any]], list[str]]
 

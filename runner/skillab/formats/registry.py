@@ -11,13 +11,15 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import plugins
-from ..core.runlog import RunLog
 from ..errors import SuiteError, SuiteIssue, UsageError
 from ..suite.model import Suite
 from .base import Loader, SuiteFormat, lazy, recognises
+
+if TYPE_CHECKING:
+    from ..core.runlog import RunLog
 
 
 class _Builtin:
