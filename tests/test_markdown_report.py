@@ -450,3 +450,19 @@ def test_the_cases_after_a_trigger_set_keep_their_own_suite(tmp_path):
     # The graded suite's own settings shape its rows: two runs, so a Run column.
     assert "| Case | Run | Outcome |" in table_rows(report, "| Case |")[0]
     assert "| rescued | 1 |" in report and "| kept | 2 |" in report
+
+
+def test_a_suite_that_produced_no_results_is_an_error_row_beside_the_others():
+    """The Action's invalid suite has no run: it is a ``FailedSuite`` row, its verdict an error
+    that outranks the other suites', with nothing measured and no footer facts of its own."""
+    from skillab.reports.markdown_view import FailedSuite
+
+    runs, failed = logs(four_cases()), [FailedSuite("skills/bad")]
+    assert overall_verdict(runs) == "mixed" and overall_verdict(runs, failed) == "error"
+    assert overall_verdict([], failed) == "error" and overall_verdict([]) is None
+    report = render_markdown(runs, failed=failed)
+    assert report.startswith("## ⚠️ skillab: error — 2 suites")
+    row = table_rows(report, "| Suite |")[-1]
+    assert cells(row) == ["skills/bad", "0", "n/a", "n/a", "n/a", "n/a", "⚠️ error"]
+    assert "- skills/bad: 0 errored" in report
+    assert "adapter `mock` ·" in report.rsplit("---", 1)[1]  # the footer names only the suite that ran
