@@ -1,10 +1,11 @@
 """The markdown report: the PR comment, the job summary and ``skillab run --markdown``.
 
-It reads typed runs (``RunLog``: a results document, format ``skillab.results/1``, read back), so
-any run that left one can be reported; a suite that produced none is a ``FailedSuite`` row. Order of what a reader sees: the headline verdict, the flips (which cases the skill
-rescued and which it broke), the per-suite table, the disclosures, then per-case rows and
-collapsed details. To stay under GitHub's comment limit it leaves out case details first, then
-case rows, never the suite table. Everything a model or a suite wrote goes through ``escape``.
+It reads typed runs (``RunLog``, a results document of format ``skillab.results/1`` read back),
+so any run that left one can be reported; a suite that produced none is a ``FailedSuite`` row.
+Order of what a reader sees: the headline verdict, the flips (which cases the skill rescued and
+which it broke), the per-suite table, the disclosures, then per-case rows and collapsed details.
+To stay under GitHub's comment limit it leaves out case details first, then case rows, never the
+suite table. Everything a model or a suite wrote goes through ``escape``.
 """
 
 from __future__ import annotations
