@@ -33,7 +33,7 @@ EXAMPLE_RUNS: dict[str, list[str]] = {
     "task-suite": ["examples/task-suite/task_suites/commit-message"],
 }
 # suite_hash: seed formats hash their fixtures' absolute paths, which differ between checkouts.
-_VARYING = {"started_at", "finished_at", "wall_ms", "isolation", "statistics", "suite_hash"}
+_VARYING = {"started_at", "finished_at", "wall_ms", "isolation", "statistics", "suite_hash", "recorded_at"}
 _PYTEST_TIME = re.compile(r" in \d+\.\d+s\b")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from skillab.core.runlog import RunLog
 from skillab.reports import escape
 from skillab.reports.markdown import (
     GITHUB_COMMENT_LIMIT,
@@ -88,6 +89,8 @@ def document(records: list[dict[str, Any]], *, skill: str = "changelog-entry", r
         "runs": runs, "pass_k": 1,
         "pass_rate": {"with_skill": with_pass / n if n else None,
                       "without_skill": without_pass / n if n else None, "delta_pts": delta},
+        **{f"{dimension}{gated}": None for gated in ("", "_correctness_gated")
+           for dimension in ("duration_ms", "turns", "tokens", "tool_calls")},
         "errors": len(records) - n, "error_dominated": False,
         "cases_aggregated": n, "cases_correctness_gated": 0, "cases_skipped_apples_oranges": 0,
         "total_cases": len(records), "cases_skipped_trigger_only": 1,
@@ -95,23 +98,29 @@ def document(records: list[dict[str, Any]], *, skill: str = "changelog-entry", r
         "verdict_classified": "pass",
         "outcome_counts": {},
         "statistics": {"n_cases": n, "n_records": n, "flip_to_pass": flips_up,
-                       "flip_to_fail": flips_down, "delta_pts": delta, "ci95": ci,
-                       "mcnemar_p": p, "method": "exact McNemar", "distinguishable": False,
+                       "flip_to_fail": flips_down, "delta_pts": delta, "lift_pts": delta, "ci95": ci,
+                       "p_value": p, "mcnemar_p": p, "method": "exact McNemar", "distinguishable": False,
                        "summary": "+25.0 pts (95% CI −10.0 to +60.0, McNemar p=0.62): cannot be "
                                   "told from noise with 4 cases; about 31 cases would be needed "
-                                  "to detect a lift this size.",
-                       "cases_needed": 31},
+                                  "to detect a lift this size."},
         "cache": {"enabled": True, "hits": 2, "arms": n},
-        "usage": {"total": {"input_tokens": 1000, "output_tokens": 200, "cache_read_tokens": 0,
-                            "cache_write_tokens": 0, "total_tokens": 1200, "cost_usd": 0.05}},
+        "usage": {arm: {"input_tokens": 1000, "output_tokens": 200, "cache_read_tokens": 0,
+                        "cache_write_tokens": 0, "total_tokens": 1200, "cost_usd": 0.05}
+                  for arm in ("with_skill", "without_skill", "total")} | {"original": None, "judge": None},
         "timings": {"started_at": "2026-11-22T00:00:00+00:00",
                     "finished_at": "2026-11-22T00:01:00+00:00", "wall_ms": 60000},
         "interrupted": False, "activation": None, "contaminated_arms": 1,
-        "warnings": [], "trigger_only_cases": ["routes-here"], "comparison": None,
+        "warnings": [], "trigger_only_cases": ["routes-here"], "comparison": None, "judge_consistency": None,
+        "triggers": None, "criteria": None, "pass_at_k": None, "trend": None,
         "cases": records,
     }
     doc.update(overrides)
     return doc
+
+
+def logs(*documents: dict[str, Any]) -> list[RunLog]:
+    """The runs the hand-built documents hold, read as a report reads a results file."""
+    return [RunLog.from_json(doc) for doc in documents]
 
 
 def four_cases(**kwargs: Any) -> dict[str, Any]:
@@ -158,7 +167,7 @@ def to_html(markdown: str) -> str:
 
 
 def test_headline_table_and_footer_carry_the_numbers():
-    report = render_markdown([four_cases()], run_url="https://github.com/o/r/actions/runs/42")
+    report = render_markdown(logs(four_cases()), run_url="https://github.com/o/r/actions/runs/42")
     first = report.split("\n")[0]
     assert first.startswith("## ") and "mixed" in first and "+0.0 pts" in first
     rows = table_rows(report, "| Suite |")
@@ -171,7 +180,7 @@ def test_headline_table_and_footer_carry_the_numbers():
 
 
 def test_flips_within_noise_are_not_called_broken():
-    report = render_markdown([four_cases()])
+    report = render_markdown(logs(four_cases()))
     assert "**Broken by the skill**" not in report
     worse = report.index("**Worse with the skill, within noise**")
     assert worse < report.index("**Rescued by the skill**")
@@ -181,7 +190,7 @@ def test_flips_come_first_broken_before_rescued():
     doc = four_cases()
     # Only a drop that passed its noise test (statistics.regression) is called broken.
     doc["statistics"]["regression"] = True
-    report = render_markdown([doc])
+    report = render_markdown(logs(doc))
     broken = report.index("**Broken by the skill**")
     rescued = report.index("**Rescued by the skill**")
     table = report.index("| Suite |")
@@ -192,7 +201,7 @@ def test_flips_come_first_broken_before_rescued():
 def test_disclosures_count_everything_left_out_of_the_lift():
     doc = document([record("a", "flip_to_pass"), record("b", "error"), record("c", "pass_kept")],
                    cases_skipped_apples_oranges=2, warnings=["judge fell back to the agent model"])
-    report = render_markdown([doc])
+    report = render_markdown(logs(doc))
     disclosures = report[report.index("**Disclosures**"):report.index("### Cases")]
     for needed in ("1 errored", "2 skipped (apples-to-oranges)", "1 trigger-only",
                    "2 cached baselines", "1 contaminated arms", "judge fell back to the agent model"):
@@ -200,7 +209,7 @@ def test_disclosures_count_everything_left_out_of_the_lift():
 
 
 def test_case_details_show_failed_checks_judge_reason_tokens_and_cost():
-    report = render_markdown([four_cases()])
+    report = render_markdown(logs(four_cases()))
     block = re.search(r"<details><summary>broken: .*?</details>", report, re.S).group(0)
     assert "validator mentions SKILLED: exit 1, expected 0" in block
     assert "no SKILLED in response.txt" in block
@@ -213,7 +222,7 @@ def test_error_dominated_suite_withholds_the_lift():
     doc = document([record("a", "error"), record("b", "error"), record("c", "pass_kept")],
                    error_dominated=True, verdict="error")
     doc["pass_rate"]["delta_pts"] = None
-    report = render_markdown([doc])
+    report = render_markdown(logs(doc))
     assert "n/a (error-dominated)" in report
     assert "error-dominated: the lift is withheld" in report
     assert report.startswith("## ⚠️ skillab: error")
@@ -224,9 +233,9 @@ def test_several_suites_pool_the_delta_and_take_the_worst_verdict():
     bad = document([record("c", "flip_to_fail"), record("d", "pass_kept"),
                     record("e", "pass_kept"), record("f", "pass_kept")], skill="bad")
     assert good["pass_rate"]["delta_pts"] == 50.0 and bad["pass_rate"]["delta_pts"] == -25.0
-    assert overall_verdict([good, bad]) == "fail"
-    assert pooled_delta_pts([good, bad]) == round((50.0 * 2 - 25.0 * 4) / 6, 2)
-    report = render_markdown([good, bad])
+    assert overall_verdict(logs(good, bad)) == "fail"
+    assert pooled_delta_pts(logs(good, bad)) == round((50.0 * 2 - 25.0 * 4) / 6, 2)
+    report = render_markdown(logs(good, bad))
     assert report.startswith("## ❌ skillab: fail — 2 suites, pooled +0.0 pts (95% CI −")
     assert "6 cases)" in report.split("\n")[0]  # every case of every suite, pooled as one sample
     assert "bad / c" in report and "good / a" in report
@@ -235,7 +244,7 @@ def test_several_suites_pool_the_delta_and_take_the_worst_verdict():
 def test_runs_are_counted_per_case_in_flips():
     doc = document([record("a", "flip_to_pass", 0), record("a", "flip_to_pass", 1),
                     record("a", "pass_kept", 2)], runs=3)
-    report = render_markdown([doc])
+    report = render_markdown(logs(doc))
     assert "a (2/3 runs)" in report
     assert "| Case | Run | Outcome |" in report
 
@@ -258,7 +267,7 @@ def hostile_document() -> dict[str, Any]:
 
 
 def test_text_from_models_and_suites_renders_inert():
-    report = render_markdown([hostile_document()])
+    report = render_markdown(logs(hostile_document()))
     assert KEY not in report and "[REDACTED]" in report
     prose = outside_code(report)
     assert "@octocat" not in prose and "@\u200doctocat" in prose
@@ -271,7 +280,7 @@ def test_text_from_models_and_suites_renders_inert():
 
 
 def test_hostile_text_keeps_every_table_whole_in_githubs_renderer():
-    html = to_html(render_markdown([hostile_document()]))
+    html = to_html(render_markdown(logs(hostile_document())))
     assert "<img" not in html and "<a href" not in html.replace('<a href="https://github.com', "")
     # Every row of the suite table and the case table keeps its column count.
     for table in re.findall(r"<table>.*?</table>", html, re.S):
@@ -306,7 +315,7 @@ def big_document(n: int) -> dict[str, Any]:
 
 def test_a_900_case_suite_fits_the_comment_limit_with_the_table_whole():
     doc = big_document(900)
-    report = render_markdown([doc], run_url="https://github.com/o/r/actions/runs/1")
+    report = render_markdown(logs(doc), run_url="https://github.com/o/r/actions/runs/1")
     assert size(report) <= 65000 < GITHUB_COMMENT_LIMIT
     rows = table_rows(report, "| Suite |")
     assert len(rows) == 3 and cells(rows[2])[0] == "changelog-entry"
@@ -322,10 +331,10 @@ def test_a_900_case_suite_fits_the_comment_limit_with_the_table_whole():
 
 def test_details_go_before_rows_do():
     doc = big_document(40)
-    full = render_markdown([doc])
+    full = render_markdown(logs(doc))
     assert full.count("<details>") == 40 and "left out" not in full
     budget = size(full) - 2000
-    trimmed = render_markdown([doc], max_chars=budget)
+    trimmed = render_markdown(logs(doc), max_chars=budget)
     assert size(trimmed) <= budget
     assert 0 < trimmed.count("<details>") < 40
     assert len(table_rows(trimmed, "| Case |")) == 42  # every row stays
@@ -334,7 +343,7 @@ def test_details_go_before_rows_do():
 
 def test_hundreds_of_suites_keep_whole_lines():
     docs = [document([record("a", "pass_kept")], skill=f"skill-{i:03d}-" + "z" * 40) for i in range(250)]
-    report = render_markdown(docs, max_chars=12000)
+    report = render_markdown(logs(*docs), max_chars=12000)
     assert size(report) <= 12000 and "cut here to fit" in report
     assert all(line.count("|") in (0, 8) for line in report.split("\n") if line.startswith("| skill-"))
 
@@ -350,9 +359,15 @@ def test_a_regression_in_one_suite_does_not_call_another_suites_flips_broken():
         # The same cases against the original skill (--against): the edit's flips.
         for case in doc["cases"]:
             case["original_outcome"] = case["outcome"]
-        doc["comparison"] = {"original": {"label": "main"}, "pass_rate": {},
-                             "statistics": dict(doc["statistics"])}
-    report = render_markdown([regressed, calm])
+        doc["comparison"] = {
+            "original": {"source": "git", "spec": "main", "commit": None, "label": "main",
+                         "skill": doc["suite"]["skill"], "skill_hash": "cd" * 32},
+            "pass_rate": {"candidate": None, "original": None, "delta_pts": None},
+            "broken_by_edit": [], "changed_within_noise": [], "rescued_by_edit": [], "outcome_counts": {},
+            "errors": 0, "error_dominated": False, "cases_aggregated": len(doc["cases"]),
+            "efficiency": {"duration_ms": None, "turns": None, "tokens": None, "tool_calls": None},
+            "statistics": dict(doc["statistics"])}
+    report = render_markdown(logs(regressed, calm))
     broken = report[report.index("**Broken by the skill**"):].split("\n\n")[0]
     within = report[report.index("**Worse with the skill, within noise**"):].split("\n\n")[0]
     assert "alpha / r0" in broken and "slipped" not in broken
@@ -367,7 +382,7 @@ def test_an_interrupted_run_has_no_pass_in_its_table():
     """The headline reads "interrupted": the table's verdict cell must not say pass."""
     doc = document([record("rescued", "flip_to_pass")])
     doc.update(interrupted=True, planned_cases=4, verdict="pass")
-    report = render_markdown([doc])
+    report = render_markdown(logs(doc))
     assert "interrupted: 1 of 4 cases" in report.split("\n")[0]
     row = cells(table_rows(report, "| Suite |")[2])
     assert row[-1] == "⏹️ interrupted"
@@ -375,7 +390,7 @@ def test_an_interrupted_run_has_no_pass_in_its_table():
 
 
 def test_a_flip_within_noise_has_one_label_everywhere_in_the_comment():
-    report = render_markdown([four_cases()])
+    report = render_markdown(logs(four_cases()))
     assert "broken by the skill" not in report.lower()
     row = next(r for r in table_rows(report, "| Case |") if cells(r)[0] == "broken")
     assert cells(row)[1] == "🟡 worse with the skill, within noise"
@@ -383,8 +398,71 @@ def test_a_flip_within_noise_has_one_label_everywhere_in_the_comment():
 
 
 def test_why_the_check_failed_is_right_under_the_headline():
-    report = render_markdown([big_document(300)], checks=["Check failed: changelog-entry: verdict is fail"],
+    report = render_markdown(logs(big_document(300)), checks=["Check failed: changelog-entry: verdict is fail"],
                              notes=["This pull request touches one suite."])
     lines = [line for line in report.split("\n") if line.strip()]
     assert lines[1] == "> Check failed: changelog-entry: verdict is fail"
     assert report.index("Check failed") < report.index("| Suite |")
+
+
+def test_the_markdown_entry_points_take_typed_runs_never_a_document_dict():
+    """The PR comment's path reads ``RunLog`` fields: no entry point takes a results document
+    (``dict[str, Any]``) for a run, so a renamed field is a type error, not a silent ``n/a``."""
+    import inspect
+    import typing
+
+    from skillab.formats.ruby_bench import report as ruby_report
+    from skillab.github import agents
+    from skillab.reports import markdown, portability
+    from skillab.reports.markdown_view import SuiteView
+
+    entry_points = [markdown.render_markdown, markdown.overall_verdict, markdown.pooled_delta_pts,
+                    markdown.pooled_scope, portability.render_markdown, portability.render_terminal,
+                    portability.is_portability_run, portability.portability_rows,
+                    portability.PortabilityRow.from_log, SuiteView.from_log, agents.run_delta_pts,
+                    ruby_report.markdown_section]
+    for function in entry_points:
+        hints = typing.get_type_hints(function)
+        params = [name for name in inspect.signature(function).parameters if name not in ("cls", "self")]
+        assert params and all(name in hints for name in params), function.__qualname__
+        for name in params:
+            assert "dict[str, typing.Any]" not in str(hints[name]), f"{function.__qualname__}({name})"
+
+
+def test_the_cases_after_a_trigger_set_keep_their_own_suite(tmp_path):
+    """A suite of trigger queries only has no row and no cases; the cases of the suites after it
+    are still shown under their own suite (indexed by run, they once pointed past the rows)."""
+    import json
+
+    from skillab.cli import main
+
+    from .test_triggers import write_skill
+
+    skill = write_skill(tmp_path, "only-triggers", "d", triggers=[{"query": "q1", "should_trigger": True}],
+                        mock={"q1": {"loads": True}})
+    out = tmp_path / "t.json"
+    assert main(["run", str(skill), "--adapter", "mock", "--quiet", "--no-cache", "--no-history",
+                 "--output", str(out)]) == 0
+    triggers = RunLog.from_json(json.loads(out.read_text()))
+    graded = document([record("rescued", "flip_to_pass"), record("kept", "pass_kept", run_index=1)], runs=2)
+    report = render_markdown([triggers, *logs(graded)])
+    assert "#### Triggers" in report
+    # The graded suite's own settings shape its rows: two runs, so a Run column.
+    assert "| Case | Run | Outcome |" in table_rows(report, "| Case |")[0]
+    assert "| rescued | 1 |" in report and "| kept | 2 |" in report
+
+
+def test_a_suite_that_produced_no_results_is_an_error_row_beside_the_others():
+    """The Action's invalid suite has no run: it is a ``FailedSuite`` row, its verdict an error
+    that outranks the other suites', with nothing measured and no footer facts of its own."""
+    from skillab.reports.markdown_view import FailedSuite
+
+    runs, failed = logs(four_cases()), [FailedSuite("skills/bad")]
+    assert overall_verdict(runs) == "mixed" and overall_verdict(runs, failed) == "error"
+    assert overall_verdict([], failed) == "error" and overall_verdict([]) is None
+    report = render_markdown(runs, failed=failed)
+    assert report.startswith("## ⚠️ skillab: error — 2 suites")
+    row = table_rows(report, "| Suite |")[-1]
+    assert cells(row) == ["skills/bad", "0", "n/a", "n/a", "n/a", "n/a", "⚠️ error"]
+    assert "- skills/bad: 0 errored" in report
+    assert "adapter `mock` ·" in report.rsplit("---", 1)[1]  # the footer names only the suite that ran

@@ -230,4 +230,4 @@ def test_the_rate_over_n_attempts_is_labelled_pass_at_n(tmp_path):
     log = RunLog.from_json(doc)
     assert rate_label(log) == "pass@4 rate"
     assert "pass@2 from 4 attempts" in render_table(log)
-    assert SuiteView.from_document(0, doc).pass_k == 4
+    assert SuiteView.from_log(0, log).pass_k == 4

@@ -10,6 +10,7 @@ from pathlib import Path
 from skillab.cli import main
 from skillab.core.runlog import RunLog
 from skillab.reports.markdown import render_markdown
+from skillab.reports.markdown_view import FailedSuite
 from skillab.reports.terminal import render_table
 
 from .action_harness import github, private_cache  # noqa: F401 (fixtures)
@@ -46,10 +47,7 @@ def test_action_help_lists_inputs_and_exit_codes(capsys):
 
 
 def test_the_footer_of_a_suite_that_could_not_run_has_no_question_marks():
-    row = {"suite": {"path": "skills/bad", "skill": "skills/bad"}, "verdict": "error", "total_cases": 0,
-           "cases_aggregated": 0, "errors": 0, "cases": [], "failure": "invalid suite",
-           "pass_rate": {"with_skill": None, "without_skill": None, "delta_pts": None}}
-    footer = render_markdown([row]).rstrip().split("\n")[-1]
+    footer = render_markdown([], failed=[FailedSuite("skills/bad")]).rstrip().split("\n")[-1]
     assert "?" not in footer and "skillab " in footer
 
 

@@ -15,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
+from skillab.reports.markdown_view import FailedSuite
 from skillab.reports.portability import is_portability_run, render_markdown
 
 from .fakes.model_server import text, tool_call
 from .node_cli import codex_binary, gemini_binary
 from .test_claude_code import _claude_binary
+from .test_markdown_report import document, record
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "changelog-entry"
 OFFERED = "Use when writing or updating CHANGELOG.md entries from merged pull requests"
@@ -114,7 +117,8 @@ def test_three_agents_one_suite_one_table(server, agents_on_path, monkeypatch, t
         assert doc["activation"]["with_skill"] == 1.0 and doc["contaminated_arms"] == 0
         assert doc["usage"]["total"]["cost_usd"] > 0
         assert doc["adapter"]["identity"].get("cli_version", doc["adapter"]["identity"].get("claude_code_version"))[0].isdigit()
-    assert is_portability_run(documents)
+    logs = [RunLog.from_json(doc) for doc in documents]
+    assert is_portability_run(logs)
     table = printed[printed.index("portability · one row per agent"):]
     for agent, offered in (
         ("claude-code", "discover (.claude/skills)"),
@@ -124,7 +128,7 @@ def test_three_agents_one_suite_one_table(server, agents_on_path, monkeypatch, t
         row = next(line for line in table.splitlines() if f" {agent} " in line)
         assert offered in row and "100%" in row and "+100.0" in row
     markdown = report.read_text()
-    section = render_markdown(documents)
+    section = render_markdown(logs)
     assert section in markdown
     rows = [line for line in section.splitlines() if line.startswith("| changelog-entry |")]
     assert len(rows) == 3
@@ -146,28 +150,26 @@ def test_bad_adapter_lists_exit_2_before_any_case(argv, message, capsys):
 
 
 def test_one_agent_gets_no_portability_section():
-    doc = {"adapter": {"name": "mock", "identity": {}}, "suite": {"skill": "s"}}
-    unparsed = {"suite": {"skill": "broken"}, "verdict": "error"}
-    assert not is_portability_run([doc, doc, unparsed]) and render_markdown([doc]) == ""
+    log = _agent_log("mock", 10.0)
+    # A suite that never ran names no agent: it does not make a second one.
+    assert not is_portability_run([log, log], [FailedSuite("broken")]) and render_markdown([log]) == ""
+    assert is_portability_run([log], [FailedSuite("broken", "codex")])
 
 
-def _agent_document(name: str, delta: float, *, withheld: str | None = None) -> dict:
-    ci = None if withheld else [delta - 20, delta + 20]
-    return {
-        "adapter": {"name": name, "identity": {"skill_loading": "discover"}},
-        "suite": {"skill": "s"}, "models": {"agent": "m"}, "verdict": "pass", "errors": 0,
-        "pass_rate": {"with_skill": 0.9, "without_skill": 0.9 - delta / 100, "delta_pts": delta},
-        "statistics": {"ci95": ci, "withheld": withheld},
-        "usage": {"total": {"total_tokens": 10, "cost_usd": 0.01}},
-    }
+def _agent_log(name: str, delta: float, *, withheld: str | None = None) -> RunLog:
+    doc = document([record("a", "pass_kept")], skill="s")
+    doc["adapter"] = {"name": name, "identity": {"skill_loading": "discover"}}
+    doc["pass_rate"] = {"with_skill": 0.9, "without_skill": 0.9 - delta / 100, "delta_pts": delta}
+    doc["statistics"].update(ci95=None if withheld else [delta - 20, delta + 20], withheld=withheld)
+    doc["usage"]["total"].update(total_tokens=10, cost_usd=0.01)
+    return RunLog.from_json(doc)
 
 
 def test_a_lift_withheld_for_one_agent_is_not_shown_beside_the_others():
     """The judge disagreed with itself under codex: that run withholds its lift (no interval), so
     the table must not print its raw delta as if it compared with claude-code's."""
     reason = "the judge agreed with itself on only 3 of 5 re-asked verdicts (below 80%)"
-    docs = [_agent_document("claude-code", 10.0), _agent_document("codex", 40.0, withheld=reason)]
-    table = render_markdown(docs)
+    table = render_markdown([_agent_log("claude-code", 10.0), _agent_log("codex", 40.0, withheld=reason)])
     codex_row = next(line for line in table.splitlines() if "| codex" in line)
     assert "+40.0" not in codex_row and "withheld" in codex_row
     assert "+10.0 (-10.0 to +30.0)" in table

@@ -14,10 +14,6 @@ RUN_NAMES = {"doc", "docs", "document", "documents", "run", "runs", "log", "logs
 # Modules still reading the dict, each converted by another branch of the same change; the lead
 # empties this at merge (the test says when an entry is no longer needed).
 NOT_YET_CONVERTED = {
-    # branch markdown: the markdown report and its views.
-    "markdown", "markdown_view", "portability",
-    # the markdown reporter's file writer, until the markdown report takes logs.
-    "reporters",
     # An ablation's own document (``skillab ablate``), not a run's: no typed form yet.
     "ablation",
 }

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import main
+from skillab.core.runlog import RunLog
 from skillab.reports.markdown import render_markdown
 from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.bwrap import BWRAP_ENV
@@ -58,7 +59,7 @@ def test_none_by_name_says_unsandboxed_everywhere(skill, tmp_path, capsys):
     assert code == 0
     assert doc["isolation"]["unsandboxed"] is True and doc["isolation"]["backend"] == "none"
     assert capsys.readouterr().out.startswith("UNSANDBOXED")
-    assert "unsandboxed" in render_markdown([doc]).splitlines()[0]
+    assert "unsandboxed" in render_markdown([RunLog.from_json(doc)]).splitlines()[0]
 
 
 def test_a_real_agent_fails_closed_without_a_backend(skill, tmp_path, capsys, no_bwrap):

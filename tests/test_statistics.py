@@ -260,9 +260,18 @@ def test_gate_on_lower_bound_compares_the_interval():
 
 
 def test_pooled_statistics_treat_every_case_as_one_unit():
-    def doc(skill: str, records: list[CaseRecord], dominated: bool = False) -> dict:
-        return {"suite": {"skill": skill}, "error_dominated": dominated,
-                "cases": to_wire(records)}
+    from dataclasses import replace
+
+    from skillab.core.runlog import RunLog
+
+    from .test_markdown_report import document
+
+    base = RunLog.from_json(document([]))
+
+    def doc(skill: str, records: list[CaseRecord], dominated: bool = False) -> RunLog:
+        settings = replace(base.settings, suite=replace(base.settings.suite, skill=skill))
+        aggregate = replace(base.summary.aggregate, error_dominated=dominated)
+        return replace(base, settings=settings, records=records, summary=replace(base.summary, aggregate=aggregate))
 
     a = doc("a", suite({"up": 6, "pass": 4}))
     b = doc("b", suite({"up": 3, "fail": 7}, runs=3))
@@ -301,11 +310,11 @@ def test_an_error_dominated_run_prints_no_statistic_in_any_report(tmp_path, caps
     assert doc["error_dominated"] and doc["pass_rate"]["delta_pts"] is None
     stats = doc["statistics"]
     assert stats["summary"] is None and stats["ci95"] is None and stats["p_value"] is None
-    for text in (render_table(RunLog.from_json(doc)), render_markdown([doc])):
+    for text in (render_table(RunLog.from_json(doc)), render_markdown([RunLog.from_json(doc)])):
         for claim in ("beyond noise", "cannot be told", "evidence", "95% CI +", "would detect",
                       "Rescued by the skill"):
             assert claim not in text
-    assert "the lift is withheld" in render_markdown([doc])
+    assert "the lift is withheld" in render_markdown([RunLog.from_json(doc)])
 
 
 def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta_gate(tmp_path):
@@ -330,14 +339,15 @@ def test_a_lift_the_judge_could_not_reproduce_makes_no_claim_and_passes_no_delta
                  "--no-history", "--quiet", "--output", str(out)]) == 0
     log = RunLog.from_json(json.loads(out.read_text()))
     check = ConsistencyCheck(12, 6, 3, 0, floor=0.8).block()
-    doc = document(summarize(replace(log.settings, judge_consistency=check), log.records))
+    withheld = summarize(replace(log.settings, judge_consistency=check), log.records)
+    doc = document(withheld)
     assert doc["statistics"]["withheld"] and doc["pass_rate"]["delta_pts"] == 83.33
-    report = render_markdown([doc])
+    report = render_markdown([withheld])
     assert "Rescued by the skill" not in report and "+83.3" not in report
     assert "the lift is withheld" in report
-    assert pooled_delta_pts([doc]) is None
+    assert pooled_delta_pts([withheld]) is None
     # The terminal keeps the raw difference, and says it is not claimed as a lift.
-    [line] = [line for line in render_table(RunLog.from_json(doc)).splitlines() if "delta" in line and "with " in line]
+    [line] = [line for line in render_table(withheld).splitlines() if "delta" in line and "with " in line]
     assert "(withheld as a lift)" in line
     for gate_on in ("point", "lower-bound"):
         reasons = Gates(min_delta_pts=50.0, gate_on=gate_on).failures(RunLog.from_json(doc))

@@ -233,15 +233,14 @@ def _report(args: argparse.Namespace, session, logs: list[RunLog], results, conf
     """The table (or the document), what was written and kept, and the exit code."""
     config = configs[0]
     interrupted = session.interrupted
-    documents = [log.to_json() for log in logs]  # what the table still reads
     if args.json:
-        print(json.dumps(results(documents), indent=2, ensure_ascii=False))
+        print(json.dumps(results([log.to_json() for log in logs]), indent=2, ensure_ascii=False))
     else:
-        print("\n\n".join(render_table(RunLog.from_json(doc), verbose=args.verbose) for doc in documents))
+        print("\n\n".join(render_table(log, verbose=args.verbose) for log in logs))
         if len(configs) > 1:
             from ..reports.portability import render_terminal
 
-            print("\n" + render_terminal(documents))
+            print("\n" + render_terminal(logs))
     say(f"wrote {args.output} (results document)")
     for directory in session.kept_workspaces:
         say(f"kept the arms' workspaces in {directory}/")

@@ -29,9 +29,9 @@ Grade = Callable[[Any, Any], Any]
 Layout = Callable[[Path], bool]
 # Markdown text the report escapes: (text, limit) -> safe inline text (``reports.escape.inline``).
 Inline = Callable[[object, int], str]
-# A markdown section over (display name, results document) pairs, given the report's escaping
-# for whatever a model or a suite wrote; "" when it has nothing to say.
-MarkdownSection = Callable[[Sequence[tuple[str, dict[str, Any]]], Inline], str]
+# A markdown section over (display name, run) pairs, given the report's escaping for whatever a
+# model or a suite wrote; "" when it has nothing to say.
+MarkdownSection = Callable[[Sequence[tuple[str, "RunLog"]], Inline], str]
 # Terminal lines for one run; [] when it has nothing to say.
 TerminalSection = Callable[["RunLog"], list[str]]
 

@@ -325,23 +325,21 @@ class Action:
         state = self.state
         self.gate()
         logs = state.logs
-        # What the reporters that still read the document are given.
-        documents = [log.to_json() for log in logs]
         # A suite that could not run is a row of its own, so its verdict is seen beside the rest.
-        shown = documents + state.failure_rows
+        failed = state.failure_rows
         # The reader of the comment learns why the check failed without opening the log.
         verdicts = [f"Check failed: {reason}" for reason in state.failures]
         if state.interrupted:
             verdicts.insert(0, "Interrupted: these are partial results.")
-        report = render_markdown(shown, run_url=self.ctx.run_url, notes=state.notes, checks=verdicts)
+        report = render_markdown(logs, failed=failed, run_url=self.ctx.run_url, notes=state.notes, checks=verdicts)
         if state.ablations:
             from .ablation import ablation_markdown
 
             report += "\n" + ablation_markdown(state.ablations)
         paths = self.write_files(logs, report)
         summary_extra = self.comment(report)
-        verdict = overall_verdict(shown) or ("error" if state.failures else "none")
-        delta = run_delta_pts(documents)
+        verdict = overall_verdict(logs, failed) or ("error" if state.failures else "none")
+        delta = run_delta_pts(logs)
         write_step_files(
             self.log, self.ctx.summary_path, report + "".join(f"\n> {n}\n" for n in summary_extra),
             self.ctx.output_path, {

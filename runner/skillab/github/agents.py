@@ -13,8 +13,8 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ..core.runlog import RunLog
 from ..errors import UsageError
 
 NO_MODEL = (
@@ -82,10 +82,10 @@ def results_file(out_dir: Path, rel_dir: str, agent: str | None) -> Path:
 
 
 
-def run_delta_pts(documents: Sequence[dict[str, Any]]) -> float | None:
+def run_delta_pts(logs: Sequence[RunLog]) -> float | None:
     """The ``delta-pts`` output: the lift pooled over every suite, or None when several agents
     ran (each has its own baseline; the portability table gives each agent's lift)."""
     from ..reports.markdown import pooled_delta_pts
     from ..reports.portability import is_portability_run
 
-    return None if is_portability_run(documents) else pooled_delta_pts(documents)
+    return None if is_portability_run(logs) else pooled_delta_pts(logs)

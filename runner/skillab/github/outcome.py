@@ -8,6 +8,7 @@ from typing import Any
 
 from ..core.runlog import RunLog
 from ..errors import SkillabError
+from ..reports.markdown_view import FailedSuite
 from .discovery import Selection, SuiteLocation
 
 
@@ -29,15 +30,12 @@ class SuiteOutcome:
         rel = self.location.rel_dir
         return f"{rel} [{self.agent}]" if self.agent else rel
 
-    def report_row(self) -> dict[str, Any] | None:
-        """A row for a suite that failed without a document: verdict ``error``, nothing measured."""
+    def report_row(self) -> FailedSuite | None:
+        """The report's row for a suite that failed without a log: verdict ``error``, nothing
+        measured."""
         if self.log is not None or not self.failure:
             return None
-        rel = self.location.rel_dir
-        return {"suite": {"path": rel, "skill": rel}, "verdict": "error", "total_cases": 0,
-                "cases_aggregated": 0, "errors": 0, "cases": [], "failure": self.failure,
-                "pass_rate": {"with_skill": None, "without_skill": None, "delta_pts": None},
-                **({"adapter": {"name": self.agent}} if self.agent else {})}
+        return FailedSuite(self.location.rel_dir, self.agent)
 
 
 @dataclass
@@ -68,7 +66,6 @@ class ActionRun:
         return [o.log for o in self.outcomes if o.log is not None]
 
     @property
-    def failure_rows(self) -> list[dict[str, Any]]:
-        """A report row for each suite that failed without a log (after the suites' own rows)."""
-        rows = [o.report_row() for o in self.outcomes]
-        return [row for row in rows if row is not None]
+    def failure_rows(self) -> list[FailedSuite]:
+        """A row for each suite that failed without a log, after the suites' own."""
+        return [row for row in (o.report_row() for o in self.outcomes) if row is not None]

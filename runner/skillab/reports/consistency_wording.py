@@ -2,45 +2,36 @@
 with itself when re-asked (with the agreement's interval), the sentence that withholds the lift
 when that is too seldom, and the check that measured nothing.
 
-Each takes the run's ``JudgeConsistency``; the results document's dict of it is read too, until
-every report reads ``RunLog``.
+Each takes the run's ``JudgeConsistency``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..core.run_info import JudgeConsistency
 
-Check = JudgeConsistency | Mapping[str, Any]
 
-
-def agreed_on(check: Check) -> str:
+def agreed_on(check: JudgeConsistency) -> str:
     """``agreed with itself on 9/10 re-asked verdicts``: the re-asks that errored are not compared."""
-    compared = _read(check, "sampled") - _read(check, "errored")
-    return f"agreed with itself on {_read(check, 'agreed')}/{compared} re-asked verdicts"
+    compared = check.sampled - check.errored
+    return f"agreed with itself on {check.agreed}/{compared} re-asked verdicts"
 
 
-def below_floor(check: Check) -> str:
+def below_floor(check: JudgeConsistency) -> str:
     """``the judge agreed with itself on 3/5 re-asked verdicts, below 80%``: why the lift is withheld."""
-    return f"the judge {agreed_on(check)}, below {_read(check, 'floor'):.0%}"
+    return f"the judge {agreed_on(check)}, below {check.floor:.0%}"
 
 
-def agreement_interval(check: Check) -> str:
+def agreement_interval(check: JudgeConsistency) -> str:
     """``, 95% CI 88–100%`` when the check measured its agreement's interval."""
-    ci = _read(check, "ci95")
+    ci = check.ci95
     if not ci:
         return ""
     text = f", 95% CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
-    return text + (", undecided when the re-asks ran out" if _read(check, "decided") == "cap" else "")
+    return text + (", undecided when the re-asks ran out" if check.decided == "cap" else "")
 
 
-def consistency_unmeasured(check: Check) -> str:
+def consistency_unmeasured(check: JudgeConsistency) -> str:
     """A consistency check whose every re-ask errored: it measured nothing."""
-    return (f"consistency check failed: all {_read(check, 'sampled')} re-asked verdicts errored, so the "
+    return (f"consistency check failed: all {check.sampled} re-asked verdicts errored, so the "
             "judge's agreement with itself is unknown")
 
-
-def _read(check: Check, name: str) -> Any:
-    return getattr(check, name) if isinstance(check, JudgeConsistency) else check.get(name)

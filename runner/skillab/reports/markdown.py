@@ -1,10 +1,11 @@
 """The markdown report: the PR comment, the job summary and ``skillab run --markdown``.
 
-It reads results documents only (format ``skillab.results/1``), so any run that left one can be
-reported. Order of what a reader sees: the headline verdict, the flips (which cases the skill
-rescued and which it broke), the per-suite table, the disclosures, then per-case rows and
-collapsed details. To stay under GitHub's comment limit it leaves out case details first, then
-case rows, never the suite table. Everything a model or a suite wrote goes through ``escape``.
+It reads typed runs (``RunLog``, a results document of format ``skillab.results/1`` read back),
+so any run that left one can be reported; a suite that produced none is a ``FailedSuite`` row.
+Order of what a reader sees: the headline verdict, the flips (which cases the skill rescued and
+which it broke), the per-suite table, the disclosures, then per-case rows and collapsed details.
+To stay under GitHub's comment limit it leaves out case details first, then case rows, never the
+suite table. Everything a model or a suite wrote goes through ``escape``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Any
 from .. import __version__
 from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog
-from ..core.wire import from_wire
 from ..scoring.statistics import pooled_statistics
 from . import escape
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
@@ -27,9 +27,9 @@ from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
     VERDICT_ICON,
     VERDICT_SEVERITY,
+    FailedSuite,
     SuiteView,
     broken_by_skill,
-    edit_flips,
     flip_lines,
     fmt_p,
     fmt_pts,
@@ -52,46 +52,27 @@ _TRIM_NOTE_RESERVE = 400
 # -- verdicts over several suites ----------------------------------------------------------------
 
 
-def _log(doc: dict[str, Any]) -> RunLog | None:
-    """The run of a results document; None for the row of a suite that could not run, or a
-    document written by hand that is no run's (until this report reads ``RunLog`` itself)."""
-    try:
-        return RunLog.from_json(doc)
-    except (ValueError, KeyError, TypeError):
-        return None
+def overall_verdict(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> str | None:
+    """The most severe suite verdict (error > fail > mixed > pass; a failed suite is an error);
+    None without suites."""
+    return _most_severe([log.verdict for log in logs if not only_triggers(log)] + ["error" for _ in failed])
 
 
-def _interruption(doc: dict[str, Any]) -> str | None:
-    log = _log(doc)
-    if log is not None:
-        return interruption(log)
-    # A hand-written document is no run: its headline from its own keys.
-    return (f"interrupted: {doc.get('total_cases', 0)} of {doc.get('planned_cases', '?')} cases"
-            if doc.get("interrupted") else None)
-
-
-def _only_triggers(doc: dict[str, Any]) -> bool:
-    log = _log(doc)
-    return log is not None and only_triggers(log)
-
-
-def overall_verdict(documents: Sequence[dict[str, Any]]) -> str | None:
-    """The most severe suite verdict (error > fail > mixed > pass); None without documents."""
-    verdicts = [str(doc.get("verdict", "error")) for doc in documents if not _only_triggers(doc)]
+def _most_severe(verdicts: Sequence[str]) -> str | None:
     if not verdicts:
         return None
     return max(verdicts, key=lambda v: VERDICT_SEVERITY.get(v, 3))
 
 
-def pooled_delta_pts(documents: Sequence[dict[str, Any]]) -> float | None:
+def pooled_delta_pts(logs: Sequence[RunLog]) -> float | None:
     """The lift over every case of every suite that measured one, each case weighing the same."""
-    pooled = pooled_statistics(documents)
+    pooled = pooled_statistics(logs)
     return None if pooled is None else pooled.lift_pts
 
 
-def pooled_scope(documents: Sequence[dict[str, Any]]) -> str:
+def pooled_scope(logs: Sequence[RunLog]) -> str:
     """``pooled +X pts (95% CI a to b)``: the cases of all suites as one sample."""
-    pooled = pooled_statistics(documents)
+    pooled = pooled_statistics(logs)
     if pooled is None or pooled.lift_pts is None:
         return "pooled n/a pts"
     text = f"pooled {fmt_pts(pooled.lift_pts)} pts"
@@ -104,48 +85,52 @@ def pooled_scope(documents: Sequence[dict[str, Any]]) -> str:
 
 
 def render_markdown(
-    documents: list[dict[str, Any]],
+    logs: Sequence[RunLog],
     *,
+    failed: Sequence[FailedSuite] = (),
     run_url: str | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
     notes: Sequence[str] = (),
     checks: Sequence[str] = (),
 ) -> str:
-    """The report for ``documents``, at most ``max_chars`` long (counted as GitHub counts).
+    """The report for ``logs`` (then a row for each ``failed`` suite), at most ``max_chars``
+    long (counted as GitHub counts).
 
     ``notes`` are plain sentences about the run as a whole (a skipped suite, a parse error);
     ``checks`` say why the check failed, right under the headline where a reviewer looks
     first. Both are escaped like everything else.
     """
-    everything = [SuiteView.from_document(i, doc) for i, doc in enumerate(documents)]
+    views = [SuiteView.from_log(i, log) for i, log in enumerate(logs)]
+    failed_rows = [SuiteView.failed(len(logs) + i, suite) for i, suite in enumerate(failed)]
     # Suites of trigger queries only have no A/B part: they appear in the trigger section.
-    graded = [doc for doc in documents if not _only_triggers(doc)]
-    suites = [view for view, doc in zip(everything, documents) if not _only_triggers(doc)]
-    logs = [log for log in map(_log, documents) if log is not None]
-    if is_portability_run(documents):
+    graded = [log for log in logs if not only_triggers(log)]
+    suites = [view for view, log in zip(views, logs) if not only_triggers(log)] + failed_rows
+    several_agents = is_portability_run(logs, failed)
+    if several_agents:
         # The same suite under several agents: each row names its agent.
         suites = [replace(s, name=f"{s.name} · {s.adapter}") for s in suites]
     head = "\n\n".join(
         part
         for part in (
-            _headline(suites, graded) if suites or not documents else trigger_headline(logs),
+            _headline(suites, graded, several_agents) if suites or not logs
+            else trigger_headline(logs),
             _notes(checks),
             versus_original(suites),
             _flips(suites),
             _table(suites),
             trigger_section(logs),
-            _portability(documents),
+            _portability(logs, failed),
             _rate_notes(suites),
             _statistics(suites),
             _format_sections(suites, graded),
             trend_section(suites),
             _disclosures(suites),
-            _context(graded),
+            _context(suites, graded),
             _notes(notes),
         )
         if part
     )
-    foot = _footer(everything, run_url)
+    foot = _footer(views + failed_rows, run_url)
     budget = max_chars - size(head) - size(foot) - _TRIM_NOTE_RESERVE
     cases = cases_section(suites, budget)
     body = "\n\n".join(part for part in (head, cases, foot) if part) + "\n"
@@ -155,36 +140,38 @@ def render_markdown(
     return body
 
 
-def _headline(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> str:
+def _headline(suites: list[SuiteView], graded: Sequence[RunLog], several_agents: bool) -> str:
+    """The verdict over every suite shown (a failed suite's row is an error), and its scope."""
     if not suites:
         return "## skillab: no suite ran"
-    verdict = overall_verdict(documents) or "error"
+    verdict = _most_severe([s.verdict for s in suites]) or "error"
     icon = VERDICT_ICON.get(verdict, "⚠️")
-    if len(suites) == 1:
-        withheld = suites[0].lift_withheld and suites[0].delta_pts is not None
-        shown = "lift withheld" if withheld else f"{fmt_pts(suites[0].delta_pts)} pts"
-        scope = f"{escape.inline(suites[0].name, 80)}: {shown}"
-    elif is_portability_run(documents):
-        # Different agents have different baselines; their lifts are not pooled.
-        agents = len({s.adapter for s in suites})
-        scope = f"{len(suites)} suite runs under {agents} agents, lift per agent below"
-    else:
-        scope = f"{len(suites)} suites, {pooled_scope(documents)}"
-    counts = _verdict_counts(suites)
-    scope += _edit_scope(suites)
-    if any((doc.get("isolation") or {}).get("unsandboxed") for doc in documents):
+    scope = _scope(suites, graded, several_agents) + _edit_scope(suites)
+    if any(log.settings.isolation.unsandboxed for log in graded):
         scope += " · ⚠️ unsandboxed: suite commands and the agent ran without a sandbox"
-    if any((doc.get("models") or {}).get("judge_same_family") for doc in documents):
+    if any(log.settings.models.judge_same_family for log in graded):
         scope += " · ⚠️ judged by a model of the agent's family"
-    stopped = [text for text in map(_interruption, documents) if text]
+    stopped = [text for text in map(interruption, graded) if text]
     if stopped:
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
-    early = [text for text in map(early_stop, filter(None, map(_log, documents))) if text]
+    early = [text for text in map(early_stop, graded) if text]
     if early:
         line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)
-    return line + (f"\n\n{counts}" if len(suites) > 1 else "")
+    return line + (f"\n\n{_verdict_counts(suites)}" if len(suites) > 1 else "")
+
+
+def _scope(suites: list[SuiteView], graded: Sequence[RunLog], several_agents: bool) -> str:
+    if len(suites) == 1:
+        withheld = suites[0].lift_withheld and suites[0].delta_pts is not None
+        shown = "lift withheld" if withheld else f"{fmt_pts(suites[0].delta_pts)} pts"
+        return f"{escape.inline(suites[0].name, 80)}: {shown}"
+    if several_agents:
+        # Different agents have different baselines; their lifts are not pooled.
+        agents = len({s.adapter for s in suites})
+        return f"{len(suites)} suite runs under {agents} agents, lift per agent below"
+    return f"{len(suites)} suites, {pooled_scope(graded)}"
 
 
 def _verdict_counts(suites: list[SuiteView]) -> str:
@@ -199,11 +186,9 @@ def _verdict_counts(suites: list[SuiteView]) -> str:
 def _edit_scope(suites: list[SuiteView]) -> str:
     """Whatever the lift over no skill, a reviewer of the edit sees what it broke: named as broken
     only when the drop passed its noise test, else as changed within noise."""
-    broke = changed = 0
-    for s in suites:
-        named, within_noise = edit_flips(s.comparison or {})
-        broke += len(named)
-        changed += len(within_noise)
+    compared = [s.comparison for s in suites if s.comparison is not None]
+    broke = sum(len(c.broken_by_edit) for c in compared)
+    changed = sum(len(c.changed_within_noise) for c in compared)
     text = ""
     if broke:
         text += f" · ❌ the edit broke {broke} case{'s' if broke != 1 else ''} beyond noise"
@@ -267,15 +252,14 @@ def _rate_notes(suites: list[SuiteView]) -> str:
         notes.append(f"pass@{k}: each arm made every one of its attempts (no early stop) and passes "
                      "when any graded attempt passed; an errored attempt is left out, not failed.")
     for s in suites:
-        summary = s.pass_at_k or {}
-        arms = summary.get("arms") or {}
-        if arms.get("with_skill") and arms.get("without_skill"):
+        arms = {} if s.pass_at_k is None else s.pass_at_k.arms
+        with_arm, without_arm = arms.get("with_skill"), arms.get("without_skill")
+        if s.pass_at_k is not None and with_arm is not None and without_arm is not None:
             where = f"{escape.inline(s.name, 60)}: " if len(suites) > 1 else ""
             notes.append(
-                f"{where}unbiased pass@{summary['k']} from {summary['attempts']} attempts: with "
-                f"{fmt_rate(arms['with_skill']['pass_at_k'])}, without {fmt_rate(arms['without_skill']['pass_at_k'])}; "
-                f"pass@1 with {fmt_rate(arms['with_skill']['pass_at_1'])}, without "
-                f"{fmt_rate(arms['without_skill']['pass_at_1'])}."
+                f"{where}unbiased pass@{s.pass_at_k.k} from {s.pass_at_k.attempts} attempts: with "
+                f"{fmt_rate(with_arm.pass_at_k)}, without {fmt_rate(without_arm.pass_at_k)}; "
+                f"pass@1 with {fmt_rate(with_arm.pass_at_1)}, without {fmt_rate(without_arm.pass_at_1)}."
             )
     runs = sorted({s.runs for s in suites if s.runs > 1})
     if runs:
@@ -283,12 +267,12 @@ def _rate_notes(suites: list[SuiteView]) -> str:
     return f"_{' '.join(notes)}_" if notes else ""
 
 
-def _format_sections(suites: list[SuiteView], documents: Sequence[dict[str, Any]]) -> str:
+def _format_sections(suites: list[SuiteView], graded: Sequence[RunLog]) -> str:
     """What each suite format adds about its own suites (ruby-skill-bench: its criteria)."""
     from ..formats import DEFAULT_REGISTRY
 
-    named = [(s.name, doc) for s, doc in zip(suites, documents)]
-    sections = (fmt.markdown_section(named, escape.inline) for fmt in DEFAULT_REGISTRY.of_documents(documents)
+    named = [(s.name, log) for s, log in zip(suites, graded)]
+    sections = (fmt.markdown_section(named, escape.inline) for fmt in DEFAULT_REGISTRY.of_logs(graded)
                 if fmt.markdown_section)
     return "\n\n".join(section for section in sections if section)
 
@@ -316,14 +300,7 @@ def _disclosures(suites: list[SuiteView]) -> str:
         flags = []
         if s.error_dominated:
             flags.append("**error-dominated: the lift is withheld**")
-        check = s.judge_consistency or {}
-        if check.get("lift_withheld"):
-            flags.append(f"**{below_floor(check)}: the lift is withheld**")
-        elif check.get("sampled") and check.get("agreement") is None:
-            flags.append(f"**{consistency_unmeasured(from_wire(JudgeConsistency, check, 'judge_consistency'))}**")
-        elif check.get("agreement") is not None:
-            counts.append(f"judge {agreed_on(check)}{agreement_interval(check).replace(', 95% CI', ' (95% CI', 1)}"
-                          f"{')' if check.get('ci95') else ''}")
+        _judge_consistency(s.judge_consistency, flags, counts)
         if s.interrupted:
             flags.append("**interrupted: partial results**")
         if s.adapter == "mock":
@@ -337,14 +314,28 @@ def _disclosures(suites: list[SuiteView]) -> str:
     return ("**Disclosures**\n\n" + "\n".join(lines)) if lines else ""
 
 
-def _context(documents: Sequence[dict[str, Any]]) -> str:
+def _judge_consistency(check: JudgeConsistency | None, flags: list[str], counts: list[str]) -> None:
+    """The judge's agreement with itself: a flag when it withheld the lift or measured nothing,
+    else a count with its interval."""
+    if check is None:
+        return
+    if check.lift_withheld:
+        flags.append(f"**{below_floor(check)}: the lift is withheld**")
+    elif check.sampled and check.agreement is None:
+        flags.append(f"**{consistency_unmeasured(check)}**")
+    elif check.agreement is not None:
+        interval = agreement_interval(check).replace(", 95% CI", " (95% CI", 1)
+        counts.append(f"judge {agreed_on(check)}{interval}{')' if check.ci95 else ''}")
+
+
+def _context(suites: list[SuiteView], graded: Sequence[RunLog]) -> str:
     """What each skill costs in context, and its change against the original (a PR's base)."""
     lines = []
-    for doc in documents:
-        log = _log(doc)
-        text = context_text(log.settings.context_budget) if log is not None else None
+    for log in graded:
+        budget = log.settings.context_budget
+        text = None if budget is None else context_text(budget)
         if text:
-            prefix = f"{escape.inline(doc['suite']['skill'], 80)}: " if len(documents) > 1 else ""
+            prefix = f"{escape.inline(log.settings.suite.skill, 80)}: " if len(suites) > 1 else ""
             lines.append(f"- {prefix}{escape.inline(text, 400)}")
     return ("**Context budget**\n\n" + "\n".join(lines)) if lines else ""
 

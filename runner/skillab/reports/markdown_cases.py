@@ -3,8 +3,9 @@ most important cases first)."""
 
 from __future__ import annotations
 
-from ..core.records import ArmRecord
+from ..core.records import ArmRecord, CaseRecord
 from . import escape
+from .findings import failed_checks
 from .markdown_view import EDIT_LABEL, OUTCOME_LABEL, CaseView, SuiteView, broken_by_skill
 
 _OUTPUT_EXCERPT = 600
@@ -20,15 +21,17 @@ def cases_section(suites: list[SuiteView], budget: int) -> str:
     ordered = sorted((c for s in suites for c in s.cases), key=lambda c: c.priority)
     if not ordered:
         return ""
+    # A case names its suite by the suite's place among every run, trigger sets included.
+    suite_of = {s.index: s for s in suites}
     spent = size("### Cases\n\n")
     rows: dict[int, list[CaseView]] = {s.index: [] for s in suites}
     row_text: dict[tuple[int, int], str] = {}
     headers_paid: set[int] = set()
     for case in ordered:
-        text = _case_row(case, suites[case.suite_index])
+        text = _case_row(case.record, suite_of[case.suite_index])
         cost = size(text) + 1
         if case.suite_index not in headers_paid:
-            cost += size(_rows_header(suites[case.suite_index], len(suites) > 1)) + 2
+            cost += size(_rows_header(suite_of[case.suite_index], len(suites) > 1)) + 2
         if spent + cost > budget:
             break
         spent += cost
@@ -41,7 +44,7 @@ def cases_section(suites: list[SuiteView], budget: int) -> str:
     shown_details = 0
     if shown_rows == len(ordered):
         for case in ordered:
-            block = _case_details(case, suites[case.suite_index], len(suites) > 1)
+            block = _case_details(case.record, suite_of[case.suite_index], len(suites) > 1)
             if spent + size(block) + 2 > budget:
                 break
             spent += size(block) + 2
@@ -83,7 +86,7 @@ def _rows_header(suite: SuiteView, named: bool) -> str:
     )
 
 
-def _case_row(case: CaseView, suite: SuiteView) -> str:
+def _case_row(case: CaseRecord, suite: SuiteView) -> str:
     run = f" {case.run_index + 1} |" if suite.runs > 1 else ""
     tokens = f"{case.with_skill.total_tokens:,} / {case.without_skill.total_tokens:,}"
     original = ""
@@ -97,7 +100,7 @@ def _case_row(case: CaseView, suite: SuiteView) -> str:
     )
 
 
-def _outcome_label(case: CaseView, suite: SuiteView) -> str:
+def _outcome_label(case: CaseRecord, suite: SuiteView) -> str:
     """A case is "broken by the skill" only when its drop passed the noise test, as the
     headline says: one case, one label."""
     if case.outcome == "flip_to_fail" and not broken_by_skill(suite, case.case_name):
@@ -105,9 +108,10 @@ def _outcome_label(case: CaseView, suite: SuiteView) -> str:
     return OUTCOME_LABEL.get(case.outcome, case.outcome)
 
 
-def _edit_label(case: CaseView, suite: SuiteView) -> str:
+def _edit_label(case: CaseRecord, suite: SuiteView) -> str:
     """A case is "broken by the edit" only when its drop passed the noise test."""
-    regressed = (((suite.comparison or {}).get("statistics") or {}).get("regressed_cases")) or ()
+    stats = None if suite.comparison is None else suite.comparison.statistics
+    regressed = () if stats is None else stats.regressed_cases
     if case.original_outcome == "flip_to_fail" and case.case_name not in regressed:
         return "worse with the edit, within noise"
     return EDIT_LABEL.get(case.original_outcome or "error", str(case.original_outcome))
@@ -123,7 +127,7 @@ def _arm_state(arm: ArmRecord) -> str:
     return state + (" (cached)" if arm.cached else "")
 
 
-def _case_details(case: CaseView, suite: SuiteView, named: bool) -> str:
+def _case_details(case: CaseRecord, suite: SuiteView, named: bool) -> str:
     run = f" (run {case.run_index + 1})" if suite.runs > 1 else ""
     where = f"{escape.html_text(suite.name, 60)} / " if named else ""
     summary = (
@@ -158,35 +162,29 @@ def _arm_findings(label: str, arm: ArmRecord) -> list[str]:
     items = []
     if arm.error:
         items.append(f"- error: {escape.inline(arm.error, 400)}")
-    for v in arm.validator_results:
-        if v.passed and not v.errored:
-            continue
+    checks = failed_checks(arm)
+    for v in checks.validators:
         got = "no verdict (errored)" if v.errored else f"exit {v.exit_code}, expected {v.expect_exit_code}"
-        tail = (v.stderr or v.stdout).strip()[-300:]
-        detail = f" — {escape.inline(tail, 300)}" if tail else ""
-        items.append(f"- validator {escape.inline(v.label, 120)}: {got}{detail}")
-    for e in arm.expectation_results:
-        if e.passed and not e.errored:
-            continue
+        items.append(f"- validator {escape.inline(v.label, 120)}: {got}{_tail(v.stderr or v.stdout)}")
+    for e in checks.expectations:
         state = "judge errored" if e.errored else "not met"
         items.append(
             f"- expectation {escape.inline(e.expectation, 200)}: {state} — "
             f"judge: {escape.inline(e.reason, 400)}"
         )
-    for g in arm.graders:
-        if g.passed and not g.errored:
-            continue
+    for g in checks.graders:
         state = "no verdict (errored)" if g.errored else "failed"
-        tail = g.output.strip()[-300:]
-        detail = f" — {escape.inline(tail, 300)}" if tail else ""
-        items.append(
-            f"- {escape.inline(g.label, 120)}: {state} — "
-            f"{escape.inline(g.reason, 400)}{detail}"
-        )
+        items.append(f"- {escape.inline(g.label, 120)}: {state} — {escape.inline(g.reason, 400)}{_tail(g.output)}")
     lines = [f"**{label}**", ""] + (items or ["- failed"]) + [""]
     if arm.final_output.strip():
         lines += ["Answer:", "", escape.code_block(arm.final_output, _OUTPUT_EXCERPT), ""]
     return lines
+
+
+def _tail(output: str) -> str:
+    """`` — <the output's last 300 characters>``, or nothing for an empty output."""
+    tail = output.strip()[-300:]
+    return f" — {escape.inline(tail, 300)}" if tail else ""
 
 
 def _cost(arm: ArmRecord) -> str:

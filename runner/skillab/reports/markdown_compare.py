@@ -3,6 +3,8 @@ vs original section (``--against``) and the trend against the previous comparabl
 
 from __future__ import annotations
 
+from ..core.summary import Comparison
+from ..core.trend import ArmTrend, Trend
 from . import escape
 from .markdown_view import SuiteView, broken_by_edit, flip_lines, fmt_p, fmt_pts, fmt_rate
 
@@ -14,8 +16,8 @@ def versus_original(suites: list[SuiteView]) -> str:
         return ""
     sources = ", ".join(
         (f"{escape.inline(s.name, 60)}: " if len(suites) > 1 else "")
-        + escape.code_span(((s.comparison or {}).get("original") or {}).get("label") or "?", 80)
-        for s in compared
+        + escape.code_span(s.comparison.original.label or "?", 80)
+        for s in compared if s.comparison is not None
     )
     parts = [f"### Candidate vs original\n\nThe edited skill against the original ({sources})."]
     named = len(suites) > 1
@@ -39,21 +41,23 @@ def versus_original(suites: list[SuiteView]) -> str:
         "|---|---:|---:|---|---:|",
     ]
     for s in compared:
-        comparison = s.comparison or {}
-        rate = comparison.get("pass_rate") or {}
-        stats = comparison.get("statistics") or {}
-        delta = fmt_pts(rate.get("delta_pts"))
-        ci = stats.get("ci95")
-        if rate.get("delta_pts") is not None and ci:
-            delta += f" ({fmt_pts(ci[0])} to {fmt_pts(ci[1])})"
-        elif comparison.get("error_dominated"):
-            delta = "n/a (error-dominated)"
-        lines.append(
-            f"| {escape.inline(s.name, 80)} | {fmt_rate(rate.get('candidate'))} | "
-            f"{fmt_rate(rate.get('original'))} | {delta} | {fmt_p(stats.get('p_value', stats.get('mcnemar_p')))} |"
-        )
+        if s.comparison is not None:
+            lines.append(_versus_row(s.name, s.comparison))
     parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def _versus_row(name: str, comparison: Comparison) -> str:
+    rate, stats = comparison.pass_rate, comparison.statistics
+    ci = None if stats is None else stats.ci95
+    delta = fmt_pts(rate.delta_pts)
+    if rate.delta_pts is not None and ci:
+        delta += f" ({fmt_pts(ci[0])} to {fmt_pts(ci[1])})"
+    elif comparison.error_dominated:
+        delta = "n/a (error-dominated)"
+    p_value = None if stats is None else stats.p_value
+    return (f"| {escape.inline(name, 80)} | {fmt_rate(rate.candidate)} | {fmt_rate(rate.original)} | {delta} | "
+            f"{fmt_p(p_value)} |")
 
 
 TREND_ICON = {"improved": "↑", "regressed": "↓", "unchanged": "=", "within_noise": "≈", "changed": "·"}
@@ -70,29 +74,31 @@ def trend_section(suites: list[SuiteView]) -> str:
     """Each arm against the previous comparable run (same suite, model, adapter)."""
     lines = []
     for s in suites:
-        trend = s.trend
-        if not trend:
+        if s.trend is None:
             continue
         prefix = f"{escape.inline(s.name, 80)}: " if len(suites) > 1 else ""
-        previous = trend.get("previous")
-        if previous is None:
-            lines.append(f"- {prefix}first comparable run (same suite content, cases, runs, pass@k, adapter and judge)")
-            continue
-        arms = []
-        for a in trend.get("arms") or []:
-            direction = TREND_WORDS.get(a.get("direction"), a.get("direction"))
-            label = f"{TREND_ICON.get(a.get('direction'), '')} {ARM_NAMES.get(a.get('arm'), a.get('arm'))} " \
-                    f"{escape.inline(direction, 30)}"
-            show = _lift_pts if a.get("arm") == "lift" else fmt_rate
-            if a.get("direction") == "unchanged":
-                label += f" ({show(a.get('current'))})"
-            else:
-                p = f", p {fmt_p(a['p_value'])}" if a.get("p_value") is not None and a.get("arm") == "lift" else ""
-                label += f" ({show(a.get('previous'))} → {show(a.get('current'))}{p})"
-            arms.append(label)
-        changed = " (the skill changed since)" if trend.get("skill_changed") else ""
-        if trend.get("original_changed"):
-            changed += " (compared with another original: no trend for it)"
-        when = escape.inline(str(previous.get("recorded_at", "?"))[:16].replace("T", " "), 20)
-        lines.append(f"- {prefix}vs the run of {when} UTC{changed}: " + (" · ".join(arms) or "no arm to compare"))
+        lines.append(f"- {prefix}{_trend_line(s.trend)}")
     return ("**Trend**\n\n" + "\n".join(lines)) if lines else ""
+
+
+def _trend_line(trend: Trend) -> str:
+    """``vs the run of <when> UTC: ↑ with skill improved (40% → 80%) · …``."""
+    previous = trend.previous
+    if previous is None:
+        return "first comparable run (same suite content, cases, runs, pass@k, adapter and judge)"
+    arms = " · ".join(_arm_trend(a) for a in trend.arms)
+    changed = " (the skill changed since)" if trend.skill_changed else ""
+    if trend.original_changed:
+        changed += " (compared with another original: no trend for it)"
+    when = escape.inline(str(previous.recorded_at or "?")[:16].replace("T", " "), 20)
+    return f"vs the run of {when} UTC{changed}: " + (arms or "no arm to compare")
+
+
+def _arm_trend(a: ArmTrend) -> str:
+    direction = TREND_WORDS.get(a.direction, a.direction)
+    label = f"{TREND_ICON.get(a.direction, '')} {ARM_NAMES.get(a.arm, a.arm)} {escape.inline(direction, 30)}"
+    show = _lift_pts if a.arm == "lift" else fmt_rate
+    if a.direction == "unchanged":
+        return label + f" ({show(a.current)})"
+    p = f", p {fmt_p(a.p_value)}" if a.p_value is not None and a.arm == "lift" else ""
+    return label + f" ({show(a.previous)} → {show(a.current)}{p})"

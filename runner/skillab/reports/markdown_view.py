@@ -1,13 +1,17 @@
-"""The view of a results document the markdown report reads, its labels and its number formats."""
+"""The view of a run the markdown report reads, its labels and its number formats."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from ..core.records import ArmRecord
+from ..core.records import CaseRecord
+from ..core.run_info import JudgeConsistency
+from ..core.runlog import RunLog
+from ..core.statistics import LiftStatistics
+from ..core.summary import Comparison, PassAtK
+from ..core.trend import Trend
 from . import escape
 
 _FLIPS_SHOWN = 25
@@ -33,27 +37,32 @@ EDIT_LABEL = {
 OUTCOME_PRIORITY = {"flip_to_fail": 0, "error": 1, "flip_to_pass": 2, "fail_kept": 3, "pass_kept": 4}
 
 
-# -- the view of a results document the report needs ------------------------------------------
+# -- the view of a run the report needs ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FailedSuite:
+    """A suite that produced no results (it was invalid, or could not run): a row with verdict
+    ``error`` and nothing measured, so its failure is seen beside the other suites."""
+
+    name: str
+    # The agent it was to run under, when several ran (``adapter: a,b``).
+    agent: str | None = None
 
 
 @dataclass(frozen=True)
 class CaseView:
+    """One (case, run) record where the report shows it: its suite and its order there."""
+
     suite_index: int
     order: int
-    case_name: str
-    run_index: int
-    outcome: str
-    error: str | None
-    with_skill: ArmRecord
-    without_skill: ArmRecord
-    # The ``--against`` arm and the candidate-vs-original outcome, when the run had one.
-    original: ArmRecord | None = None
-    original_outcome: str | None = None
+    record: CaseRecord
 
     @property
     def priority(self) -> tuple[int, int, int]:
         # A case the edit broke is read first, like a case the skill broke.
-        rank = 0 if self.original_outcome == "flip_to_fail" else OUTCOME_PRIORITY.get(self.outcome, 5)
+        outcome = self.record.outcome
+        rank = 0 if self.record.original_outcome == "flip_to_fail" else OUTCOME_PRIORITY.get(outcome, 5)
         return rank, self.suite_index, self.order
 
 
@@ -87,88 +96,78 @@ class SuiteView:
     cost_usd: float | None
     warnings: tuple[str, ...] = ()
     cases: tuple[CaseView, ...] = field(default=(), repr=False)
-    # The document's "comparison" (candidate vs original) and "trend" sections, as written.
-    comparison: dict[str, Any] | None = field(default=None, repr=False)
-    trend: dict[str, Any] | None = field(default=None, repr=False)
-    # Attempts per arm (--pass-k).
+    # The run's "comparison" (candidate vs original) and "trend" blocks.
+    comparison: Comparison | None = field(default=None, repr=False)
+    trend: Trend | None = field(default=None, repr=False)
     # Attempts per arm the rates are over (pass@n: --pass-n when above --pass-k).
     pass_k: int = 1
     # Whether the flips toward failing passed their noise test (``statistics.regression``), and
-    # the cases that did (``statistics.regressed_cases``; None when the document names none).
+    # the cases that did (``statistics.regressed_cases``; None when the run names none).
     regression: bool = False
     regressed_cases: tuple[str, ...] | None = None
     # The statistics withheld the lift (error-dominated, or a judge that disagreed with itself):
     # the report then claims no lift, no flip and no delta.
     lift_withheld: bool = False
-    pass_at_k: dict[str, Any] | None = field(default=None, repr=False)
-    judge_consistency: dict[str, Any] | None = field(default=None, repr=False)
+    pass_at_k: PassAtK | None = field(default=None, repr=False)
+    judge_consistency: JudgeConsistency | None = field(default=None, repr=False)
     # The sandbox backend suite commands ran under (``isolation.backend``), "unsandboxed" for none.
     sandbox: str = "?"
 
     @classmethod
-    def from_document(cls, index: int, doc: dict[str, Any]) -> SuiteView:
-        rate = doc.get("pass_rate") or {}
-        stats = doc.get("statistics") or {}
-        ci = stats.get("ci95")
-        total = (doc.get("usage") or {}).get("total") or {}
-        suite = doc.get("suite") or {}
-        models = doc.get("models") or {}
-        cases = tuple(
-            CaseView(
-                suite_index=index,
-                order=order,
-                case_name=str(record.get("case_name", "?")),
-                run_index=int(record.get("run_index", 0)),
-                outcome=str(record.get("outcome", "error")),
-                error=record.get("error"),
-                with_skill=ArmRecord.from_dict(record.get("with_skill") or {"passed": False}),
-                without_skill=ArmRecord.from_dict(record.get("without_skill") or {"passed": False}),
-                original=ArmRecord.from_dict(record["original"]) if record.get("original") else None,
-                original_outcome=record.get("original_outcome"),
-            )
-            for order, record in enumerate(doc.get("cases") or [])
-        )
+    def from_log(cls, index: int, log: RunLog) -> SuiteView:
+        settings, summary = log.settings, log.summary
+        aggregate, rate, stats = summary.aggregate, summary.aggregate.pass_rate, summary.statistics
+        total = summary.usage.total
         return cls(
             index=index,
-            name=str(suite.get("skill") or suite.get("path") or f"suite {index + 1}"),
-            path=str(suite.get("path") or ""),
-            verdict=str(doc.get("verdict", "error")),
-            with_rate=rate.get("with_skill"),
-            without_rate=rate.get("without_skill"),
-            delta_pts=rate.get("delta_pts"),
-            ci95=(float(ci[0]), float(ci[1])) if ci else None,
-            p_value=stats.get("p_value", stats.get("mcnemar_p")),
-            stats_summary=str(stats.get("summary") or ""),
-            total_cases=int(doc.get("total_cases", len(cases))),
-            cases_aggregated=int(doc.get("cases_aggregated", 0)),
-            errors=int(doc.get("errors", 0)),
-            error_dominated=bool(doc.get("error_dominated", False)),
-            skipped_apples_oranges=int(doc.get("cases_skipped_apples_oranges", 0)),
-            trigger_only=int(doc.get("cases_skipped_trigger_only", 0)),
-            cache_hits=int((doc.get("cache") or {}).get("hits", 0)),
-            contaminated_arms=int(doc.get("contaminated_arms", 0)),
-            interrupted=bool(doc.get("interrupted", False)),
-            runs=int(doc.get("runs", 1)),
-            adapter=str((doc.get("adapter") or {}).get("name") or "?"),
-            agent_model=models.get("agent"),
-            judge_model=models.get("judge"),
-            version=str((doc.get("tool") or {}).get("version") or "?"),
-            total_tokens=int(total.get("total_tokens", 0)),
-            cost_usd=total.get("cost_usd"),
-            warnings=tuple(str(w) for w in doc.get("warnings") or ()),
-            cases=cases,
-            comparison=doc.get("comparison") or None,
-            trend=doc.get("trend") or None,
+            name=settings.suite.skill or settings.suite.path or f"suite {index + 1}",
+            path=settings.suite.path,
+            verdict=summary.verdict,
+            with_rate=rate.with_skill,
+            without_rate=rate.without_skill,
+            delta_pts=rate.delta_pts,
+            ci95=None if stats is None else stats.ci95,
+            p_value=None if stats is None else stats.p_value,
+            stats_summary="" if stats is None else stats.summary or "",
+            total_cases=aggregate.total_cases,
+            cases_aggregated=aggregate.cases_aggregated,
+            errors=aggregate.errors,
+            error_dominated=aggregate.error_dominated,
+            skipped_apples_oranges=aggregate.cases_skipped_apples_oranges,
+            trigger_only=summary.cases_skipped_trigger_only,
+            cache_hits=settings.cache_hits,
+            contaminated_arms=summary.contaminated_arms,
+            interrupted=settings.interrupted,
+            runs=settings.runs,
+            adapter=settings.adapter.name or "?",
+            agent_model=settings.models.agent,
+            judge_model=settings.models.judge,
+            version=settings.tool_version or "?",
+            total_tokens=total.total_tokens,
+            cost_usd=total.cost_usd,
+            warnings=settings.warnings,
+            cases=tuple(CaseView(index, order, record) for order, record in enumerate(log.records)),
+            comparison=summary.comparison,
+            trend=settings.trend,
             # The rates are over every attempt: pass@n when --pass-n asked for more than k.
-            pass_k=int(doc.get("pass_n") or doc.get("pass_k", 1) or 1),
-            regression=bool(stats.get("regression")),
-            lift_withheld=bool(stats.get("withheld")) or bool(doc.get("error_dominated", False)),
-            regressed_cases=(tuple(stats["regressed_cases"]) if isinstance(stats.get("regressed_cases"), list)
-                             else None),
-            pass_at_k=doc.get("pass_at_k") or None,
-            judge_consistency=doc.get("judge_consistency") or None,
-            sandbox=_sandbox(doc.get("isolation") or {}),
+            pass_k=settings.pass_n or settings.pass_k or 1,
+            regression=stats is not None and stats.regression,
+            lift_withheld=(stats is not None and bool(stats.withheld)) or aggregate.error_dominated,
+            regressed_cases=_named(stats),
+            pass_at_k=summary.pass_at_k,
+            judge_consistency=settings.judge_consistency,
+            sandbox="unsandboxed" if settings.isolation.unsandboxed else settings.isolation.backend or "?",
         )
+
+    @classmethod
+    def failed(cls, index: int, suite: FailedSuite) -> SuiteView:
+        """The row of a suite that produced no results: verdict ``error``, nothing measured."""
+        return cls(index=index, name=suite.name or f"suite {index + 1}", path=suite.name, verdict="error", with_rate=None,
+                   without_rate=None, delta_pts=None, ci95=None, p_value=None, stats_summary="",
+                   total_cases=0, cases_aggregated=0, errors=0, error_dominated=False,
+                   skipped_apples_oranges=0, trigger_only=0, cache_hits=0, contaminated_arms=0,
+                   interrupted=False, runs=1, adapter=suite.agent or "?", agent_model=None, judge_model=None,
+                   version="?", total_tokens=0, cost_usd=None)
 
 
 def flip_lines(suites: list[SuiteView], outcome: str, *, key: str = "outcome", named: bool | None = None,
@@ -179,8 +178,9 @@ def flip_lines(suites: list[SuiteView], outcome: str, *, key: str = "outcome", n
     for suite in suites:
         runs: dict[str, int] = OrderedDict()
         for case in suite.cases:
-            if getattr(case, key) == outcome and (keep is None or keep(suite, case.case_name)):
-                runs[case.case_name] = runs.get(case.case_name, 0) + 1
+            name = case.record.case_name
+            if getattr(case.record, key) == outcome and (keep is None or keep(suite, name)):
+                runs[name] = runs.get(name, 0) + 1
         for name, n in runs.items():
             label = escape.inline(name, 80)
             if named:
@@ -203,27 +203,17 @@ def broken_by_skill(suite: SuiteView, name: str) -> bool:
 
 def broken_by_edit(suite: SuiteView, name: str) -> bool:
     """Whether the case's drop against the original skill passed its suite's noise test."""
-    stats = (suite.comparison or {}).get("statistics") or {}
-    named = stats.get("regressed_cases")
-    return _regressed(bool(stats.get("regression")), tuple(named) if isinstance(named, list) else None, name)
+    stats = None if suite.comparison is None else suite.comparison.statistics
+    return stats is not None and _regressed(stats.regression, _named(stats), name)
 
 
-def edit_flips(comparison: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """The cases named broken by the edit, and those that failed now within noise.
-
-    A document without ``changed_within_noise`` listed every flip in ``broken_by_edit``; its
-    statistics' ``regressed_cases`` then say which of them were named.
-    """
-    broken = list(comparison.get("broken_by_edit") or ())
-    if "changed_within_noise" in comparison:
-        return broken, list(comparison.get("changed_within_noise") or ())
-    stats = comparison.get("statistics") or {}
-    named = set(stats.get("regressed_cases") or ()) if stats.get("regression") else set()
-    return [n for n in broken if n in named], [n for n in broken if n not in named]
+def _named(stats: LiftStatistics | None) -> tuple[str, ...] | None:
+    """The cases whose drop passed the noise test; None when the statistics name none."""
+    return None if stats is None else stats.regressed_cases or None
 
 
 def _regressed(regression: bool, named: tuple[str, ...] | None, name: str) -> bool:
-    # A document that names no cases (written by hand, or older) keeps its suite-wide claim.
+    # Statistics that name no cases (written by hand, or older) keep their suite-wide claim.
     return regression and (named is None or name in named)
 
 
@@ -246,7 +236,3 @@ def fmt_p(value: float | None) -> str:
     if value < 0.001:
         return "<0.001"
     return f"{value:.3f}" if value < 0.1 else f"{value:.2f}"
-
-
-def _sandbox(isolation: dict[str, Any]) -> str:
-    return "unsandboxed" if isolation.get("unsandboxed") else str(isolation.get("backend") or "?")

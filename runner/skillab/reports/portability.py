@@ -4,7 +4,7 @@ agent and suite.
 Per row: how the skill was offered (inline in the prompt, or staged where the agent discovers
 skills), how often the agent loaded it in its with-skill arms (the trigger rate, from what the
 agent's transcript shows; ``n/a`` when the agent does not report it), the lift with its 95%
-interval, and what the run cost. Every figure comes from that agent's own results document;
+interval, and what the run cost. Every figure comes from that agent's own run;
 nothing is pooled across agents, because their baselines differ.
 """
 
@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.runlog import RunLog
 from . import escape
+from .markdown_view import FailedSuite
 
 # Where an adapter that does not name its skills directory in its identity stages the skill.
 _KNOWN_SKILL_HOMES = {"claude-code": ".claude/skills"}
@@ -41,33 +43,37 @@ class PortabilityRow:
     withheld: str | None = None
 
     @classmethod
-    def from_document(cls, doc: dict[str, Any]) -> PortabilityRow:
-        adapter = doc.get("adapter") or {}
-        identity = adapter.get("identity") or {}
-        stats = doc.get("statistics") or {}
-        ci = stats.get("ci95")
-        total = ((doc.get("usage") or {}).get("total")) or {}
-        rates = doc.get("pass_rate") or {}
+    def from_log(cls, log: RunLog) -> PortabilityRow:
+        settings, summary = log.settings, log.summary
+        identity = settings.adapter.identity
+        stats, rates, total = summary.statistics, summary.aggregate.pass_rate, summary.usage.total
         return cls(
-            skill=str((doc.get("suite") or {}).get("skill") or "?"),
-            agent=str(adapter.get("name") or "?"),
+            skill=settings.suite.skill or "?",
+            agent=settings.adapter.name or "?",
             version=identity.get("cli_version") or identity.get("claude_code_version"),
-            model=(doc.get("models") or {}).get("agent"),
-            offered=offered_as(adapter.get("name"), identity),
-            loaded_rate=((doc.get("activation") or {}).get("with_skill")),
-            with_rate=rates.get("with_skill"),
-            without_rate=rates.get("without_skill"),
-            delta_pts=rates.get("delta_pts"),
-            ci95=(float(ci[0]), float(ci[1])) if isinstance(ci, (list, tuple)) and len(ci) == 2 else None,
-            verdict=str(doc.get("verdict") or "?"),
-            errors=int(doc.get("errors") or 0),
-            tokens=int(total.get("total_tokens") or 0),
-            cost_usd=total.get("cost_usd"),
-            withheld=stats.get("withheld") or None,
+            model=settings.models.agent,
+            offered=offered_as(settings.adapter.name, identity),
+            loaded_rate=None if summary.activation is None else summary.activation.with_skill,
+            with_rate=rates.with_skill,
+            without_rate=rates.without_skill,
+            delta_pts=rates.delta_pts,
+            ci95=None if stats is None else stats.ci95,
+            verdict=summary.verdict or "?",
+            errors=summary.aggregate.errors,
+            tokens=total.total_tokens,
+            cost_usd=total.cost_usd,
+            withheld=None if stats is None else stats.withheld or None,
         )
 
+    @classmethod
+    def failed(cls, suite: FailedSuite) -> PortabilityRow:
+        """The row of a suite that produced no results under its agent."""
+        return cls(skill=suite.name or "?", agent=suite.agent or "?", version=None, model=None,
+                   offered=offered_as(suite.agent, {}), loaded_rate=None, with_rate=None, without_rate=None,
+                   delta_pts=None, ci95=None, verdict="error", errors=0, tokens=0, cost_usd=None)
 
-def offered_as(adapter: Any, identity: dict[str, Any]) -> str:
+
+def offered_as(adapter: str | None, identity: dict[str, Any]) -> str:
     """How the with-skill arm is shown the skill: ``inline``, or ``discover`` and where."""
     loading = str(identity.get("skill_loading") or "inline")
     home = identity.get("skills_dir") or _KNOWN_SKILL_HOMES.get(str(adapter))
@@ -76,19 +82,19 @@ def offered_as(adapter: Any, identity: dict[str, Any]) -> str:
     return loading
 
 
-def is_portability_run(documents: Sequence[dict[str, Any]]) -> bool:
-    """Several agents ran: the table is worth showing. A suite that never ran (a parse error's
-    row) names no agent and does not count."""
-    names = {(d.get("adapter") or {}).get("name") for d in documents}
-    return len(names - {None}) > 1
+def is_portability_run(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> bool:
+    """Several agents ran: the table is worth showing. A suite that never ran without an agent
+    of its own (a parse error's row) does not count."""
+    names = {log.settings.adapter.name for log in logs} | {suite.agent for suite in failed if suite.agent}
+    return len(names) > 1
 
 
-def portability_rows(documents: Sequence[dict[str, Any]]) -> list[PortabilityRow]:
-    return [PortabilityRow.from_document(d) for d in documents]
+def portability_rows(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> list[PortabilityRow]:
+    return [PortabilityRow.from_log(log) for log in logs] + [PortabilityRow.failed(suite) for suite in failed]
 
 
-def render_terminal(documents: Sequence[dict[str, Any]]) -> str:
-    rows = portability_rows(documents)
+def render_terminal(logs: Sequence[RunLog]) -> str:
+    rows = portability_rows(logs)
     header = ("skill", "agent", "offered as", "loaded", "with", "without", "lift pts (95% CI)", "verdict", "cost")
     table = [header] + [
         (
@@ -109,9 +115,9 @@ def render_terminal(documents: Sequence[dict[str, Any]]) -> str:
     return "portability · one row per agent\n\n" + "\n".join(f"  {line}" for line in lines)
 
 
-def render_markdown(documents: Sequence[dict[str, Any]]) -> str:
+def render_markdown(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> str:
     """The PR-comment section; empty unless several agents ran."""
-    if not is_portability_run(documents):
+    if not is_portability_run(logs, failed):
         return ""
     lines = [
         "**Portability** · one row per agent",
@@ -119,7 +125,7 @@ def render_markdown(documents: Sequence[dict[str, Any]]) -> str:
         "| Skill | Agent | Offered as | Loaded | With | Without | Lift pts (95% CI) | Verdict | Cost |",
         "|---|---|---|---:|---:|---:|---|---|---:|",
     ]
-    for r in portability_rows(documents):
+    for r in portability_rows(logs, failed):
         verdict = r.verdict + (f" ({r.errors} errored)" if r.errors else "")
         lines.append(
             f"| {escape.inline(r.skill, 80)} | {escape.inline(_agent(r), 120)} | "

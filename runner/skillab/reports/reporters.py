@@ -8,30 +8,11 @@ import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..core import plugins
 from ..core.contracts import Reporter
 from ..core.runlog import RunLog
 from ..errors import UsageError
-
-
-@dataclass(frozen=True)
-class DocumentReporter:
-    """A built-in report: one file rendered from the runs by ``render`` (``"module:function"``
-    taking the ``RunLog``s and the path)."""
-
-    description: str
-    render: str
-    # False for a report that still reads the results documents (their dicts), not the runs.
-    reads_logs: bool = True
-
-    def write(self, logs: Sequence[RunLog], path: Path | None) -> None:
-        if path is None:
-            raise UsageError(f"the {self.description} needs a path: --reporter NAME=PATH")
-        module, _, function = self.render.partition(":")
-        render = getattr(importlib.import_module(module), function)
-        render(logs if self.reads_logs else [log.to_json() for log in logs], path)
 
 
 @dataclass(frozen=True)
@@ -49,15 +30,15 @@ class LogReporter:
         getattr(importlib.import_module(module), function)(logs, path)
 
 
-def _write_markdown(documents: list[dict[str, Any]], path: Path) -> None:
+def _write_markdown(logs: Sequence[RunLog], path: Path) -> None:
     from .markdown import render_markdown
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_markdown(documents), encoding="utf-8")
+    path.write_text(render_markdown(logs), encoding="utf-8")
 
 
 JUNIT = LogReporter("JUnit XML", "skillab.reports.junit:write_junit")
-MARKDOWN = DocumentReporter("markdown report", "skillab.reports.reporters:_write_markdown", reads_logs=False)
+MARKDOWN = LogReporter("markdown report", "skillab.reports.reporters:_write_markdown")
 HTML = LogReporter("HTML report", "skillab.reports.html:write_html")
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
+from ..core.runlog import DEFAULT_TARGET_LIFT_PTS, RunLog
 from ..core.statistics import LiftStatistics
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed, is_comparable
 from .inference import ALPHA, CasePair
@@ -236,21 +236,22 @@ def _method(single_runs: bool) -> str:
     )
 
 
-def pooled_statistics(documents: Sequence[dict[str, Any]], *, subject: str = "the skill") -> LiftStatistics | None:
-    """Every case of every suite that measured a lift, pooled as one sample of cases."""
+def pooled_statistics(logs: Sequence[RunLog], *, subject: str = "the skill") -> LiftStatistics | None:
+    """Every comparable case of every suite that measured a lift, pooled as one sample of cases."""
     pairs: list[CasePair] = []
     names: list[str] = []
-    for doc in documents:
-        if doc.get("error_dominated") or (doc.get("statistics") or {}).get("withheld") or not doc.get("cases"):
+    for log in logs:
+        stats = log.summary.statistics
+        if log.summary.aggregate.error_dominated or (stats is not None and stats.withheld) or not log.records:
             continue
-        skill = (doc.get("suite") or {}).get("skill") or "?"
+        skill = log.settings.suite.skill or "?"
         counts: dict[str, list[int]] = {}
-        for record in doc["cases"]:
-            if record.get("outcome") == "error" or not _attempted(record):
+        for record in log.records:
+            if not is_comparable(record):
                 continue
-            entry = counts.setdefault(str(record.get("case_name")), [0, 0, 0])
-            entry[0] += bool((record.get("with_skill") or {}).get("passed"))
-            entry[1] += bool((record.get("without_skill") or {}).get("passed"))
+            entry = counts.setdefault(record.case_name, [0, 0, 0])
+            entry[0] += record.with_skill.passed
+            entry[1] += record.without_skill.passed
             entry[2] += 1
         for name, (w, o, r) in counts.items():
             pairs.append(CasePair(w, o, r))
@@ -258,8 +259,3 @@ def pooled_statistics(documents: Sequence[dict[str, Any]], *, subject: str = "th
     if not pairs:
         return None
     return case_statistics(pairs, names=names, subject=subject)
-
-
-def _attempted(record: dict[str, Any]) -> bool:
-    return all((record.get(arm) or {}).get("task_attempted", True) is not False
-               for arm in ("with_skill", "without_skill"))

@@ -40,7 +40,7 @@ def write_outputs(logs: Logs, outputs: Outputs, *, markdown: str | None = None,
     if outputs.markdown is not None:
         from ..reports.markdown import render_markdown
 
-        text = render_markdown(documents()) if markdown is None else markdown
+        text = render_markdown(logs) if markdown is None else markdown
         with _naming(outputs.markdown):
             outputs.markdown.parent.mkdir(parents=True, exist_ok=True)
             outputs.markdown.write_text(text, encoding="utf-8")

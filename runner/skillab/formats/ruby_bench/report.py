@@ -4,22 +4,19 @@ table of dimensions (without, with, delta), with the judge's reasons for the wea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ...core.runlog import RunLog
-from ...core.summary import Criterion
-from ...core.wire import from_wire
 from ..base import Inline
 
 
-def markdown_section(named_documents: Sequence[tuple[str, dict[str, Any]]], inline: Inline) -> str:
-    """The criteria of every suite in the report; ``""`` when no suite has any. ``inline``
-    escapes what a suite or the judge wrote."""
+def markdown_section(named_logs: Sequence[tuple[str, RunLog]], inline: Inline) -> str:
+    """The criteria of every suite in the report (each run's ``criteria`` block); ``""`` when no
+    suite has any. ``inline`` escapes what a suite or the judge wrote."""
     parts = []
-    for name, doc in named_documents:
-        for c in _criteria(doc):
+    for name, log in named_logs:
+        for c in log.summary.criteria or ():
             state = {True: "✅ pass", False: "❌ fail", None: "⚠️ n/a (an arm was not scored)"}[c.passed]
-            where = f"{inline(name, 60)} / " if len(named_documents) > 1 else ""
+            where = f"{inline(name, 60)} / " if len(named_logs) > 1 else ""
             lines = [
                 f"**Criteria** — {where}{inline(c.case_name, 80)}: with {_num(c.with_total)}/100, "
                 f"without {_num(c.without_total)}/100, Δ {_signed(c.delta)} (passes at with ≥ "
@@ -67,11 +64,6 @@ def terminal_section(log: RunLog) -> list[str]:
             arm = "with skill" if weak.arm == "with_skill" else "without skill"
             lines.append(f"    weak ({arm}) {weak.name} {weak.score:g}/{weak.max_score}: {_clip(weak.reason, 100)}")
     return lines
-
-
-def _criteria(doc: dict[str, Any]) -> tuple[Criterion, ...]:
-    """The run's criteria verdicts, as its summary holds them."""
-    return from_wire(tuple[Criterion, ...], doc.get("criteria") or [], "criteria")
 
 
 def _num(value: float | None) -> str:
