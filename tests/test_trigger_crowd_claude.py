@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillab.agents.claude_code import ClaudeCodeAdapter
+from skillab.core.wire import to_wire
 from skillab.engine.prepare import prepare_suite
 from skillab.engine.trigger import run_triggers
 from skillab.sandbox.backend import default_backend
@@ -93,7 +94,8 @@ def test_candidate_among_siblings_steals_a_query_and_the_listing_overflows(claud
     prepared = prepare_suite(candidate, config.engine)
     adapter = ClaudeCodeAdapter(claude, api_key=KEY, model="claude-haiku-4-5", base_url=server.url,
                                 max_retries=0, version="test")
-    block = run_triggers(prepared, config, adapter, None, default_backend())
+    # The block as the results document holds it.
+    block = to_wire(run_triggers(prepared, config, adapter, None, default_backend()))
 
     rates = {q["name"]: q["rate"] for q in block["queries"]}
     assert rates == {"entry": 1.0, "haiku": 0.0, "release-notes/announce": 1.0, "zzz-sql/format": 0.0}

@@ -13,7 +13,6 @@ from .console import say
 def load_results(path: Path) -> list[dict]:
     """The suite documents of a results file, with the arms its checkpoint journal kept (a run
     killed outright may have left only the journal); a usage error when it is not one."""
-    from ..core.runlog import RunLog
     from ..engine.resume import with_journal
     from ..log.checkpoint import journal_path, read_journal
     from ..log.results import load_documents
@@ -22,9 +21,6 @@ def load_results(path: Path) -> list[dict]:
     skipped: list[int] = []
     try:
         documents = load_documents(path) if path.exists() or not journal.is_file() else []
-        for doc in documents:
-            if "verdict" in doc:  # a finished run's document: the reports read it as its RunLog
-                RunLog.from_json(doc)
         if not journal.is_file():
             return documents
         documents = with_journal(documents, read_journal(journal, skipped.append))

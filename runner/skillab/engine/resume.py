@@ -118,7 +118,6 @@ def settled(case: dict[str, Any]) -> dict[str, Any]:
     if missing:
         arms = " and ".join(arm.replace("_", "-") for arm in missing)
         case["error"] = f"unfinished: the run stopped before its {arms} arm finished"
-        case["unfinished"] = True
     with_arm, without_arm = case["with_skill"], case["without_skill"]
     case["outcome"] = classify_outcome(with_passed=bool(with_arm.get("passed")),
                                        without_passed=bool(without_arm.get("passed")),
