@@ -19,8 +19,13 @@ def cases(up: int, down: int, tie: int, runs: int = 1) -> list[CasePair]:
 
 
 def brute_power(n: int, runs: int, psi: float, delta: float) -> float:
-    """Every histogram of case scores with its multinomial probability, decided by sign_flip_p."""
-    pmf = power_model.score_pmf(runs, psi, delta)
+    """The model's power at ``psi`` and ``delta`` by enumeration (``brute_pmf_power``)."""
+    return brute_pmf_power(n, power_model.score_pmf(runs, psi, delta), runs)
+
+
+def brute_pmf_power(n: int, pmf: list[float], runs: int) -> float:
+    """Every histogram of ``n`` case scores drawn from ``pmf``, with its multinomial probability,
+    decided by sign_flip_p."""
     total = 0.0
     for split in itertools.combinations(range(n + len(pmf) - 1), len(pmf) - 1):
         counts = [b - a - 1 for a, b in zip((-1, *split), (*split, n + len(pmf) - 1))]
@@ -243,20 +248,6 @@ def test_heavy_tailed_differences_get_a_wider_planning_bound():
     assert upper_even == pytest.approx(spread * 49 / power.chi2_quantile(0.2, 49) + centre**2)
 
 
-def brute_mixture_power(n: int, pmf: list[float], runs: int) -> float:
-    """Every histogram of ``n`` case scores drawn from ``pmf``, with its multinomial probability,
-    decided by sign_flip_p."""
-    total = 0.0
-    for split in itertools.combinations(range(n + len(pmf) - 1), len(pmf) - 1):
-        counts = [b - a - 1 for a, b in zip((-1, *split), (*split, n + len(pmf) - 1))]
-        scores = [v - runs for v, c in enumerate(counts) for _ in range(c)]
-        if sum(scores) <= 0 or sign_flip_p(scores)[0] >= ALPHA:
-            continue
-        ways = math.factorial(n) / math.prod(math.factorial(c) for c in counts)
-        total += ways * math.prod(p**c for p, c in zip(pmf, counts))
-    return total
-
-
 def test_cases_that_never_differ_make_a_small_suites_test_coarser():
     """10 cases x 3 runs at +10 pts: the model gave every case the same discordance and printed
     "detects about 35 pts" where the real power was 0.71, because cases that never differ leave
@@ -264,7 +255,7 @@ def test_cases_that_never_differ_make_a_small_suites_test_coarser():
     psi0, delta, room, inert = 0.35, 0.35, 0.5, 0.3
     mixed = power_model.power(10, 3, psi0, delta, room, inert)
     psi = power_model.quantize_up(power_model.discordance_at(psi0 / (1 - inert), delta, room))
-    exact = brute_mixture_power(10, power_model.case_score_pmf(3, psi, delta, inert), 3)
+    exact = brute_pmf_power(10, power_model.case_score_pmf(3, psi, delta, inert), 3)
     assert abs(mixed - exact) < 3.5 * math.sqrt(exact * (1 - exact) / power_model.SIMULATION_REPS)
     assert mixed < power_model.power(10, 3, psi0, delta, room) - 0.04
     # One run per case cannot tell an inert case from a concordant run: the model is unchanged.
