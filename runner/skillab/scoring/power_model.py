@@ -4,10 +4,11 @@ A suite at lift ``delta`` is modelled run by run: the two arms of a run differ w
 ``psi``, and when they differ the skill's arm is the passing one with probability
 ``(1 + delta / psi) / 2``. Without the skill the arms differ ``psi0`` of the time, half each
 way; ``psi`` at lift ``delta`` is ``discordance_at`` (``room`` is the baseline's failure rate, the
-largest lift possible). With several runs per case, cases are of two kinds: an ``inert`` share
-never differs (an agent that always or never passes them, with the skill or without), and the
-rest carry the whole discordance and the whole lift (``case_score_pmf``); at ten cases the inert
-ones make the test coarser than a suite of like cases. A case's score is its with-passes minus
+largest lift possible). With several runs per case, cases are of two kinds: without the skill
+an ``inert`` share never differs (an agent that always or never passes them), and the rest
+carry the whole chance discordance; the lift is on every case alike, an inert case's runs
+turning up ``delta`` of the time (``case_score_pmf``). At ten cases the inert ones make the
+test coarser than a suite of like cases. A case's score is its with-passes minus
 its without-passes over its ``runs``; the decision is the one the reports make, the exact
 sign-flip test on the case scores at p < 0.05 in the direction of the lift. Its power is:
 
@@ -81,7 +82,8 @@ def chance_discordance(psi: float, delta: float, room: float) -> float:
 
 def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0, inert: float = 0.0) -> float:
     """P(the test says "beyond noise" in the direction of ``delta``) for ``n`` cases, of which an
-    ``inert`` share never differ (it matters only with several runs per case)."""
+    ``inert`` share never differ without the skill (it matters only with several runs per case).
+    The others' chance discordance is ``psi0 / (1 - inert)``, grown by the lift as ``discordance_at``."""
     delta = abs(delta)
     if n < 1 or delta <= 0 or discordance_at(psi0, delta, room) <= 0:
         return _null_side(n)
@@ -94,8 +96,7 @@ def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0, inert
 
 
 def _inert_at(psi0: float, delta: float, inert: float) -> float:
-    """The inert share on its grid, no larger than leaves the active cases room for the
-    discordance and the lift (each at most 1 on them)."""
+    """The inert share on its grid, no larger than leaves the other cases' discordance at most 1."""
     cap = max(0.0, 1 - max(psi0, delta))
     return min(round(min(max(inert, 0.0), 1.0) * INERT_GRID) / INERT_GRID, math.floor(cap * INERT_GRID) / INERT_GRID)
 
@@ -106,7 +107,7 @@ def _null_side(n: int) -> float:
 
 @lru_cache(maxsize=65536)
 def _power(n: int, runs: int, psi: float, delta: float, inert: float = 0.0) -> float:
-    """``psi`` and ``delta`` are the active cases'."""
+    """``psi`` is the discordance of the cases that are not inert, at lift ``delta``."""
     if runs == 1 and n <= EXACT_MAX_CASES:
         return _mcnemar_power(n, psi * (1 - inert) + delta * inert, delta)
     pmf = case_score_pmf(runs, psi, delta, inert)
@@ -116,8 +117,9 @@ def _power(n: int, runs: int, psi: float, delta: float, inert: float = 0.0) -> f
 
 
 def case_score_pmf(runs: int, psi: float, delta: float, inert: float = 0.0) -> list[float]:
-    """One case's score over ``-runs .. runs``: inert with probability ``inert`` (score 0), else
-    an active case whose runs differ ``psi`` of the time with lift ``delta``."""
+    """One case's score over ``-runs .. runs``: with probability ``inert`` an inert case, whose
+    runs differ only when the skill turns them up (``delta`` of the time: 0 without a lift), else
+    one whose runs differ ``psi`` of the time with lift ``delta``."""
     rescued = score_pmf(runs, delta, delta)
     return [(1 - inert) * a + inert * b for a, b in zip(score_pmf(runs, psi, delta), rescued)]
 
