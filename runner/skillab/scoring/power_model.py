@@ -96,7 +96,8 @@ def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0, inert
 
 
 def _inert_at(psi0: float, delta: float, inert: float) -> float:
-    """The inert share on its grid, no larger than leaves the other cases' discordance at most 1."""
+    """The inert share on its grid, at most ``1 - max(psi0, delta)``: the other cases' chance
+    discordance stays at most 1, and a lift never rests on fewer cases than it moves."""
     cap = max(0.0, 1 - max(psi0, delta))
     return min(round(min(max(inert, 0.0), 1.0) * INERT_GRID) / INERT_GRID, math.floor(cap * INERT_GRID) / INERT_GRID)
 
