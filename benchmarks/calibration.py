@@ -12,7 +12,9 @@ record error with probability ``e`` when either arm failed it (failure-linked er
 Printed per scenario, each beside its target:
 
 - false: share of runs whose report says "beyond noise" when the true lift is 0, or in the
-  wrong direction (<= 0.05);
+  wrong direction (<= 0.05), with its Monte Carlo SE ("±"): a scenario with no true lift runs
+  ``--null-reps`` (2000) suites through the test and interval for it and for coverage, so a
+  rate near 0.05 can be told from 0.05;
 - cover: share of 95% intervals that contain the true lift (>= 0.94);
 - "detects X": the median X printed, and the real power of the test at a true lift of X in this
   scenario (0.75-0.90; checked where at least 10% of runs print a number), the share of runs
@@ -33,8 +35,8 @@ Printed per scenario, each beside its target:
 - the judge gate: ``check_consistency`` against judges that agree with themselves 70-95% of the
   time (a 70% judge caught >= 0.9, a 95% one kept >= 0.9), and the re-asks it spent.
 
-``python benchmarks/calibration.py [--reps N] [--seed S] [--quick]``; the Monte Carlo SE of each
-rate is printed in the header.
+``python benchmarks/calibration.py [--reps N] [--null-reps N] [--seed S] [--quick]``; the Monte
+Carlo SE of each rate is printed in the header.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ import numpy as np
 from calibration_judge import judge_gate  # a sibling: benchmarks/ is the script's directory
 
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
+from skillab.scoring.interval import infer_lift
 from skillab.scoring.power_model import null_point_pass_rate
 from skillab.scoring.statistics import case_statistics, regression_cases
 from skillab.scoring.stopping import claim, replay
@@ -58,6 +61,9 @@ TARGETS = {"false": 0.05, "cover": 0.94, "power": (0.75, 0.90), "advice": 0.80, 
 BASELINES = {"low": -1.5, "mid": 0.0, "high": 1.5}
 HET_SHIFT = 0.30
 ADVICE_TARGET_PTS = 10
+# Simulated suites for the real power at a printed X (Monte Carlo SE 0.013 at 0.8): the check
+# is a band 0.15 wide, and the power rises about 4 points per point of lift at small sizes.
+POWER_SIMS = 1000
 # "detects X" printed by fewer runs than this is shown, not checked (its median is a few pilots').
 PRINTED_FLOOR = 0.10
 GATE_PTS = 5
@@ -162,18 +168,29 @@ def cases_really_needed(s: Scenario, reps: int, seed: int) -> int | None:
     return n
 
 
-def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) -> dict:
+def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, null_reps: int) -> dict:
+    """``reps`` runs through ``case_statistics`` (every sentence); a scenario with no true lift
+    then ``null_reps - reps`` more through ``infer_lift`` (the test and interval those sentences
+    are decided by), so its false-claim rate and coverage are read to a small Monte Carlo SE."""
     truth = s.truth()
-    false = covered = judged = never = 0
+    false = covered = judged = stated = never = 0
     printed: list[float] = []
     advice: list[int] = []
-    for _ in range(reps):
+    for i in range(null_reps if truth == 0 else reps):
         pairs = draw(s, rng, s.n)
         if len(pairs) < 2 or (s.errors and error_dominated(s, pairs)):
             continue  # no statistic is reported
+        judged += 1
+        if i >= reps:
+            inference = infer_lift(pairs)
+            assert inference is not None and inference.ci95 is not None
+            lo, hi = inference.ci95
+            covered += lo <= truth <= hi
+            false += inference.beyond_noise
+            continue
         errored = s.n * s.runs - sum(p.runs for p in pairs)
         stats = case_statistics(pairs, target_lift_pts=ADVICE_TARGET_PTS, errored=errored)
-        judged += 1
+        stated += 1
         lo, hi = stats.ci95
         covered += lo <= truth <= hi
         if stats.distinguishable and (truth == 0 or (stats.lift_pts < 0) != (truth < 0)):
@@ -186,16 +203,16 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int) ->
             if power.cases_needed is not None:
                 advice.append(power.cases_needed)
     cell = {"judged": judged, "false": false / max(judged, 1), "cover": covered / max(judged, 1),
-            "never": never / max(judged, 1), "printed": len(printed) / max(judged, 1), "x": None, "power_at_x": None, "advice_share": None,
+            "never": never / max(stated, 1), "printed": len(printed) / max(stated, 1), "x": None, "power_at_x": None, "advice_share": None,
             "advice_median": None, "needed": None, "power_at_max": None}
     if printed and not s.het_null:
         x = float(np.median(printed))
         cell["x"] = x
-        cell["power_at_x"] = real_power(s, s.n, x, max(reps, 200), seed + 1)
+        cell["power_at_x"] = real_power(s, s.n, x, max(reps, POWER_SIMS), seed + 1)
     if cell["printed"] < PRINTED_FLOOR and not s.het_null:
         # Printing no X is right only if no lift the baseline allows reaches 80% real power.
         cell["power_at_max"] = real_power(s, s.n, 100 * max_lift(s.baseline, s.spread) - 0.5,
-                                          max(reps, 200), seed + 3)
+                                          max(reps, POWER_SIMS), seed + 3)
     if advice and not s.het_null:
         needed = cases_really_needed(Scenario(s.n, s.runs, 0, s.baseline, s.spread, s.errors),
                                      max(reps, 200), seed + 2)
@@ -291,11 +308,16 @@ def _fmt(value: float | None, spec: str = ".3f") -> str:
     return "—" if value is None else format(value, spec)
 
 
+def _rate_se(judged: int) -> float:
+    """The Monte Carlo SE of a rate at the false-claim target (and so at 0.95), over ``judged`` runs."""
+    return math.sqrt(TARGETS["false"] * (1 - TARGETS["false"]) / max(judged, 1))
+
+
 def _misses(cell: dict, slack: float) -> list[str]:
     misses = []
-    if cell["false"] > TARGETS["false"] + slack:
+    if cell["false"] > TARGETS["false"] + 2 * _rate_se(cell["judged"]):
         misses.append("false")
-    if cell["cover"] < TARGETS["cover"] - slack:
+    if cell["cover"] < TARGETS["cover"] - 2 * _rate_se(cell["judged"]):
         misses.append("cover")
     low, high = TARGETS["power"]
     if (cell["power_at_x"] is not None and cell["printed"] >= PRINTED_FLOOR
@@ -312,26 +334,33 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=200, help="simulated runs per scenario")
     parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--null-reps", type=int, default=2000,
+                        help="simulated runs per scenario with no true lift, for its false claims and coverage")
     parser.add_argument("--quick", action="store_true", help="five small scenarios (a smoke test)")
     args = parser.parse_args(argv)
     reps = 60 if args.quick and args.reps == 200 else args.reps
+    null_reps = max(reps, 300 if args.quick and args.null_reps == 2000 else args.null_reps)
+    # Replaying --stop-early case by case costs up to 80 ms a run at 100 cases x 3 runs.
+    stop_null_reps = max(reps, null_reps // 4)
     rng = np.random.default_rng(args.seed)
     se = math.sqrt(0.05 * 0.95 / reps)
     started = time.monotonic()
-    print(f"skillab calibration: {reps} simulated runs per scenario, seed {args.seed}; "
-          f"Monte Carlo SE ±{se:.3f} at 0.05 and 0.95")
-    print(f"{'scenario':<30} {'n':>4} {'runs':>4}  {'false':>6} {'cover':>6}  {'detects X':>9} "
+    print(f"skillab calibration: {reps} simulated runs per scenario ({null_reps} for false claims and "
+          f"coverage where the true lift is 0), seed {args.seed}; Monte Carlo SE ±{se:.3f} at 0.05 and 0.95 "
+          f"over {reps} runs, ±{_rate_se(null_reps):.4f} over {null_reps} (the '±' column: each row's)")
+    print(f"{'scenario':<30} {'n':>4} {'runs':>4}  {'false':>6} {'±':>6} {'cover':>6}  {'detects X':>9} "
           f"{'power@X':>7} {'shown':>5} {'@max':>5} {'never':>5}  {'advice':>6} {'needed':>6} {'share':>6}")
     worst = {"false": 0.0, "cover": 1.0}
     off = 0
     for s in scenarios(args.quick):
-        cell = run_scenario(s, reps, rng, args.seed)
+        cell = run_scenario(s, reps, rng, args.seed, null_reps)
         worst["false"] = max(worst["false"], cell["false"])
         worst["cover"] = min(worst["cover"], cell["cover"])
         misses = _misses(cell, 2 * se)
         off += bool(misses)
         flag = f"  <- off: {', '.join(misses)}" if misses else ""
-        print(f"{s.label:<30} {s.n:>4} {s.runs:>4}  {cell['false']:>6.3f} {cell['cover']:>6.3f}  "
+        print(f"{s.label:<30} {s.n:>4} {s.runs:>4}  {cell['false']:>6.3f} {_rate_se(cell['judged']):>6.4f} "
+              f"{cell['cover']:>6.3f}  "
               f"{_fmt(cell['x'], '.0f'):>9} {_fmt(cell['power_at_x'], '.2f'):>7} {cell['printed']:>5.2f} "
               f"{_fmt(cell['power_at_max'], '.2f'):>5} {cell['never']:>5.2f}  "
               f"{_fmt(cell['advice_median'], 'd'):>6} {_fmt(cell['needed'], 'd'):>6} "
@@ -352,16 +381,18 @@ def main(argv: list[str] | None = None) -> int:
     print("--stop-early replayed on the same simulated runs, one case at a time: 'claims' is the false-claim "
           "rate at lift 0 and the power otherwise; 'saved' the share of cases (and model calls) not run; "
           "'differs' how often the stopped run's claim is not the full run's")
-    print(f"{'scenario':<16} {'n':>4} {'runs':>4}  {'fixed claims':>12}  {'curtail claims/saved/differs':>28}  "
+    print(f"(with no true lift, {stop_null_reps} runs: '±' is the Monte Carlo SE of a false-claim rate at 0.05)")
+    print(f"{'scenario':<16} {'n':>4} {'runs':>4}  {'fixed claims':>12} {'±':>6}  {'curtail claims/saved/differs':>28}  "
           f"{'group-seq claims/saved/differs':>30}")
     stop_cells = [Scenario(20, 1, 10)] if args.quick else [
         Scenario(n, runs, lift) for n in (20, 40, 100) for runs in (1, 3) for lift in (0, 10, 30)]
     for s in stop_cells:
-        cell = stop_early(s, reps, rng)
+        runs_here = stop_null_reps if s.truth() == 0 else reps
+        cell = stop_early(s, runs_here, rng)
         c, g = cell["curtail"], cell["group-sequential"]
-        flag = "  <- off: false" if s.truth() == 0 and max(c[0], g[0]) > TARGETS["false"] + 2 * se else ""
+        flag = "  <- off: false" if s.truth() == 0 and max(c[0], g[0]) > TARGETS["false"] + 2 * _rate_se(runs_here) else ""
         off += bool(flag)
-        print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f}  "
+        print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f} {_rate_se(runs_here):>6.4f}  "
               f"{c[0]:>10.3f} / {c[1]:.3f} / {c[2]:.3f}  {g[0]:>12.3f} / {g[1]:.3f} / {g[2]:.3f}{flag}", flush=True)
     print()
     print(f"--min-delta-pts {GATE_PTS} on a skill with no effect: how often each --gate-on passes it, and the "

@@ -20,8 +20,13 @@ def cases(up: int, down: int, tie: int, runs: int = 1) -> list[CasePair]:
 
 
 def brute_power(n: int, runs: int, psi: float, delta: float) -> float:
-    """Every histogram of case scores with its multinomial probability, decided by sign_flip_p."""
-    pmf = power_model.score_pmf(runs, psi, delta)
+    """The model's power at ``psi`` and ``delta`` by enumeration (``brute_pmf_power``)."""
+    return brute_pmf_power(n, power_model.score_pmf(runs, psi, delta), runs)
+
+
+def brute_pmf_power(n: int, pmf: list[float], runs: int) -> float:
+    """Every histogram of ``n`` case scores drawn from ``pmf``, with its multinomial probability,
+    decided by sign_flip_p."""
     total = 0.0
     for split in itertools.combinations(range(n + len(pmf) - 1), len(pmf) - 1):
         counts = [b - a - 1 for a, b in zip((-1, *split), (*split, n + len(pmf) - 1))]
@@ -242,3 +247,81 @@ def test_heavy_tailed_differences_get_a_wider_planning_bound():
     centre = sum(even) / 50
     spread = (3 * sum((d - centre) ** 2 for d in even) + 1) / 49
     assert upper_even == pytest.approx(spread * 49 / power.chi2_quantile(0.2, 49) + centre**2)
+
+
+def test_cases_that_never_differ_make_a_small_suites_test_coarser():
+    """10 cases x 3 runs at +10 pts: the model gave every case the same discordance and printed
+    "detects about 35 pts" where the real power was 0.71, because cases that never differ leave
+    fewer cases to decide. With an inert share the power is the test's own on the mixture."""
+    psi0, delta, room, inert = 0.35, 0.35, 0.5, 0.3
+    mixed = power_model.power(10, 3, psi0, delta, room, inert)
+    psi = power_model.quantize_up(power_model.discordance_at(psi0 / (1 - inert), delta, room))
+    exact = brute_pmf_power(10, power_model.case_score_pmf(3, psi, delta, inert), 3)
+    assert abs(mixed - exact) < 3.5 * math.sqrt(exact * (1 - exact) / power_model.SIMULATION_REPS)
+    assert mixed < power_model.power(10, 3, psi0, delta, room) - 0.04
+    # One run per case cannot tell an inert case from a concordant run: the model is unchanged.
+    assert power_model.power(12, 1, psi0, delta, 1.0, inert) == power_model.power(12, 1, psi0, delta, 1.0)
+
+
+def test_the_inert_share_is_read_from_the_cases_that_never_differed():
+    from skillab.scoring import power
+    from skillab.scoring.power import discordance
+
+    rng = random.Random(3)
+    # Like cases (the power model's own suites): at most a small share read inert.
+    like = [power_model.inert_share(sum(p.diff == 0 for p in s) / 40, 3, 0.4, 0.0)
+            for s in (_model_suite(rng, 40, 3, 0.4) for _ in range(200))]
+    assert sorted(like)[100] <= 0.05
+    # Half the cases never differ, the rest differ 60% of the time: read back near a half.
+    zeros = 0.5 + 0.5 * power_model.score_pmf(3, 0.6, 0.0)[3]
+    assert power_model.inert_share(zeros, 3, 0.3, 0.0) == pytest.approx(0.5, abs=0.01)
+    assert power_model.inert_share(0.9, 1, 0.1, 0.0) == 0.0
+    # The suite's statement sizes "detects X" with it.
+    spread = [CasePair(2, 1, 3), CasePair(1, 2, 3), CasePair(2, 0, 3), CasePair(1, 2, 3)] * 2
+    pairs = spread + [CasePair(3, 3, 3)] * 2 + [CasePair(0, 0, 3)] * 10
+    stated = case_statistics(pairs, target_lift_pts=10).power
+    diffs = [p.diff for p in pairs]
+    fitted = power_model.inert_share(12 / 20, 3, discordance(diffs, runs=3)[0], sum(diffs) / 20)
+    assert fitted > 0.3 and f"{fitted:.0%} of cases never differ" in stated.assumptions
+    room = 1 - power.baseline_upper(stated.baseline_rate, 20, 3, [p.without_passes / 3 for p in pairs], 0.9)
+    with_inert = power_model.detectable_lift(20, 3, stated.discordance, room, 0.8, fitted)
+    assert stated.detectable_lift_pts == pytest.approx(100 * with_inert, abs=0.11)
+    assert abs(power_model.detectable_lift(20, 3, stated.discordance, room, 0.8) - with_inert) > 0.01
+
+
+def test_a_pilot_whose_baseline_reads_far_too_low_promises_no_lift():
+    """10 cases, one run, one passing without the skill: "detects about 69 pts" needs a baseline
+    of at most 31%, and 1% of mid-baseline pilots printed it (real power 0.35). The room is the
+    baseline's 90% bound's, which leaves no room for it."""
+    stats = case_statistics(cases(4, 0, 5) + [CasePair(1, 1, 1)], target_lift_pts=10)
+    assert stats.power.baseline_rate == 0.1 and stats.power.detectable_lift_pts is None
+    assert "detects lifts" not in stats.summary
+
+
+def test_the_baselines_bound_counts_runs_as_far_as_the_cases_agree():
+    """Runs of one case share its difficulty: 20 cases x 5 runs whose cases all pass about as
+    often are worth more than 20 records, and cases that pass all or nothing are worth 20."""
+    from skillab.scoring.power import baseline_upper
+
+    per_case = clopper_pearson_upper(10, 20, 0.1)
+    assert baseline_upper(0.5, 20, 5, None, 0.9) == pytest.approx(per_case)
+    alike = [0.4, 0.6] * 10
+    assert baseline_upper(0.5, 20, 5, alike, 0.9) < per_case - 0.05
+    split = [0.0, 1.0] * 10
+    assert baseline_upper(0.5, 20, 5, split, 0.9) == pytest.approx(per_case)
+
+
+def test_heavy_tailed_differences_are_bounded_at_their_effective_degrees_of_freedom():
+    """Advice from near-deterministic 50-case, 3-run pilots reached 80% power in 78% of them:
+    the normal form of the variance's spread misses the right skew of a variance read from a few
+    discordant cases. The bound is a chi-square's at Satterthwaite's effective degrees of freedom."""
+    from skillab.scoring import power
+
+    heavy = [1.0, -1.0, 1.0, 2 / 3] + [0.0] * 46
+    n, centre = 50, sum(heavy) / 50
+    squares = sum((d - centre) ** 2 for d in heavy)
+    kurtosis = sum((d - centre) ** 4 for d in heavy) / n / (squares / n) ** 2
+    df = 2 * n / (kurtosis - (n - 3) / (n - 1))
+    spread = (3 * squares + 1) / 49
+    _, upper = power.discordance(heavy, runs=3)
+    assert upper == pytest.approx(spread * df / power.chi2_quantile(0.2, df) + centre**2)

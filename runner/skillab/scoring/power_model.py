@@ -4,7 +4,11 @@ A suite at lift ``delta`` is modelled run by run: the two arms of a run differ w
 ``psi``, and when they differ the skill's arm is the passing one with probability
 ``(1 + delta / psi) / 2``. Without the skill the arms differ ``psi0`` of the time, half each
 way; ``psi`` at lift ``delta`` is ``discordance_at`` (``room`` is the baseline's failure rate, the
-largest lift possible). A case's score is its with-passes minus
+largest lift possible). With several runs per case, cases are of two kinds: without the skill
+an ``inert`` share never differs (an agent that always or never passes them), and the rest
+carry the whole chance discordance; the lift is on every case alike, an inert case's runs
+turning up ``delta`` of the time (``case_score_pmf``). At ten cases the inert ones make the
+test coarser than a suite of like cases. A case's score is its with-passes minus
 its without-passes over its ``runs``; the decision is the one the reports make, the exact
 sign-flip test on the case scores at p < 0.05 in the direction of the lift. Its power is:
 
@@ -13,7 +17,8 @@ sign-flip test on the case scores at p < 0.05 in the direction of the lift. Its 
 - several runs, up to ``SIMULATED_MAX_CASES`` cases: a seeded simulation of ``SIMULATION_REPS``
   suites, each decided by ``sign_flip_p`` itself (the same seed for the same question);
 - beyond that (where the exact test's distribution is close to normal): the large-sample form
-  of the same test, ``|S| - 1/2 >= z * sqrt(sum of squared scores)``.
+  of the same test, ``|S| - 1/2 >= z * sqrt(sum of squared scores)``, from the moments of a
+  case's score.
 
 Every answer is cached: reports and the calibration ask the same few questions many times.
 """
@@ -34,6 +39,8 @@ EXACT_MAX_CASES = 400
 EXACT_MAX_RUNS = 300
 # Discordance is rounded up to this grid, so nearby suites share cached answers.
 PSI_GRID = 200
+# The inert share is rounded to this grid (the nearest), for the same reason.
+INERT_GRID = 40
 
 
 def quantize_up(psi: float) -> float:
@@ -73,13 +80,26 @@ def chance_discordance(psi: float, delta: float, room: float) -> float:
     return hi
 
 
-def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0) -> float:
-    """P(the test says "beyond noise" in the direction of ``delta``) for ``n`` cases."""
+def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0, inert: float = 0.0) -> float:
+    """P(the test says "beyond noise" in the direction of ``delta``) for ``n`` cases, of which an
+    ``inert`` share never differ without the skill (it matters only with several runs per case).
+    The others' chance discordance is ``psi0 / (1 - inert)``, grown by the lift as ``discordance_at``."""
     delta = abs(delta)
-    psi = quantize_up(discordance_at(psi0, delta, room))
-    if n < 1 or psi <= 0 or delta <= 0:
+    if n < 1 or delta <= 0 or discordance_at(psi0, delta, room) <= 0:
         return _null_side(n)
-    return _power(n, max(runs, 1), psi, round(delta, 6))
+    runs = max(runs, 1)
+    # The cases that never differ make a small suite's test coarser; with one run per case, or
+    # beyond the simulated sizes (where the test is close to normal), the like-cases model holds.
+    inert = _inert_at(psi0, delta, inert) if 1 < runs and n <= SIMULATED_MAX_CASES else 0.0
+    psi = quantize_up(discordance_at(psi0 / (1 - inert), delta, room))
+    return _power(n, runs, psi, round(delta, 6), inert)
+
+
+def _inert_at(psi0: float, delta: float, inert: float) -> float:
+    """The inert share on its grid, at most ``1 - max(psi0, delta)``: the other cases' chance
+    discordance stays at most 1, and a lift never rests on fewer cases than it moves."""
+    cap = max(0.0, 1 - max(psi0, delta))
+    return min(round(min(max(inert, 0.0), 1.0) * INERT_GRID) / INERT_GRID, math.floor(cap * INERT_GRID) / INERT_GRID)
 
 
 def _null_side(n: int) -> float:
@@ -87,12 +107,22 @@ def _null_side(n: int) -> float:
 
 
 @lru_cache(maxsize=65536)
-def _power(n: int, runs: int, psi: float, delta: float) -> float:
+def _power(n: int, runs: int, psi: float, delta: float, inert: float = 0.0) -> float:
+    """``psi`` is the discordance of the cases that are not inert, at lift ``delta``."""
     if runs == 1 and n <= EXACT_MAX_CASES:
-        return _mcnemar_power(n, psi, delta)
+        return _mcnemar_power(n, psi * (1 - inert) + delta * inert, delta)
+    pmf = case_score_pmf(runs, psi, delta, inert)
     if n <= SIMULATED_MAX_CASES:
-        return _simulated_power(n, runs, psi, delta)
-    return _large_sample_power(n, runs, psi, delta)
+        return _simulated_power(n, runs, pmf, f"{psi}/{delta}" + (f"/{inert}" if inert else ""))
+    return _large_sample_power(n, pmf)
+
+
+def case_score_pmf(runs: int, psi: float, delta: float, inert: float = 0.0) -> list[float]:
+    """One case's score over ``-runs .. runs``: with probability ``inert`` an inert case, whose
+    runs differ only when the skill turns them up (``delta`` of the time: 0 without a lift), else
+    one whose runs differ ``psi`` of the time with lift ``delta``."""
+    rescued = score_pmf(runs, delta, delta)
+    return [(1 - inert) * a + inert * b for a, b in zip(score_pmf(runs, psi, delta), rescued)]
 
 
 @lru_cache(maxsize=4096)
@@ -161,10 +191,11 @@ def score_pmf(runs: int, psi: float, delta: float) -> list[float]:
     return pmf
 
 
-def _simulated_power(n: int, runs: int, psi: float, delta: float) -> float:
-    pmf = score_pmf(runs, psi, delta)
+def _simulated_power(n: int, runs: int, pmf: list[float], key: str) -> float:
+    """The share of ``SIMULATION_REPS`` suites of ``n`` cases drawn from ``pmf`` (the same seed
+    for the same question) that ``sign_flip_p`` calls beyond noise, upward."""
     cdf = list(_accumulate(pmf))
-    rng = random.Random(f"skillab-power/{n}/{runs}/{psi}/{delta}")
+    rng = random.Random(f"skillab-power/{n}/{runs}/{key}")
     hits = 0
     for _ in range(SIMULATION_REPS):
         counts = [0] * len(pmf)
@@ -187,41 +218,43 @@ def _rejects_up(counts: tuple[int, ...], runs: int) -> bool:
     return sum(scores) > 0 and sign_flip_p(scores)[0] < ALPHA
 
 
-def _large_sample_power(n: int, runs: int, psi: float, delta: float) -> float:
-    mean = runs * delta
-    variance = runs * (psi - delta * delta)
-    second = variance + mean * mean
+def _large_sample_power(n: int, pmf: list[float]) -> float:
+    runs = (len(pmf) - 1) // 2
+    mean = sum(p * (i - runs) for i, p in enumerate(pmf))
+    second = sum(p * (i - runs) ** 2 for i, p in enumerate(pmf))
+    variance = max(second - mean * mean, 0.0)
     z = NormalDist().inv_cdf(1 - ALPHA / 2)
     threshold = z * math.sqrt(n * second) + 0.5
-    if variance <= 0:
+    if variance <= 1e-15:
         return 1.0 if n * mean >= threshold else 0.0
     return 1 - NormalDist(n * mean, math.sqrt(n * variance)).cdf(threshold)
 
 
-def detectable_lift(n: int, runs: int, psi0: float, room: float, target_power: float) -> float | None:
+def detectable_lift(n: int, runs: int, psi0: float, room: float, target_power: float,
+                    inert: float = 0.0) -> float | None:
     """Smallest lift (0..room) the test detects with ``target_power`` at ``n`` cases; None if none."""
     room = min(max(room, 0.0), 1.0)
-    if room <= 0 or power(n, runs, psi0, room, room) < target_power:
+    if room <= 0 or power(n, runs, psi0, room, room, inert) < target_power:
         return None
     lo, hi = 0.0, room
     while hi - lo > 0.002:
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if power(n, runs, psi0, mid, room) < target_power else (lo, mid)
+        lo, hi = (mid, hi) if power(n, runs, psi0, mid, room, inert) < target_power else (lo, mid)
     return hi
 
 
 def cases_needed(runs: int, psi0: float, delta: float, room: float, target_power: float,
-                 limit: int) -> int | None:
+                 limit: int, inert: float = 0.0) -> int | None:
     """Smallest ``n`` (doubling, then bisection) whose power at ``delta`` reaches ``target_power``."""
     n = 6
-    while power(n, runs, psi0, delta, room) < target_power:
+    while power(n, runs, psi0, delta, room, inert) < target_power:
         if n >= limit:
             return None
         n = min(2 * n, limit)
     lo = n // 2
     while n - lo > 1:
         mid = (lo + n) // 2
-        lo, n = (mid, n) if power(mid, runs, psi0, delta, room) < target_power else (lo, mid)
+        lo, n = (mid, n) if power(mid, runs, psi0, delta, room, inert) < target_power else (lo, mid)
     return n
 
 
@@ -260,3 +293,25 @@ def _null_point_pass_rate(n: int, runs: int, psi: float, threshold: float) -> fl
         total = grown
     offset = (len(total) - 1) // 2  # index i is summed score i - offset
     return min(1.0, sum(total[max(0, need + offset):]))
+
+
+def inert_share(zero_share: float, runs: int, psi: float, delta: float) -> float:
+    """The inert share whose model gives ``zero_share`` of cases a score of 0, at discordance
+    ``psi`` and lift ``delta`` over all cases: 0 when like cases already give that many."""
+    delta = abs(delta)
+
+    def zeros(inert: float) -> float:
+        active = 1 - inert
+        psi_a = min(1.0, max(psi / active, delta / active))
+        return inert + active * score_pmf(runs, psi_a, min(delta / active, psi_a))[runs]
+
+    cap = max(0.0, 1 - max(psi, delta))
+    if runs < 2 or zero_share <= zeros(0.0):
+        return 0.0
+    if zero_share >= zeros(cap):
+        return cap
+    lo, hi = 0.0, cap
+    for _ in range(30):  # more inert cases, more zeros
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if zeros(mid) < zero_share else (lo, mid)
+    return lo

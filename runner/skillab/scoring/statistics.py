@@ -150,7 +150,8 @@ def case_statistics(
         cases_down=down,
         power=power_statement([p.diff for p in pairs], baseline_rate=baseline, runs=runs,
                               target_lift_pts=target_lift_pts,
-                              errored_share=errored / (n_records + errored) if errored else 0.0),
+                              errored_share=errored / (n_records + errored) if errored else 0.0,
+                              baselines=[p.without_passes / p.runs for p in pairs]),
         regression=bool(regressed),
         regressed_cases=regressed,
     )
