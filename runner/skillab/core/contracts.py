@@ -1,9 +1,10 @@
 """The contracts the layers meet at, as structural protocols: whatever has these members plugs in,
 built-in or shipped by another package (``core.plugins``).
 
-The agent's contract lives with its request and result types, in ``agents.base.Agent``. The
-result type of ``SuiteFormat`` belongs to the layer that defines it (``suite.model.Suite``); the
-core names it only in prose so that it imports nothing above it.
+A contract whose types belong to a layer above the core lives with them, typed: the agent's in
+``agents.base.Agent`` (``run(ArmRequest) -> AgentResult``), a plugin suite format's in
+``formats.base.FormatPlugin`` (``load(path) -> Suite``) and a self-grading grader spec's in
+``grading.graders.SelfGrading`` (``grade(GradingInput) -> GraderResult``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .checks import GraderResult
 from .messages import Message, ModelResponse, ToolSpec
 from .runlog import RunLog
 
@@ -48,32 +48,6 @@ class ModelClient(Protocol):
         seed: str = "",
         json_schema: dict[str, Any] | None = None,
     ) -> ModelResponse: ...
-
-
-@runtime_checkable
-class Grader(Protocol):
-    """A grader spec a suite format puts on a case (a frozen dataclass, hashed into the suite's
-    identity). Built-in graders are dispatched by type in ``grading.graders``; any other spec
-    grades itself. ``grading`` is ``grading.graders.GradingInput`` (workspace, final output,
-    the run's judge)."""
-
-    # Whether grading asks the judge model (the run then builds one), and whether it reads the
-    # files the agent changed (the engine then snapshots the workspace): ``suite.model.GraderSpec``.
-    judged: bool
-    reads_work: bool
-
-    def grade(self, grading: Any) -> GraderResult: ...
-
-
-@runtime_checkable
-class SuiteFormat(Protocol):
-    """A suite format: the file names it owns (searched in a skill directory, and used by the
-    Action's discovery) and its loader, which returns a ``suite.model.Suite`` or raises
-    ``SuiteError`` listing every issue."""
-
-    filenames: tuple[str, ...]
-
-    def load(self, path: Path) -> Any: ...
 
 
 @runtime_checkable

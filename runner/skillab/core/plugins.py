@@ -6,7 +6,7 @@ imports nothing and an optional part costs nothing until it is chosen. Another p
 by declaring a Python entry point in the matching group, for example in its ``pyproject.toml``::
 
     [project.entry-points."skillab.formats"]
-    my-format = "my_package.format:FORMAT"      # a core.contracts.SuiteFormat
+    my-format = "my_package.format:FORMAT"      # a skillab.formats.base.FormatPlugin
 
 Groups: ``skillab.formats`` (``SuiteFormat``), ``skillab.agents`` (an ``agents.base.Agent``
 class with ``from_config``), ``skillab.models`` (a ``providers.base.ModelProvider`` class: its

@@ -14,16 +14,18 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..suite.model import Suite
 
-if TYPE_CHECKING:  # a type only: listing the formats loads no run types
+if TYPE_CHECKING:  # types only: listing the formats loads no run or grading types
+    from ..core.checks import GraderResult
     from ..core.runlog import RunLog
+    from ..grading.graders import GradingInput
 
 Loader = Callable[[Path], Suite]
 # A grader function: (its spec from Case.graders, the arm's GradingInput) -> GraderResult.
-Grade = Callable[[Any, Any], Any]
+Grade = Callable[[Any, "GradingInput"], "GraderResult"]
 # Whether a directory holds this format's suite laid out as its benchmark lays it out
 # (no SKILL.md beside it): how Action discovery finds the suite a changed path belongs to.
 Layout = Callable[[Path], bool]
@@ -74,6 +76,18 @@ class Grader:
     spec: type
     grade: Grade
     prompts: Callable[[], tuple[str, ...]] | None = None
+
+
+@runtime_checkable
+class FormatPlugin(Protocol):
+    """A suite format another package installs (entry point group ``skillab.formats``): the file
+    names it owns (searched in a skill directory, and used by the Action's discovery) and its
+    loader, which returns a ``Suite`` or raises ``SuiteError`` listing every issue. It joins the
+    registry as a ``SuiteFormat`` that only parses."""
+
+    filenames: tuple[str, ...]
+
+    def load(self, path: Path) -> Suite: ...
 
 
 @dataclass(frozen=True)

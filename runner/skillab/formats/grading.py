@@ -8,8 +8,7 @@ import hashlib
 from typing import Any
 
 from ..core.checks import GraderResult
-from ..core.contracts import Grader as Grader_
-from ..grading.graders import GradingInput
+from ..grading.graders import GradingInput, SelfGrading
 from ..suite.model import Case
 from .base import Grader
 
@@ -33,8 +32,8 @@ def run_graders(case: Case, grading: GradingInput) -> list[GraderResult]:
         grader = known.get(type(spec))
         if grader is not None:
             results.append(grader.grade(spec, grading))
-        elif isinstance(spec, Grader_):
-            # A plugin format's spec that grades itself (``core.contracts.Grader``).
+        elif isinstance(spec, SelfGrading):
+            # A plugin format's spec that grades itself.
             results.append(spec.grade(grading))
         else:
             raise TypeError(f"no suite format grades {type(spec).__name__}")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import plugins
 from ..errors import SuiteError, SuiteIssue, UsageError
 from ..suite.model import Suite
-from .base import Loader, SuiteFormat, lazy, recognises
+from .base import FormatPlugin, Loader, SuiteFormat, lazy, recognises
 
 if TYPE_CHECKING:  # a type only: `validate` loads no run types
     from ..core.runlog import RunLog
@@ -47,7 +47,7 @@ class FormatRegistry:
         self._formats: dict[str, SuiteFormat | _Builtin] = {}
         self._sniffed: dict[str, SuiteFormat | _Builtin] = {}
         # Installed plugin formats (entry point group ``skillab.formats``, a
-        # ``core.contracts.SuiteFormat``) join when a built-in does not answer, or a listing asks:
+        # ``base.FormatPlugin``) join when a built-in does not answer, or a listing asks:
         # reading entry points scans sys.path and imports importlib.metadata (tens of ms).
         self._plugins_pending = with_plugins
 
@@ -57,7 +57,7 @@ class FormatRegistry:
             return False
         self._plugins_pending = False
         for name in plugins.plugins("formats"):
-            fmt = plugins.load("formats", name)
+            fmt: FormatPlugin = plugins.load("formats", name)
             self.add(SuiteFormat(name, tuple(fmt.filenames), fmt.load))
         return True
 

@@ -15,6 +15,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from ..core.checks import GraderKind, GraderResult
 from ..errors import ProviderError
@@ -47,6 +48,20 @@ class GradingInput:
     # opened the skill (None: the agent cannot tell): for graders of tool use.
     tool_calls: tuple[tuple[str, str], ...] = ()
     skill_activated: bool | None = None
+
+
+@runtime_checkable
+class SelfGrading(Protocol):
+    """A grader spec a plugin format puts on a case that grades itself (a frozen dataclass,
+    hashed into the suite's identity). Built-in specs are graded by the function their format
+    registers (``formats.base.Grader``); any other spec must be one of these."""
+
+    # Whether grading asks the judge model (the run then builds one), and whether it reads the
+    # files the agent changed (the engine then snapshots the workspace): ``suite.model.GraderSpec``.
+    judged: bool
+    reads_work: bool
+
+    def grade(self, grading: GradingInput) -> GraderResult: ...
 
 
 # --- judge plumbing shared by the rubric and dimension judges --------------------------------
