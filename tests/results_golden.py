@@ -4,8 +4,8 @@ pinned in ``tests/golden/results/``.
 Regenerate after an intended change to what a run writes: ``python -m tests.results_golden`` from the
 repository root. What varies from run to run or machine to machine is masked: timings and
 durations, pytest's own timing line, the checkout's own path, the isolation the machine offers,
-the tool version, and the statistics (pinned by tests/test_statistics.py; the round trip in
-tests/test_results_summary.py holds the document to exactly what the statistics functions
+the tool version, and the statistics (pinned by tests/scoring/test_statistics.py; the round trip in
+tests/log/test_results_summary.py holds the document to exactly what the statistics functions
 return).
 """
 

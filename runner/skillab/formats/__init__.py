@@ -17,7 +17,7 @@ from .base import Grader, Loader, SuiteFormat, lazy
 from .registry import FormatRegistry, lazy_loader
 
 # Each built-in's file names, and whether it shares them with another and is told apart by
-# content, as its package's FORMAT says (tests/test_suite_formats.py holds them equal): finding
+# content, as its package's FORMAT says (tests/suite/test_suite_formats.py holds them equal): finding
 # a suite file needs only these. Named in ``core.plugins`` in search order: eval.yaml first;
 # ruby-skill-bench before skillsbench (its eval directory holds a task.md too); the trigger set
 # last; tessl shares criteria.json with ruby-skill-bench, skillgrade eval.yaml with the native

@@ -1,0 +1,117 @@
+"""--stop-early: exact curtailment and group-sequential looks, end to end through the CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+
+from skillab.cli import main
+from skillab.scoring.inference import CasePair
+from skillab.scoring.stopping import OBF_BOUNDS, calls_saved, claim, curtail, group_sequential
+
+from ..skillgen import grep_case, make_skill
+
+UP, DOWN, TIE = CasePair(1, 0, 1), CasePair(0, 1, 1), CasePair(0, 0, 1)
+
+
+def test_curtailment_stops_only_when_every_ending_says_the_same():
+    """Brute force over every ending of the remaining cases, in order (not just multisets)."""
+    rng = random.Random(4)
+    for _ in range(60):
+        done = [rng.choice((UP, UP, DOWN, TIE)) for _ in range(rng.randint(2, 9))]
+        remaining = rng.randint(1, 5)
+        endings = {claim(done + list(rest)) for rest in itertools.product((UP, DOWN, TIE), repeat=remaining)}
+        assert curtail(done, remaining, 1).stop == (len(endings) == 1)
+
+
+def test_curtailment_with_runs_and_a_gate():
+    done = [CasePair(2, 0, 2)] * 12
+    assert claim(done) == "helps"
+    assert curtail(done, 1, 2).stop  # 12 strong cases: one more cannot undo it
+    # The gate: 12 cases at +100 and 8 to go span 40..100 pts; a 50 pt minimum is not settled.
+    assert not curtail(done, 8, 2, min_delta_pts=50).stop
+    assert curtail(done, 1, 2, min_delta_pts=50).stop
+
+
+def test_group_sequential_crosses_its_bound_only_at_a_look():
+    # Look 1 (10 of 40): ten ups give p = 0.002, not below its bound of 5e-5; no futility yet.
+    assert not group_sequential([UP] * 10, 40).stop
+    assert not group_sequential([UP] * 16 + [TIE] * 5, 40).stop  # 21 cases: not a look
+    crossed = group_sequential([UP] * 15 + [TIE] * 5, 40)  # look 2: p = 6e-5 < 0.0042
+    assert crossed.stop and crossed.alpha == OBF_BOUNDS[1] and claim([UP] * 15, crossed.alpha) == "helps"
+    futile = group_sequential([DOWN] * 6 + [UP] * 4 + [TIE] * 10, 40)
+    assert futile.stop and "futility" in futile.reason
+
+
+def test_calls_saved_is_a_plain_count():
+    assert calls_saved(40, 14, 3, 2, 1.5) == 26 * 3 * 2 * 1.5
+
+
+def run_suite(tmp_path: Path, *extra: str, cases: int = 30) -> dict:
+    names = [f"c{i:02d}" for i in range(cases)]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: {"with": "SKILLED", "without": "plain"} for n in names})
+    out = tmp_path / "results.json"
+    code = main(["run", str(skill), "--adapter", "mock", "--quiet", "--no-history", "--no-cache",
+                 "--concurrency", "1", "--output", str(out), "--markdown", str(tmp_path / "r.md"), *extra])
+    assert code == 0
+    return json.loads(out.read_text())
+
+
+def test_curtail_stops_a_clear_lift_and_says_what_it_saved(tmp_path):
+    doc = run_suite(tmp_path, "--stop-early", "curtail", "--stop-seed", "7")
+    block = doc["stop_early"]
+    assert block["design"] == "curtail" and block["seed"] == 7 and block["stopped"]
+    ran = block["cases_ran"]
+    assert ran < 30 and len({c["case_name"] for c in doc["cases"]}) == ran
+    # The cases ran in the recorded order, a prefix of it.
+    assert {c["case_name"] for c in doc["cases"]} == set(block["order"][:ran])
+    assert block["saved_model_calls"] == (30 - ran) * 2
+    assert doc["statistics"]["summary"].endswith("the skill helps beyond noise.")
+    text = f"stopped at {ran} of 30 cases: the lift sentence could no longer change"
+    assert text in (tmp_path / "r.md").read_text()
+    assert f"cover the {ran} cases that ran" in (tmp_path / "r.md").read_text()
+    from skillab.core.runlog import RunLog
+    from skillab.reports.html import render_html
+    from skillab.reports.junit import render_junit
+
+    log = RunLog.from_json(doc)
+    assert text in render_html([log]) and text in render_junit([log])
+    # The same seed gives the same order.
+    again = run_suite(tmp_path / "again", "--stop-early", "curtail", "--stop-seed", "7")
+    assert again["stop_early"]["order"] == block["order"]
+
+
+def test_without_stop_early_every_case_runs(tmp_path):
+    doc = run_suite(tmp_path, cases=12)
+    assert "stop_early" not in doc and len(doc["cases"]) == 12
+
+
+def test_group_sequential_run_stops_at_a_look_and_decides_at_its_bound(tmp_path):
+    doc = run_suite(tmp_path, "--stop-early", "group-sequential", "--stop-seed", "3", cases=40)
+    block = doc["stop_early"]
+    assert block["stopped"] and block["cases_ran"] == 20  # look 2: 20 ups, p = 2e-6
+    assert block["alpha"] == OBF_BOUNDS[1] and "O'Brien-Fleming" in block["reason"]
+    assert doc["statistics"]["distinguishable"]
+
+
+def test_the_rule_stops_on_the_runs_the_statistics_count():
+    """A run whose arm never attempted the task is left out of the lift (``is_comparable``): the
+    stopping rule left out only errored runs, so it could stop on a lift the report then does
+    not show. It now reads the same pass counts the statistics do."""
+    from skillab.core.records import ArmRecord, CaseRecord
+    from skillab.engine.stop_early import _finished_cases
+    from skillab.scoring.statistics import case_pairs
+
+    def record(name: str, run: int, *, attempted: bool = True, outcome: str = "flip_to_pass") -> CaseRecord:
+        return CaseRecord(name, outcome, ArmRecord(passed=outcome != "error", errored=outcome == "error"),
+                          ArmRecord(passed=False, errored=False, task_attempted=attempted), run_index=run)
+
+    records = [record("a", 0), record("a", 1, attempted=False), record("b", 0, outcome="error"),
+               record("b", 1, outcome="error"), record("c", 0)]
+    names, pairs, _, _ = case_pairs(records)
+    finished = _finished_cases(records, runs=2)
+    assert finished == {"a": CasePair(1, 0, 1), "b": CasePair(0, 0, 0)}  # c has one of its two runs
+    assert finished["a"] == dict(zip(names, pairs))["a"]
