@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.runlog import RunLog
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
+from .disclosures import run_disclosure_counts, sandbox_label
 
 
 def suite_panels(log: RunLog) -> list[str]:
@@ -67,14 +68,9 @@ def _usage(log: RunLog) -> str:
 
 
 def _disclosures(log: RunLog) -> str:
-    settings, summary, aggregate = log.settings, log.summary, log.summary.aggregate
-    isolation = settings.isolation
-    sandbox = "unsandboxed" if isolation.unsandboxed else (isolation.backend or "?")
-    items = [f"{aggregate.errors} errored", f"{aggregate.cases_skipped_apples_oranges} skipped (apples-to-oranges)",
-             f"{summary.cases_skipped_trigger_only} trigger-only", f"{settings.cache_hits} cached baselines",
-             f"{summary.contaminated_arms} contaminated arms",
-             f"{aggregate.cases_aggregated} of {aggregate.total_cases} cases aggregated", f"sandbox: {sandbox}"]
-    if aggregate.error_dominated:
+    settings = log.settings
+    items = [*run_disclosure_counts(log), f"sandbox: {sandbox_label(settings.isolation)}"]
+    if log.summary.aggregate.error_dominated:
         items.insert(0, "<b>error-dominated: the lift is withheld</b>")
     if settings.interrupted:
         items.insert(0, "<b>interrupted: partial results</b>")

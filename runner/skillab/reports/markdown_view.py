@@ -13,6 +13,7 @@ from ..core.statistics import LiftStatistics
 from ..core.summary import Comparison, PassAtK
 from ..core.trend import Trend
 from . import escape
+from .disclosures import sandbox_label
 
 _FLIPS_SHOWN = 25
 
@@ -156,7 +157,7 @@ class SuiteView:
             regressed_cases=_named(stats),
             pass_at_k=summary.pass_at_k,
             judge_consistency=settings.judge_consistency,
-            sandbox="unsandboxed" if settings.isolation.unsandboxed else settings.isolation.backend or "?",
+            sandbox=sandbox_label(settings.isolation),
         )
 
     @classmethod
