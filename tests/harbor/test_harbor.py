@@ -35,7 +35,8 @@ needs_harbor = pytest.mark.skipif(HARBOR_PYTHON is None, reason="no Harbor-capab
 
 def harbor(command: str, path: Path):
     """``tests/harbor_models.py`` in the Harbor interpreter: Harbor's own code on our files."""
-    proc = subprocess.run([HARBOR_PYTHON, str(Path(__file__).parent.parent / "harbor_models.py"), command,
+    # -P: the script's directory (tests/, which holds tests/harbor/) must not shadow Harbor's package.
+    proc = subprocess.run([HARBOR_PYTHON, "-P", str(Path(__file__).parent.parent / "harbor_models.py"), command,
                            str(path)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
