@@ -205,8 +205,7 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, nu
                 advice.append(power.cases_needed)
     cell = {"judged": judged, "false": false / max(judged, 1), "cover": covered / max(judged, 1),
             "never": never / max(stated, 1), "printed": len(printed) / max(stated, 1), "x": None, "power_at_x": None, "advice_share": None,
-            "advice_median": None, "needed": None, "power_at_max": None, "power_sims": None,
-            "power_remeasured": False}
+            "advice_median": None, "needed": None, "power_at_max": None, "power_remeasured": False}
     if printed and not s.het_null:
         x = float(np.median(printed))
         cell["x"] = x
@@ -218,7 +217,6 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, nu
             sims *= 4
             cell["power_at_x"] = real_power(s, s.n, x, sims, seed + 4)
             cell["power_remeasured"] = True
-        cell["power_sims"] = sims
     if cell["printed"] < PRINTED_FLOOR and not s.het_null:
         # Printing no X is right only if no lift the baseline allows reaches 80% real power.
         cell["power_at_max"] = real_power(s, s.n, 100 * max_lift(s.baseline, s.spread) - 0.5,

@@ -192,11 +192,6 @@ def pending() -> list[Placement]:
     return [p for p in placements() if p.target != p.path]
 
 
-def is_flat() -> bool:
-    """Whether no test module has been moved under a package yet."""
-    return not any((TESTS / package).is_dir() for package in packages())
-
-
 # -- applying the moves ---------------------------------------------------------------------
 
 

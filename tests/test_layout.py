@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-
 from . import layout
 
 
-# ENABLED BY APPLYING THE LAYOUT: while tests/ is flat (no tests/<package>/ directory yet) this
-# skips; once `python -m tests.layout --apply` has run, it holds every test module to the layout.
-@pytest.mark.skipif(layout.is_flat(), reason="tests/ is flat until `python -m tests.layout --apply` moves it")
 def test_every_test_module_sits_under_the_package_it_tests():
     misplaced = [f"{p.path.relative_to(layout.ROOT)} belongs in {p.target.parent.relative_to(layout.ROOT)}/ ({p.why})"
                  for p in layout.pending()]

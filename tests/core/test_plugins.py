@@ -144,14 +144,19 @@ logged = skillab_lines_plugin:LoggedBackend
 """
 
 
-def install_plugin(site: Path) -> None:
-    """What ``pip install`` of the plugin leaves on disk: the module and its metadata."""
+def install_package(site: Path, module: str, source: str, entry_points: str) -> None:
+    """What ``pip install`` of a one-module package leaves on disk: the module and its metadata."""
     site.mkdir(parents=True)
-    (site / "skillab_lines_plugin.py").write_text(PLUGIN)
-    info = site / "skillab_lines_plugin-0.1.dist-info"
+    (site / f"{module}.py").write_text(source)
+    info = site / f"{module}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: skillab-lines-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    name = module.replace("_", "-")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+
+
+def install_plugin(site: Path) -> None:
+    install_package(site, "skillab_lines_plugin", PLUGIN, ENTRY_POINTS)
 
 
 def skill_with_lines_suite(root: Path) -> Path:

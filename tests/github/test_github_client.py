@@ -6,15 +6,8 @@ import pytest
 
 from skillab.github.client import GitHubClient, GitHubError
 
+from ..action_harness import REPO, github  # noqa: F401 (the fixture)
 from ..fakes.github_server import FakeGitHub, GitHubServer
-
-REPO = "octo-org/skills-repo"
-
-
-@pytest.fixture
-def github():
-    with GitHubServer() as server:
-        yield server
 
 
 def client(server: GitHubServer, token: str | None = "write-token", **kwargs) -> tuple[GitHubClient, list[float]]:

@@ -7,15 +7,7 @@ import pytest
 from skillab.github.client import GitHubClient, GitHubError
 from skillab.github.comment import find_comment, marker, upsert_comment
 
-from ..fakes.github_server import GitHubServer
-
-REPO = "octo-org/skills-repo"
-
-
-@pytest.fixture
-def github():
-    with GitHubServer() as server:
-        yield server
+from ..action_harness import REPO, github  # noqa: F401 (the fixture)
 
 
 def test_first_run_creates_and_second_run_updates_the_same_comment(github):

@@ -4,7 +4,7 @@ the class's own table, and judges with it, against a fake server on 127.0.0.1 sp
 provider's own wire protocol.
 
 The package is real: a module plus a ``.dist-info`` directory on ``PYTHONPATH``, as ``pip
-install`` leaves it (``test_plugins.install_plugin`` does the same for the other kinds).
+install`` leaves it (``test_plugins.install_package``, which installs the other kinds' plugin too).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ..core.test_plugins import skillab
+from ..core.test_plugins import install_package, skillab
 
 PROVIDER = textwrap.dedent('''
     """The "acme" model provider: its facts on its client class, its own JSON wire protocol."""
@@ -138,15 +138,6 @@ def acme():
     server.server_close()
 
 
-def install_provider(site: Path) -> None:
-    site.mkdir(parents=True)
-    (site / "skillab_acme.py").write_text(PROVIDER)
-    info = site / "skillab_acme-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: skillab-acme\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-
-
 def greeter(root: Path) -> Path:
     skill = root / "greeter"
     skill.mkdir(parents=True)
@@ -159,7 +150,7 @@ def greeter(root: Path) -> Path:
 
 def run_acme(tmp_path: Path, monkeypatch, key: str | None, url: str, provider: str = "acme"):
     site = tmp_path / "site"
-    install_provider(site)
+    install_package(site, "skillab_acme", PROVIDER, ENTRY_POINTS)
     skill = greeter(tmp_path)
     monkeypatch.setenv("ACME_ENDPOINT", url)
     if key is None:

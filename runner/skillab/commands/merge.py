@@ -37,6 +37,6 @@ def publish(args: argparse.Namespace, logs: list[RunLog]) -> int:
     if args.json:
         print(json.dumps(merged, indent=2, ensure_ascii=False))
     else:
-        print("\n\n".join(render_table(RunLog.from_json(doc)) for doc in documents))
+        print("\n\n".join(render_table(log) for log in logs))
     say(f"wrote {args.output} (results document)")
     return gate_exit(args, logs)

@@ -173,21 +173,23 @@ def run_once(args: argparse.Namespace) -> int:
         return _dry_run(args, config, prepared, targets, earlier)
     logs: list[RunLog] = []
 
-    def results(docs: list[dict]) -> dict:
+    def results() -> dict:
         # One suite asked for: its document; several (or several agents): a set, even if a run
         # stopped early.
+        docs = [log.to_json() for log in logs]
         return docs[0] if len(targets) == 1 and len(configs) == 1 else document_set(docs)
 
     def save(_run: SuiteRun, log: RunLog) -> None:
         logs.append(log)
         # The documents are made for the write and let go: the logs are what the run keeps.
         try:
+            document = results()
             if args.compact_results:
                 from ..log.compact import write_compact
 
-                write_compact(results([log.to_json() for log in logs]), args.output)
+                write_compact(document, args.output)
                 return
-            write_document(results([log.to_json() for log in logs]), args.output)
+            write_document(document, args.output)
         except OSError as exc:
             raise OutputError(_unwritten_results(args.output, exc, checkpoint.failure)) from None
 
@@ -234,7 +236,7 @@ def _report(args: argparse.Namespace, session, logs: list[RunLog], results, conf
     config = configs[0]
     interrupted = session.interrupted
     if args.json:
-        print(json.dumps(results([log.to_json() for log in logs]), indent=2, ensure_ascii=False))
+        print(json.dumps(results(), indent=2, ensure_ascii=False))
     else:
         print("\n\n".join(render_table(log, verbose=args.verbose) for log in logs))
         if len(configs) > 1:

@@ -76,13 +76,9 @@ def document_set(documents: list[dict[str, Any]], failed: list[dict[str, Any]] |
     return {**data, "failed_suites": failed} if failed else data
 
 
-def write_document(document: dict[str, Any], path: Path, *, compact: bool = False) -> None:
-    """Write atomically, so a crash never leaves half a results file behind.
-
-    ``compact`` skips indentation, which also lets json use its C encoder: checkpoints are
-    written many times during a run and must stay cheap.
-    """
-    write_json(Path(path), document, indent=None if compact else 2)
+def write_document(document: dict[str, Any], path: Path) -> None:
+    """Write atomically, so a crash never leaves half a results file behind."""
+    write_json(Path(path), document, indent=2)
 
 
 def load_documents(path: Path) -> list[dict[str, Any]]:
