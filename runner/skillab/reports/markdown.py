@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -139,6 +140,11 @@ def render_markdown(
         # Only a table of hundreds of suites gets here: keep whole rows, say what is missing.
         body = _hard_trim(body, max_chars)
     return body
+
+
+def write_markdown(logs: Sequence[RunLog], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_markdown(logs), encoding="utf-8")
 
 
 def _headline(suites: list[SuiteView], graded: Sequence[RunLog], several_agents: bool) -> str:
