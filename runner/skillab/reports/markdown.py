@@ -23,7 +23,6 @@ from ..scoring.statistics import pooled_statistics
 from . import escape
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
-from .disclosures import disclosure_counts
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
@@ -296,10 +295,7 @@ def _statistics(suites: list[SuiteView]) -> str:
 def _disclosures(suites: list[SuiteView]) -> str:
     lines = []
     for s in suites:
-        counts = disclosure_counts(errors=s.errors, skipped_apples_oranges=s.skipped_apples_oranges,
-                                   trigger_only=s.trigger_only, cache_hits=s.cache_hits,
-                                   contaminated_arms=s.contaminated_arms, cases_aggregated=s.cases_aggregated,
-                                   total_cases=s.total_cases)
+        counts = list(s.counts)
         flags = []
         if s.error_dominated:
             flags.append("**error-dominated: the lift is withheld**")
