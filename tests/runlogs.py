@@ -10,7 +10,7 @@ from typing import Any
 
 from skillab.core.records import ArmRecord, CaseRecord, Outcome
 from skillab.core.run_info import AdapterInfo, IsolationInfo, ModelsInfo, SuiteInfo
-from skillab.core.runlog import FORMAT, RunLog, RunSettings
+from skillab.core.runlog import RunLog, RunSettings
 from skillab.core.statistics import LiftStatistics
 from skillab.core.usage import Usage
 from skillab.scoring.summary import summarize
@@ -52,38 +52,9 @@ def run_log(records: list[CaseRecord], **settings: Any) -> RunLog:
     return summarize(replace(base, **settings), records)
 
 
-_USAGE = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0,
-          "total_tokens": 0, "cost_usd": None}
-
-
-def minimal_document() -> dict[str, Any]:
-    return {
-        "format": FORMAT, "tool": {"name": "skillab", "version": "0"},
-        "suite": {"path": "s/eval.yaml", "format": "eval.yaml", "skill": "s", "skill_dir": "s",
-                  "skill_hash": "h"},
-        "adapter": {"name": "mock", "identity": {}},
-        "models": {"agent": None, "judge": None, "judge_prompt_sha256": None},
-        "isolation": {"network": "none", "detail": "", "pid_namespace": None}, "runs": 1, "pass_k": 1,
-        "pass_rate": {"with_skill": None, "without_skill": None, "delta_pts": None},
-        **{key: None for key in ("duration_ms", "turns", "tokens", "tool_calls", "duration_ms_correctness_gated",
-                                 "turns_correctness_gated", "tokens_correctness_gated",
-                                 "tool_calls_correctness_gated")},
-        "errors": 0, "error_dominated": False, "cases_aggregated": 0, "cases_correctness_gated": 0,
-        "cases_skipped_apples_oranges": 0, "total_cases": 0,
-        "cases_skipped_trigger_only": 0, "verdict": "pass", "verdict_classified": "pass", "outcome_counts": {},
-        "statistics": None, "judge_consistency": None, "cache": {"enabled": False, "hits": 0, "arms": 0},
-        "usage": {"with_skill": _USAGE, "without_skill": _USAGE, "original": None, "judge": None, "total": _USAGE},
-        "timings": {"started_at": "2026-01-01T00:00:00+00:00", "finished_at": "2026-01-01T00:00:01+00:00",
-                    "wall_ms": 1000},
-        "interrupted": False, "planned_cases": 0, "stopped": None, "activation": None, "contaminated_arms": 0,
-        "warnings": [], "trigger_only_cases": [], "triggers": None, "criteria": None, "pass_at_k": None,
-        "comparison": None, "trend": None, "cases": [],
-    }
-
-
 def summary_log(*, verdict: str = "pass", delta_pts: float | None = None,
-            statistics: LiftStatistics | None = None) -> RunLog:
-    base = RunLog.from_json(minimal_document())
+                statistics: LiftStatistics | None = None) -> RunLog:
+    base = run_log([])
     aggregate = base.summary.aggregate
     aggregate = replace(aggregate, pass_rate=replace(aggregate.pass_rate, delta_pts=delta_pts))
     return replace(base, summary=replace(base.summary, verdict=verdict, aggregate=aggregate, statistics=statistics))

@@ -11,8 +11,7 @@ import skillab.reports
 REPORTS = Path(skillab.reports.__file__).parent
 # The names a run goes by in a signature.
 RUN_NAMES = {"doc", "docs", "document", "documents", "run", "runs", "log", "logs"}
-# Modules still reading the dict, each converted by another branch of the same change; the lead
-# empties this at merge (the test says when an entry is no longer needed).
+# Modules that still read a dict (the test says when an entry is no longer needed).
 NOT_YET_CONVERTED = {
     # An ablation's own document (``skillab ablate``), not a run's: no typed form yet.
     "ablation",

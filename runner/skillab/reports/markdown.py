@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -22,7 +23,6 @@ from ..scoring.statistics import pooled_statistics
 from . import escape
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
-from .disclosures import disclosure_counts
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
@@ -139,6 +139,11 @@ def render_markdown(
         # Only a table of hundreds of suites gets here: keep whole rows, say what is missing.
         body = _hard_trim(body, max_chars)
     return body
+
+
+def write_markdown(logs: Sequence[RunLog], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_markdown(logs), encoding="utf-8")
 
 
 def _headline(suites: list[SuiteView], graded: Sequence[RunLog], several_agents: bool) -> str:
@@ -290,10 +295,7 @@ def _statistics(suites: list[SuiteView]) -> str:
 def _disclosures(suites: list[SuiteView]) -> str:
     lines = []
     for s in suites:
-        counts = disclosure_counts(errors=s.errors, skipped_apples_oranges=s.skipped_apples_oranges,
-                                   trigger_only=s.trigger_only, cache_hits=s.cache_hits,
-                                   contaminated_arms=s.contaminated_arms, cases_aggregated=s.cases_aggregated,
-                                   total_cases=s.total_cases)
+        counts = list(s.counts)
         flags = []
         if s.error_dominated:
             flags.append("**error-dominated: the lift is withheld**")

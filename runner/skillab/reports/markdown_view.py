@@ -13,7 +13,7 @@ from ..core.statistics import LiftStatistics
 from ..core.summary import Comparison, PassAtK
 from ..core.trend import Trend
 from . import escape
-from .disclosures import sandbox_label
+from .disclosures import disclosure_counts, run_disclosure_counts, sandbox_label
 
 _FLIPS_SHOWN = 25
 
@@ -71,7 +71,6 @@ class CaseView:
 class SuiteView:
     index: int
     name: str
-    path: str
     verdict: str
     with_rate: float | None
     without_rate: float | None
@@ -80,13 +79,9 @@ class SuiteView:
     p_value: float | None
     stats_summary: str
     total_cases: int
-    cases_aggregated: int
-    errors: int
     error_dominated: bool
-    skipped_apples_oranges: int
-    trigger_only: int
-    cache_hits: int
-    contaminated_arms: int
+    # What the lift rests on, as every report words it (``disclosures.disclosure_counts``).
+    counts: tuple[str, ...]
     interrupted: bool
     runs: int
     adapter: str
@@ -122,7 +117,6 @@ class SuiteView:
         return cls(
             index=index,
             name=settings.suite.skill or settings.suite.path or f"suite {index + 1}",
-            path=settings.suite.path,
             verdict=summary.verdict,
             with_rate=rate.with_skill,
             without_rate=rate.without_skill,
@@ -131,13 +125,8 @@ class SuiteView:
             p_value=None if stats is None else stats.p_value,
             stats_summary="" if stats is None else stats.summary or "",
             total_cases=aggregate.total_cases,
-            cases_aggregated=aggregate.cases_aggregated,
-            errors=aggregate.errors,
             error_dominated=aggregate.error_dominated,
-            skipped_apples_oranges=aggregate.cases_skipped_apples_oranges,
-            trigger_only=summary.cases_skipped_trigger_only,
-            cache_hits=settings.cache_hits,
-            contaminated_arms=summary.contaminated_arms,
+            counts=tuple(run_disclosure_counts(log)),
             interrupted=settings.interrupted,
             runs=settings.runs,
             adapter=settings.adapter.name or "?",
@@ -163,11 +152,11 @@ class SuiteView:
     @classmethod
     def failed(cls, index: int, suite: FailedSuite) -> SuiteView:
         """The row of a suite that produced no results: verdict ``error``, nothing measured."""
-        return cls(index=index, name=suite.name or f"suite {index + 1}", path=suite.name, verdict="error", with_rate=None,
+        nothing = disclosure_counts(errors=0, skipped_apples_oranges=0, trigger_only=0, cache_hits=0,
+                                    contaminated_arms=0, cases_aggregated=0, total_cases=0)
+        return cls(index=index, name=suite.name or f"suite {index + 1}", verdict="error", with_rate=None,
                    without_rate=None, delta_pts=None, ci95=None, p_value=None, stats_summary="",
-                   total_cases=0, cases_aggregated=0, errors=0, error_dominated=False,
-                   skipped_apples_oranges=0, trigger_only=0, cache_hits=0, contaminated_arms=0,
-                   interrupted=False, runs=1, adapter=suite.agent or "?", agent_model=None, judge_model=None,
+                   total_cases=0, error_dominated=False, counts=tuple(nothing), interrupted=False, runs=1, adapter=suite.agent or "?", agent_model=None, judge_model=None,
                    version="?", total_tokens=0, cost_usd=None)
 
 

@@ -30,15 +30,8 @@ class LogReporter:
         getattr(importlib.import_module(module), function)(logs, path)
 
 
-def _write_markdown(logs: Sequence[RunLog], path: Path) -> None:
-    from .markdown import render_markdown
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_markdown(logs), encoding="utf-8")
-
-
 JUNIT = LogReporter("JUnit XML", "skillab.reports.junit:write_junit")
-MARKDOWN = LogReporter("markdown report", "skillab.reports.reporters:_write_markdown")
+MARKDOWN = LogReporter("markdown report", "skillab.reports.markdown:write_markdown")
 HTML = LogReporter("HTML report", "skillab.reports.html:write_html")
 
 

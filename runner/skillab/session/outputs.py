@@ -6,13 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..core.runlog import RunLog
-
-Logs = Sequence[RunLog]
 
 
 @dataclass(frozen=True)
@@ -26,16 +23,11 @@ class Outputs:
     trajectories: Path | None = None
 
 
-def write_outputs(logs: Logs, outputs: Outputs, *, markdown: str | None = None,
+def write_outputs(logs: Sequence[RunLog], outputs: Outputs, *, markdown: str | None = None,
                   announce: Callable[[str], None] = lambda _text: None,
                   failed: list[dict[str, Any]] | None = None) -> None:
     """Each output ``outputs`` names, announced as written; ``markdown`` is the report's text
     when the caller rendered it (with its own notes), else the plain report of ``logs``."""
-
-    @cache
-    def documents() -> list[dict[str, Any]]:
-        # The results document, and what the reporters that still read it are given.
-        return [log.to_json() for log in logs]
 
     if outputs.markdown is not None:
         from ..reports.markdown import render_markdown
@@ -48,7 +40,7 @@ def write_outputs(logs: Logs, outputs: Outputs, *, markdown: str | None = None,
         from ..log.results import document_set, write_document
 
         with _naming(outputs.results):
-            write_document(document_set(documents(), failed), outputs.results)
+            write_document(document_set([log.to_json() for log in logs], failed), outputs.results)
     if outputs.trajectories is not None:
         with _naming(outputs.trajectories):
             write_trajectories(logs, outputs.trajectories)
@@ -80,7 +72,7 @@ def _naming(path: Path) -> Iterator[None]:
         raise
 
 
-def write_trajectories(logs: Logs, directory: Path) -> None:
+def write_trajectories(logs: Sequence[RunLog], directory: Path) -> None:
     """One canonical v1 transcript per arm, ``<skill>/<case>.run<k>.<arm>.txt``, and per trigger
     trial, ``<skill>/trigger.<query>.run<k>.<arm>.txt``."""
     from ..log.results import safe_file_name
