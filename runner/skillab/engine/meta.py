@@ -11,9 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..core.run_info import AdapterInfo, IsolationInfo, JudgeSampling, ModelsInfo, SuiteInfo
 from ..core.runlog import RunSettings
-from ..core.wire import from_wire
 from ..formats.grading import grading_scope
-from ..sandbox.isolation import Isolation
 from ..skill.loader import Skill
 from ..suite.model import Suite
 
@@ -32,7 +30,7 @@ class RunMeta:
     config: RunConfig
     adapter: Agent
     judge: ExpectationJudge | None
-    isolation: Isolation
+    isolation: IsolationInfo
 
 
 def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
@@ -58,7 +56,7 @@ def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
             judge_same_family=_same_family(config.agent.model.name, judge),
             judge_sampling=_judge_sampling(judge),
         ),
-        isolation=from_wire(IsolationInfo, meta.isolation.to_dict()),
+        isolation=meta.isolation,
         runs=engine.runs,
         pass_k=engine.pass_k,
         pass_n=max(engine.pass_k, engine.pass_n) if engine.pass_k > 1 or engine.pass_n > 1 else None,
