@@ -260,5 +260,5 @@ def test_the_network_probe_connects_without_isolation(tmp_path, listener):
 
 
 def test_sandbox_none_is_recorded_as_unsandboxed():
-    isolation = detect_isolation(choose_sandbox("none")).to_dict()
-    assert isolation["network"] == "none" and isolation["unsandboxed"] is True
+    isolation = detect_isolation(choose_sandbox("none"))
+    assert isolation.network == "none" and isolation.unsandboxed is True

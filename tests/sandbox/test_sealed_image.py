@@ -33,9 +33,9 @@ def test_unsandboxed_the_isolation_block_says_the_bridge_token_is_not_sealed():
     none = choose_sandbox("none")
     # The agent block as the engine builds it from the contract (engine.runner).
     unsandboxed = detect_isolation(none, {"adapter": agent.name,
-                                          **(agent.sandbox_profile(none.backend) or {})}).to_dict()
-    assert unsandboxed["unsandboxed"] and "NOT the CLI's alone" in unsandboxed["agent"]["metering"]
-    assert "cannot read" not in unsandboxed["agent"]["metering"]
+                                          **(agent.sandbox_profile(none.backend) or {})})
+    assert unsandboxed.unsandboxed and "NOT the CLI's alone" in unsandboxed.agent["metering"]
+    assert "cannot read" not in unsandboxed.agent["metering"]
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ..core.contracts import ModelClient
 from ..core.usage import Usage
 from ..grading.trajectory import Trajectory
 from ..sandbox.backend import Backend, default_backend
@@ -124,13 +125,14 @@ class Agent(Protocol):
         return None
 
 
-def sampling(client: Any) -> dict[str, Any]:
+def sampling(client: ModelClient) -> dict[str, Any]:
     """The sampling a model client was built with, for an adapter's identity (a rerun with the
     same seed at concurrency 1 is what reproduces a local server's answers)."""
+    # Only a client that reads its server's context window has one (``providers.context``).
     window = getattr(client, "context_window", None)
     context = window() if callable(window) else None
     return {
-        "temperature": getattr(client, "sampling_temperature", None),
-        "seed": getattr(client, "sampling_seed", None),
+        "temperature": client.sampling_temperature,
+        "seed": client.sampling_seed,
         "context_tokens": getattr(context, "tokens", None),
     }

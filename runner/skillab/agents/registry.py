@@ -17,11 +17,6 @@ if TYPE_CHECKING:
 _AGENT_MEMBERS = {*Agent.__annotations__, *(n for n, v in vars(Agent).items() if callable(v) and n[0] != "_")}
 
 
-def adapter_names() -> tuple[str, ...]:
-    """Every ``--adapter`` name: the built-ins, then the installed plugins."""
-    return plugins.names("agents")
-
-
 def create_adapter(config: RunConfig) -> Agent:
     """The adapter named by ``config.agent.adapter``, built from the agent's settings."""
     try:

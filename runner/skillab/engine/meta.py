@@ -9,11 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..core.run_info import AdapterInfo, IsolationInfo, JudgeSampling, ModelsInfo, SuiteInfo
+from ..core.run_info import AdapterInfo, IsolationInfo, ModelsInfo, SuiteInfo
 from ..core.runlog import RunSettings
-from ..core.wire import from_wire
 from ..formats.grading import grading_scope
-from ..sandbox.isolation import Isolation
 from ..skill.loader import Skill
 from ..suite.model import Suite
 
@@ -32,7 +30,7 @@ class RunMeta:
     config: RunConfig
     adapter: Agent
     judge: ExpectationJudge | None
-    isolation: Isolation
+    isolation: IsolationInfo
 
 
 def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
@@ -56,9 +54,9 @@ def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
             judge=judge.model if judge is not None else None,
             judge_prompt_sha256=judge.prompt_sha256 if judge is not None else None,
             judge_same_family=_same_family(config.agent.model.name, judge),
-            judge_sampling=_judge_sampling(judge),
+            judge_sampling=judge.sampling if judge is not None else None,
         ),
-        isolation=from_wire(IsolationInfo, meta.isolation.to_dict()),
+        isolation=meta.isolation,
         runs=engine.runs,
         pass_k=engine.pass_k,
         pass_n=max(engine.pass_k, engine.pass_n) if engine.pass_k > 1 or engine.pass_n > 1 else None,
@@ -76,15 +74,11 @@ def suite_hash(suite: Suite) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _same_family(agent: str | None, judge: Any | None) -> bool:
+def _same_family(agent: str | None, judge: ExpectationJudge | None) -> bool:
     """Whether a model judge is of the agent's family (allowed only with --judge-same-family)."""
-    if not agent or judge is None or not isinstance(getattr(judge, "model", None), str):
+    if not agent or judge is None:
         return False
     from ..providers.model_family import model_family
 
     return model_family(agent) == model_family(judge.model)
 
-
-def _judge_sampling(judge: Any | None) -> JudgeSampling | None:
-    """The judge's temperature and seed, as it sends them (None: no model judge)."""
-    return None if judge is None else judge.sampling

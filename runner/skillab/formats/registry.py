@@ -11,7 +11,7 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core import plugins
 from ..errors import SuiteError, SuiteIssue, UsageError
@@ -120,19 +120,6 @@ class FormatRegistry:
         for log in logs:
             name = log.settings.suite.format
             if name not in found:
-                try:
-                    found[name] = self.get(name)
-                except UsageError:  # a plugin format no longer installed: nothing of its own
-                    continue
-        return tuple(found.values())
-
-    def of_documents(self, documents: Sequence[dict[str, Any]]) -> tuple[SuiteFormat, ...]:
-        """The formats that wrote these results documents (``suite.format``), in order of first
-        appearance: a report asks them alone for their sections, loading no other format."""
-        found: dict[str, SuiteFormat] = {}
-        for document in documents:
-            name = (document.get("suite") or {}).get("format")
-            if isinstance(name, str) and name not in found:
                 try:
                     found[name] = self.get(name)
                 except UsageError:  # a plugin format no longer installed: nothing of its own

@@ -9,7 +9,7 @@ lists has no price and its cost is ``None``: skillab reports tokens only rather 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ..core import plugins
 from ..core.usage import Usage
@@ -21,11 +21,7 @@ def price_of(model: str) -> Price | None:
     """The listed price of ``model`` or its dated snapshot; None when no provider lists it.
     Remembered: the agent CLIs price every arm, and the installed plugins are read only on a
     model no built-in lists."""
-    for provider in _providers(plugins.BUILTINS["models"]):
-        price = provider.price_of(model)
-        if price is not None:
-            return price
-    for provider in _providers(plugins.plugins("models")):
+    for provider in _providers():
         price = provider.price_of(model)
         if price is not None:
             return price
@@ -38,13 +34,18 @@ def cost_usd(model: str, usage: Usage) -> float | None:
     return None if price is None else cost_at(price, usage)
 
 
-def _providers(names: Iterable[str]) -> list[type[ModelProvider]]:
-    found = []
+def _providers() -> Iterator[type[ModelProvider]]:
+    """The built-in providers in their registry order, then the installed ones: lazily, so the
+    entry points are read only when no built-in lists the model."""
+    yield from _loaded(plugins.BUILTINS["models"])
+    yield from _loaded(plugins.plugins("models"))
+
+
+def _loaded(names: Iterable[str]) -> Iterator[type[ModelProvider]]:
     for name in names:
         try:
             provider = plugins.load("models", name)
         except Exception:  # a provider that cannot load prices nothing; the run goes on
             continue
         if isinstance(provider, type) and issubclass(provider, ModelProvider):
-            found.append(provider)
-    return found
+            yield provider

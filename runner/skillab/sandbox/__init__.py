@@ -18,7 +18,6 @@ _EXPORTS = {
     "require_sandbox": ".backend",
     "looks_secret": ".environment",
     "scrubbed_env": ".environment",
-    "Isolation": ".isolation",
     "detect_isolation": ".isolation",
     "CommandResult": ".process",
     "run_command": ".process",

@@ -118,11 +118,6 @@ def _rmdir(directory: Path) -> bool:
         return False
 
 
-def sweep_pending() -> None:
-    """Wait (briefly) until this process's used cgroups are removed."""
-    keeper().drain()
-
-
 def sweep_cgroups() -> None:
     """Remove cgroups left behind: every one this process holds, and those of dead skillab runs."""
     with _KEEPER_LOCK:
