@@ -13,7 +13,7 @@ from scipy.stats import t as student_t
 from skillab.core.records import ArmRecord, CaseRecord
 from skillab.core.wire import to_wire
 from skillab.scoring import classify_outcome, paired_statistics
-from skillab.scoring.inference import CasePair, sign_flip_lower_p, sign_flip_p, t_quantile
+from skillab.scoring.inference import CasePair, sign_flip_p, sign_flip_upper_tail, t_quantile
 from skillab.scoring.statistics import case_statistics, fisher_lower_p, mcnemar_exact_p, pooled_statistics
 from skillab.session import gate_failures
 
@@ -59,7 +59,7 @@ def test_sign_flip_p_matches_brute_force_enumeration():
         sums = [sum(s * x for s, x in zip(signs, scores)) for signs in patterns]
         two_sided = min(1.0, sum(abs(v) >= abs(total) for v in sums) / len(sums)) if total else 1.0
         assert sign_flip_p(scores) == (pytest.approx(two_sided, abs=1e-12), True)
-        assert sign_flip_lower_p(scores) == pytest.approx(sum(v <= total for v in sums) / len(sums))
+        assert sign_flip_upper_tail(scores, total) == (pytest.approx(sum(v >= total for v in sums) / len(sums)), True)
 
 
 def test_with_one_run_the_sign_flip_test_is_exact_mcnemar():

@@ -1,9 +1,10 @@
 """What a run produces: per-arm and per-(case, run) records, and the outcomes and verdicts over
 them.
 
-These are the boundary types between the engine, scoring and reports; each serializes itself
-once, into the spec's ``test-case-result`` shape plus skillab's extras, and reads itself back
-exactly (``from_dict(x.to_dict()) == x``).
+These are the boundary types between the engine, scoring and reports. ``core.wire`` writes them
+into the spec's ``test-case-result`` shape plus skillab's extras and reads them back exactly
+(``from_wire(T, to_wire(x)) == x``); an ``ArmRecord`` does so through its own ``to_dict`` and
+``from_dict``, for the detail it nests under ``extra``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Plain data; ``scoring.trend`` computes it. Field order is wire order (``core.wir
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from .wire import wire
 
@@ -32,11 +32,16 @@ class ArmTrend:
     arm: str
     previous: float
     current: float
-    change_pts: float
     direction: Direction
     # The sign-flip p of the per-case change over the cases both runs graded (None: no pairs).
     p_value: float | None
     paired_cases: int
+    # The wire form also carries the change, after the current rate (``core.wire``).
+    __wire_derived__: ClassVar[dict[str, str]] = {"change_pts": "current"}
+
+    @property
+    def change_pts(self) -> float:
+        return round((self.current - self.previous) * 100, 2)
 
 
 @dataclass(frozen=True)

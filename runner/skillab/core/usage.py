@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -34,3 +35,10 @@ class Usage:
             cost,
         )
 
+
+def sum_usage(usages: Iterable[Usage]) -> Usage:
+    """The usages added up, in order (``Usage()`` for none)."""
+    total = Usage()
+    for usage in usages:
+        total = total.add(usage)
+    return total

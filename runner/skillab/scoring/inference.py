@@ -76,12 +76,6 @@ def sign_flip_p(scores: Sequence[int]) -> tuple[float, bool]:
     return min(1.0, 2 * upper), exact
 
 
-def sign_flip_lower_p(scores: Sequence[int]) -> float:
-    """One-sided p that the scores lean negative: P(sum <= observed) under random signs."""
-    # By symmetry P(S <= t) = P(S >= -t).
-    return sign_flip_upper_tail(scores, -sum(scores))[0]
-
-
 def sign_flip_upper_tail(scores: Sequence[int], t: int) -> tuple[float, bool]:
     """P(S >= t) for S the sum of ``scores`` under independent random signs; exact or not.
 

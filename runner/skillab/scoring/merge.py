@@ -18,7 +18,7 @@ from .. import __version__
 from ..core.records import CaseRecord
 from ..core.run_info import JudgeConsistency, ShardMarker
 from ..core.runlog import RunLog, RunSettings
-from ..core.usage import Usage
+from ..core.usage import Usage, sum_usage
 from ..core.wire import to_wire
 from ..errors import UsageError
 from .summary import summarize
@@ -158,12 +158,7 @@ def _units(units: list[tuple[str, int]]) -> str:
 
 def _total_usage(usages: list[Usage | None]) -> Usage | None:
     present = [u for u in usages if u is not None]
-    if not present:
-        return None
-    total = Usage()
-    for usage in present:
-        total = total.add(usage)
-    return total
+    return sum_usage(present) if present else None
 
 
 def _pooled_consistency(checks: list[JudgeConsistency | None]) -> JudgeConsistency | None:

@@ -23,7 +23,7 @@ from ..core.summary import (
     Reward,
     RunUsage,
 )
-from ..core.usage import Usage
+from ..core.usage import Usage, sum_usage
 from .aggregate import aggregate, run_verdict
 from .inference import ALPHA
 from .outcomes import compute_verdict
@@ -142,12 +142,8 @@ def _case_names(records: list[CaseRecord], outcome: str) -> list[str]:
 
 def _usage(records: list[CaseRecord], judged: Usage | None) -> RunUsage:
     def total(arm: str) -> Usage:
-        acc = Usage()
-        for record in records:
-            arm_record = getattr(record, arm)
-            if arm_record is not None and not arm_record.cached:
-                acc = acc.add(arm_record.usage)
-        return acc
+        arms = (getattr(record, arm) for record in records)
+        return sum_usage(a.usage for a in arms if a is not None and not a.cached)
 
     with_skill, without_skill = total("with_skill"), total("without_skill")
     has_original = any(r.original is not None for r in records)

@@ -33,11 +33,6 @@ _SAME_RATE = 1e-9
 LIFT = "lift"
 
 
-def arm_trend(arm: str, previous: float, current: float, direction: Direction,
-              p_value: float | None = None, paired_cases: int = 0) -> ArmTrend:
-    return ArmTrend(arm, previous, current, round((current - previous) * 100, 2), direction, p_value, paired_cases)
-
-
 def previous_run(entry: HistoryEntry) -> PreviousRun:
     return PreviousRun(entry.recorded_at, entry.skill_hash, entry.verdict, dict(entry.pass_rate), entry.delta_pts)
 
@@ -61,7 +56,7 @@ def compute_trend(current: HistoryEntry, previous: HistoryEntry | None, history:
         if now is None or before is None or (arm == "original" and original_changed):
             continue
         p, paired = _change_test(current.case_passes.get(arm, {}), previous.case_passes.get(arm, {}))
-        arms.append(arm_trend(arm, before, now, "unchanged" if abs(now - before) < _SAME_RATE else "changed",
+        arms.append(ArmTrend(arm, before, now, "unchanged" if abs(now - before) < _SAME_RATE else "changed",
                               p, paired))
     return Trend(history, previous_run(previous), current.skill_hash != previous.skill_hash, original_changed,
                  tuple(arms))
@@ -85,7 +80,7 @@ def _lift_trend(current: HistoryEntry, previous: HistoryEntry, alpha: float = AL
         return None
     now, before = known[0] - known[1], known[2] - known[3]
     p, paired = _change_test(_case_lift(current), _case_lift(previous))
-    return arm_trend(LIFT, round(before, 4), round(now, 4), _direction(before, now, p, alpha), p, paired)
+    return ArmTrend(LIFT, round(before, 4), round(now, 4), _direction(before, now, p, alpha), p, paired)
 
 
 def _case_lift(entry: HistoryEntry) -> dict[str, list[int]]:

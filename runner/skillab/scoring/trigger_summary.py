@@ -27,7 +27,7 @@ from ..core.triggers import (
     TriggerComparison,
     TriggerTrialRecord,
 )
-from ..core.usage import Usage
+from ..core.usage import sum_usage
 from ..core.wire import UNSET
 from .trigger import QueryCounts, rate_change, trigger_metrics
 
@@ -118,7 +118,7 @@ def trigger_block(plan: TriggerPlan, trials: Sequence[TriggerTrial], *,
         queries=tuple(r.outcome() for r in results),
         crowd=_crowd(plan, results, listing, warnings),
         comparison=_comparison(results, original_label) if plan.original is not None else None,
-        usage=_usage(trials),
+        usage=sum_usage(t.usage for t in trials),
         # Every trial: which skills the agent loaded (the evidence behind each rate).
         trial_records=tuple(_trial_record(t) for t in trials),
         interrupted=interrupted,
@@ -177,13 +177,6 @@ def _comparison(results: list[QueryResult], label: str | None) -> TriggerCompari
         original_errors=sum(r.original_errors for r in results),
         changed_queries=changed,
     )
-
-
-def _usage(trials: Sequence[TriggerTrial]) -> Usage:
-    total = Usage()
-    for trial in trials:
-        total = total.add(trial.usage)
-    return total
 
 
 def _r(value: float | None) -> float | None:
