@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..agents.base import Agent, AgentResult, ArmName, ArmRequest
 from ..core.checks import ExpectationResult, GraderResult, ValidatorResult
 from ..core.records import ArmRecord, Contamination, PassKAttempt, PassKSummary
-from ..core.usage import Usage
+from ..core.usage import sum_usage
 from ..errors import ProviderAuthError
 from ..formats.grading import run_graders
 from ..grading.blinding import blind_transcript
@@ -110,9 +110,7 @@ def combine_attempts(attempts: list[ArmRecord], k: int) -> ArmRecord:
     tampered = next((a for a in attempts if a.tampering), None)
     if tampered is not None:
         deciding, passed, errored, error = tampered, False, True, tampered.error
-    usage = Usage()
-    for attempt in attempts:
-        usage = usage.add(attempt.usage)
+    usage = sum_usage(a.usage for a in attempts)
     summary = PassKSummary(
         k=k,
         n=len(attempts),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.settings import RunConfig
-from ..core.usage import Usage
+from ..core.usage import Usage, sum_usage
 from ..core.wire import from_wire
 from ..core.wording import counted
 from ..providers.pricing import cost_usd, price_of
@@ -219,9 +219,7 @@ def _with_judge(previous: dict[str, Any], measured: dict[tuple[str, str], list[U
 
 def _mean(uses: list[Usage]) -> Usage:
     n = max(1, len(uses))
-    total = Usage()
-    for use in uses:
-        total = total.add(use)
+    total = sum_usage(uses)
     return Usage(
         round(total.input_tokens / n), round(total.output_tokens / n),
         round(total.cache_read_tokens / n), round(total.cache_write_tokens / n),
