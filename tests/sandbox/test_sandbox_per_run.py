@@ -17,6 +17,7 @@ from pathlib import Path
 from skillab.engine.runner import RunReport, run_suite
 
 from ..configs import run_config
+from ..core.test_plugins import install_package
 from ..skillgen import make_skill
 
 PLUGIN = "skillab_two_backends_plugin"
@@ -93,13 +94,7 @@ gated-agent = {PLUGIN}:GatedAgent
 
 
 def install_plugin(site: Path) -> None:
-    """What ``pip install`` of the plugin leaves on disk: the module and its metadata."""
-    site.mkdir(parents=True)
-    (site / f"{PLUGIN}.py").write_text(SOURCE)
-    info = site / f"{PLUGIN}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {PLUGIN}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    install_package(site, PLUGIN, SOURCE, ENTRY_POINTS)
 
 
 def logged(site: Path, backend: str) -> list[str]:
