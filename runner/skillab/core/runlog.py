@@ -81,6 +81,12 @@ class RunSettings:
     # stopped (``engine.stop_early``); None for a run of every case.
     stop_early: StopEarly | None = None
 
+    @property
+    def attempts(self) -> int:
+        """Attempts per arm the pass rates are over: ``--pass-n`` when it asked for more than
+        ``--pass-k`` (any passing attempt counts)."""
+        return self.pass_n or self.pass_k or 1
+
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> RunSettings:
         judge = doc["usage"].get("judge")

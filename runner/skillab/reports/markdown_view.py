@@ -140,7 +140,7 @@ class SuiteView:
             comparison=summary.comparison,
             trend=settings.trend,
             # The rates are over every attempt: pass@n when --pass-n asked for more than k.
-            pass_k=settings.pass_n or settings.pass_k or 1,
+            pass_k=settings.attempts,
             regression=stats is not None and stats.regression,
             lift_withheld=(stats is not None and bool(stats.withheld)) or aggregate.error_dominated,
             regressed_cases=_named(stats),

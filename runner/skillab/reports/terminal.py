@@ -99,7 +99,7 @@ def _header(log: RunLog) -> str:
         same = " (the agent's family)" if s.models.judge_same_family else ""
         parts.append(f"judge {s.models.judge}{same}")
     parts.append(f"runs {s.runs}")
-    n = attempts(log)
+    n = log.settings.attempts
     if s.pass_k > 1 or n > 1:
         parts.append(f"pass@{s.pass_k}" + (f" from {n} attempts" if n != s.pass_k else ""))
     if s.shard is not None:
@@ -290,17 +290,12 @@ def _judge_consistency(check: JudgeConsistency | None) -> list[str]:
     return [line]
 
 
-def attempts(log: RunLog) -> int:
-    """Attempts per arm: ``--pass-n`` when it asked for more than ``--pass-k``."""
-    return log.settings.pass_n or log.settings.pass_k or 1
-
-
 def rate_label(log: RunLog) -> str:
     """``pass@N rate`` when each arm had N attempts (any passing one counts), else ``pass rate``.
 
     The rate is over every attempt an arm made, so with ``--pass-n`` above ``--pass-k`` it is
     pass@n, not pass@k (the unbiased pass@k estimate is its own line)."""
-    n = attempts(log)
+    n = log.settings.attempts
     return f"pass@{n} rate" if n > 1 else "pass rate"
 
 
