@@ -18,7 +18,6 @@ from skillab.scoring.trigger import (
     design_effect,
     sign_flip_p,
     trigger_metrics,
-    wilson,
 )
 from skillab.suite import load_suite
 from skillab.suite.trigger import load_trigger_file, suite_trigger_queries
@@ -128,12 +127,6 @@ def test_a_skill_whose_only_suite_is_a_trigger_set_runs_and_the_set_stays_hidden
 
 
 # --- metrics ----------------------------------------------------------------------------------
-
-
-def test_wilson_interval_matches_the_textbook_values():
-    low, high = wilson(3, 4)
-    assert (round(low, 4), round(high, 4)) == (0.3006, 0.9544)
-    assert wilson(0, 5)[0] == 0.0 and round(wilson(0, 5)[1], 4) == 0.4345
 
 
 def test_repeated_runs_of_a_deterministic_model_count_once_per_query():

@@ -2,10 +2,9 @@
 
 A trial is one query posed once; it triggered when the agent loaded the skill. With ``--runs N``
 a query's N trials are not independent evidence about the set (a query the model always takes
-says little more after ten runs than after one), so every interval is a Wilson score interval
-over an effective sample size — exact (Clopper-Pearson, its counts rounded outward), since a
-Wilson interval covers only about 0.90 at 10-20 queries — the trials divided by the design
-effect ``1 + (m - 1) * rho``,
+says little more after ten runs than after one), so every interval is exact (Clopper-Pearson,
+its counts rounded outward: a Wilson interval covers only about 0.90 at 10-20 queries) over an
+effective sample size, the trials divided by the design effect ``1 + (m - 1) * rho``,
 ``m`` the mean trials per query and ``rho`` the intra-query correlation (one-way ANOVA
 estimator, clipped to [0, 1]). A deterministic model has ``rho = 1``: the effective size is the
 number of queries. F1's interval combines 97.5 % intervals of precision and recall (F1 rises
@@ -49,19 +48,8 @@ class Interval:
 EMPTY = Interval(None, None, None, 0.0, 0)
 
 
-def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of ``successes`` out of ``n`` (both may be fractional)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def clustered_rate(clusters: Sequence[tuple[int, int]], z: float = Z95) -> Interval:
-    """The pooled rate of ``(hits, trials)`` clusters with a design-effect Wilson interval."""
+    """The pooled rate of ``(hits, trials)`` clusters with its exact interval over the effective size."""
     clusters = [(h, t) for h, t in clusters if t > 0]
     trials = sum(t for _, t in clusters)
     if not trials:
