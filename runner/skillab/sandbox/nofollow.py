@@ -27,6 +27,20 @@ def read_inside(root: Path, rel: str, limit: int) -> bytes | None:
     return None if fd is None else read_upto(fd, limit)
 
 
+def exists_inside(root: Path, rel: str) -> bool:
+    """Whether ``root/rel`` is a file or folder reached with no link on the way, and not a link
+    itself: a link an agent leaves names a host path, whose existence is no grade of its work."""
+    parts = relative_parts(rel)
+    with directories(root, parts[:-1]) as fds:
+        if fds is None:
+            return False
+        try:
+            info = os.stat(parts[-1], dir_fd=fds[-1], follow_symlinks=False)
+        except OSError:
+            return False
+    return not stat.S_ISLNK(info.st_mode)
+
+
 def remove_inside(root: Path, rel: str, *, prune: bool = False) -> None:
     """Remove ``root/rel`` (a file, a link or a tree) without following a link on the way: if a
     directory on the path was replaced by a link, nothing outside is touched. ``prune`` also
