@@ -1,0 +1,185 @@
+"""``skillab route SKILL_DIR --catalogue DIR``: what adding (or editing) a skill does to where the
+agent routes every labelled query of a catalogue, per agent, with error control."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from contextlib import ExitStack
+from pathlib import Path
+
+from ..core.events import Emit, Event, Notice
+from ..core.routing import ROUTE_FORMAT, AgentRoutes, RouteDocument
+from ..core.settings import AgentSettings, Credentials, EngineSettings, ModelRole, RunConfig
+from ..core.wire import to_wire
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from ..secrets import Redactor
+from .console import say
+from .settings import GETTING_STARTED
+
+
+def add_route_arguments(parser: argparse.ArgumentParser) -> None:
+    from .choices import adapter_list, non_negative_int, positive_int, provider_name, sandbox_name, share
+
+    parser.add_argument("skill", type=Path, metavar="SKILL_DIR", help="the candidate skill (SKILL.md and its trigger sets)")
+    parser.add_argument("--catalogue", type=Path, action="append", default=[], metavar="DIR",
+                        help="a folder of skills (searched for folders holding SKILL.md: plain skill folders, "
+                             "plugins' skills/, a marketplace snapshot); repeatable")
+    parser.add_argument("--installed", action="store_true",
+                        help="add the skills this user has installed for the agent CLIs (~/.claude/skills, "
+                             "~/.claude/plugins, ~/.agents/skills, ~/.codex/skills, ~/.gemini/skills)")
+    parser.add_argument("--adapter", type=adapter_list, metavar="A[,B...]",
+                        help="the agents to route with (default agent when --model is given)")
+    parser.add_argument("--model", default=os.environ.get("SKILLAB_MODEL") or None,
+                        help="agent model: one for every agent, or one per agent, comma-separated")
+    parser.add_argument("--provider", type=provider_name)
+    parser.add_argument("--base-url", metavar="URL")
+    parser.add_argument("--runs", type=positive_int, default=1, metavar="N", help="trials per query and condition")
+    parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N")
+    parser.add_argument("--against", metavar="REF_OR_DIR",
+                        help="the candidate's original (git ref or directory) stands in the catalogue condition")
+    parser.add_argument("--sandbox", type=sandbox_name, metavar="NAME")
+    parser.add_argument("--mock-responses", type=Path, metavar="FILE",
+                        help="the mock agent's script (routes: per query); default the candidate's mock-responses.yaml")
+    parser.add_argument("--output", type=Path, default=Path("route.json"), metavar="PATH",
+                        help="the routing document (default route.json)")
+    parser.add_argument("--markdown", type=Path, metavar="PATH", help="also write the markdown section")
+    parser.add_argument("--html", type=Path, metavar="PATH", help="also write the confusion matrices as HTML")
+    parser.add_argument("--json", action="store_true", help="print the routing document instead of the text")
+    parser.add_argument("--max-stolen", type=non_negative_int, metavar="N",
+                        help="exit 1 when an agent's candidate steals more than N queries beyond noise")
+    parser.add_argument("--min-route-accuracy", type=share, metavar="R",
+                        help="exit 1 when the candidate's own queries go to it less often than R")
+
+
+def route_configs(args: argparse.Namespace) -> list[RunConfig]:
+    adapters = args.adapter or (("agent",) if args.model else ())
+    if not adapters:
+        raise UsageError(GETTING_STARTED.replace("skillab run PATH", "skillab route SKILL_DIR --catalogue DIR"))
+    models = [m.strip() for m in args.model.split(",")] if args.model else []
+    if len(models) not in (0, 1, len(adapters)):
+        raise UsageError(f"--adapter names {len(adapters)} agents but --model names {len(models)} models")
+    mock_script = args.mock_responses
+    if mock_script is None and (Path(args.skill) / "mock-responses.yaml").is_file():
+        mock_script = Path(args.skill) / "mock-responses.yaml"
+    configs = []
+    for i, adapter in enumerate(adapters):
+        model = models[i] if len(models) == len(adapters) else (models[0] if models else None)
+        if adapter != "mock" and not model:
+            raise UsageError(GETTING_STARTED)
+        configs.append(RunConfig(
+            engine=EngineSettings(runs=args.runs, concurrency=args.concurrency, sandbox=args.sandbox,
+                                  cache_enabled=False),
+            agent=AgentSettings(adapter=adapter, model=ModelRole(model, args.provider, args.base_url),
+                                mock_responses=mock_script if adapter == "mock" else None),
+            credentials=Credentials.resolve(),
+        ))
+    return configs
+
+
+def gate_failures(doc: RouteDocument, *, max_stolen: int | None, min_accuracy: float | None) -> list[str]:
+    """The routing gates: one line per agent that fails one."""
+    failures = []
+    for agent in doc.agents:
+        if max_stolen is not None and len(agent.stolen_queries) > max_stolen:
+            failures.append(f"{agent.agent}: {len(agent.stolen_queries)} queries stolen beyond noise "
+                            f"(--max-stolen {max_stolen})")
+        value = agent.own_accuracy.value
+        if min_accuracy is not None and (value is None or value < min_accuracy):
+            shown = "n/a" if value is None else f"{value:.2f}"
+            failures.append(f"{agent.agent}: its own queries go to it at {shown}, below "
+                            f"--min-route-accuracy {min_accuracy:.2f}")
+    return failures
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    from ..agents.registry import create_adapter
+    from ..engine.against import open_original
+    from ..engine.route import candidate_queries, installed_roots, load_catalogue, route_agent, routed_queries
+    from ..sandbox.backend import choose_sandbox, fallback_warning
+    from ..writable import check_file_destination
+
+    if not args.catalogue and not args.installed:
+        raise UsageError("route needs a catalogue: --catalogue DIR (a folder of skills) or --installed")
+    configs = route_configs(args)
+    for flag, path in (("--output", args.output), ("--markdown", args.markdown), ("--html", args.html)):
+        if path is not None:
+            check_file_destination(path, flag)
+    candidate, own_queries = candidate_queries(Path(args.skill), configs[0].engine)
+    installed = installed_roots(Path.home()) if args.installed else []
+    catalogue = load_catalogue([Path(c) for c in args.catalogue], candidate, installed=installed)
+    adapters = [create_adapter(c) for c in configs]
+    choice = choose_sandbox(args.sandbox)
+    if choice.fallback and any(c.agent.adapter != "mock" for c in configs):
+        raise UsageError(f"{choice.reason}: a routing run with a model needs the sandbox "
+                         "(or --sandbox none, and every report says unsandboxed)")
+    warning = fallback_warning(choice)
+    if warning:
+        say(warning)
+    agents: list[AgentRoutes] = []
+    interrupted = False
+    with ExitStack() as stack:
+        original = stack.enter_context(open_original(args.against, candidate.root)).skill if args.against else None
+        _, _, label_warnings = routed_queries(own_queries, catalogue, candidate, original)
+        for config, adapter in zip(configs, adapters):
+            try:
+                routes, stopped = route_agent(
+                    adapter=adapter, sandbox=choice.backend, candidate=candidate, catalogue=catalogue,
+                    own_queries=own_queries, original=original, runs=args.runs,
+                    concurrency=args.concurrency, max_turns=config.agent.max_turns,
+                    model=config.agent.model.name, emit=_notices(args.json))
+            except KeyboardInterrupt:
+                interrupted = True
+                break
+            agents.append(routes)
+            if stopped:
+                interrupted = True
+                break
+    queries = len(agents[0].queries) if agents else 0
+    doc = RouteDocument(
+        format=ROUTE_FORMAT,
+        candidate=candidate.name,
+        candidate_path=str(args.skill),
+        catalogue_path=", ".join(str(c) for c in args.catalogue) + (" + installed" if args.installed else ""),
+        catalogue=tuple(s.name for s in catalogue.siblings),
+        original=args.against,
+        runs=args.runs,
+        queries=queries,
+        trials=queries * args.runs * 2,
+        agents=tuple(agents),
+        warnings=(*catalogue.warnings, *label_warnings),
+        interrupted=interrupted,
+    )
+    redactor = Redactor.from_environ(configs[0].credentials.environ)
+    _write(doc, args, redactor)
+    if interrupted:
+        return EXIT_INTERRUPTED
+    failures = gate_failures(doc, max_stolen=args.max_stolen, min_accuracy=args.min_route_accuracy)
+    for line in failures:
+        say(f"gate failed: {line}")
+    return EXIT_GATE if failures else EXIT_OK
+
+
+def _notices(quiet: bool) -> Emit:
+    def emit(event: Event) -> None:
+        if isinstance(event, Notice) and not quiet:
+            say(event.text)
+    return emit
+
+
+def _write(doc: RouteDocument, args: argparse.Namespace, redactor: Redactor) -> None:
+    from ..atomic import write_json
+    from ..reports.routing import render_html, render_markdown, render_text
+
+    data = redactor.data(to_wire(doc))
+    write_json(args.output, data, indent=2)
+    if args.markdown is not None:
+        Path(args.markdown).write_text(redactor.text(render_markdown(doc)), encoding="utf-8")
+    if args.html is not None:
+        Path(args.html).write_text(redactor.text(render_html(doc)), encoding="utf-8")
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(redactor.text(render_text(doc)))
+        say(f"wrote {args.output}")
