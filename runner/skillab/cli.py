@@ -31,6 +31,7 @@ from .commands.parser_extras import (
     SuggestingParser,
     add_cache_parser,
     add_init_arguments,
+    add_route_arguments,
     add_selection_arguments,
     apply_run_config,
     config_help,
@@ -259,10 +260,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                          description="What adding or editing a skill does to the agent's choices across a "
                                      "catalogue of skills: what it steals and loses, with error control.",
                          epilog=ROUTE_EPILOG)
-    if command == "route":
-        from .commands.route import add_route_arguments
-
-        add_route_arguments(p_route)
+    add_route_arguments(p_route)
 
     add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
                                 formatter_class=_Formatter), _Formatter)
