@@ -4,6 +4,7 @@ Benjamini-Hochberg adjustment, checked against scipy and brute force."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import pytest
@@ -32,7 +33,7 @@ def test_several_strata_match_brute_force_enumeration_of_the_conditional_law():
         laws = [stats.hypergeom(n0 + n1, r0 + r1, n1) for r0, n0, r1, n1 in strata]
         supports = [range(0, n1 + 1) for _, _, _, n1 in strata]
         brute = sum(
-            float(__import__("math").prod(law.pmf(k) for law, k in zip(laws, combo)))
+            float(math.prod(law.pmf(k) for law, k in zip(laws, combo)))
             for combo in itertools.product(*supports) if sum(combo) <= observed
         )
         assert stratified_lower_p(strata) == pytest.approx(min(1.0, brute), abs=1e-9)
@@ -45,7 +46,7 @@ def test_a_null_stratified_test_is_not_anticonservative():
     reps = 2000
     for _ in range(reps):
         strata = []
-        for q in range(5):
+        for _ in range(5):
             p = rng.choice([0.5, 0.8, 0.95])
             strata.append((sum(rng.random() < p for _ in range(3)), 3, sum(rng.random() < p for _ in range(3)), 3))
         claims += stratified_lower_p(strata) <= 0.05

@@ -65,10 +65,11 @@ class QueryRoute:
 
 @dataclass(frozen=True)
 class PairTest:
-    """The candidate against one skill of the catalogue, over that skill's own queries
-    (``steals``) or the candidate's own queries it took (``loses``): how often the queries were
-    routed right in each condition, the one-sided exact stratified test of a drop, and the
-    Benjamini-Hochberg adjusted p across every pair of the agent."""
+    """The candidate against one skill of the catalogue over that skill's own queries
+    (``steals``: are they taken by the candidate more often than the rest of the catalogue's?),
+    or against the original over the candidate's own queries (``loses``: are they routed right
+    less often?): how often the queries were routed right in each condition, the one-sided exact
+    p (``scoring.routing``), and the Benjamini-Hochberg adjusted p across every pair of the agent."""
 
     skill: str
     direction: Literal["steals", "loses"]

@@ -5,18 +5,28 @@ A trial's *route* is the one skill the agent loaded, ``(none)``, or ``(several)`
 routed right when the agent loaded exactly the skill it is labelled for (or, for a query labelled
 "should not load the candidate" naming no other skill, anything but the candidate).
 
-**Steals.** For each skill of the catalogue, its own queries are compared across the two
-conditions: are they routed right less often once the candidate is listed? The test is exact and
-conditional: within each query (a stratum) the number of right routes among its trials in the
-candidate condition is hypergeometric given the query's right routes in both, under the null that
-listing the candidate changes nothing for that query; the sum over the skill's queries is the
-statistic and its exact lower tail the p-value (the stratified, exact form of the
-Cochran-Mantel-Haenszel test). A query posed N times is N trials of the same query: the strata
-keep queries apart, so a query the agent always routes one way is not counted as new evidence
-about another. The p-values of every pair of one agent are adjusted by Benjamini-Hochberg; a
-pair is named when its adjusted p is at most 5% and the candidate took some of those trials.
-``--against`` adds one more pair: the candidate's own queries, routed to the original with the
-original listed and to the candidate with the candidate listed.
+**Steals.** Two exact one-sided tests look at a catalogue skill's own queries, and the pair's
+p-value is twice the smaller (Bonferroni over the two, so valid whichever fires):
+
+- *the drop*: are its queries routed right less often once the candidate is listed? Within each
+  query (a stratum) the right routes among its trials with the candidate are hypergeometric given
+  the query's right routes in both conditions, under the null that listing the candidate changes
+  nothing for it; the sum over the skill's queries is the statistic and its exact lower tail the
+  p-value (the exact, stratified form of the Cochran-Mantel-Haenszel test). Strong with several
+  runs per query, whatever the catalogue's size;
+- *the taking*: does the candidate take its queries more often than the rest of the catalogue's?
+  The one-sided Fisher test of the skill's queries against every other catalogue query, a query
+  counting as taken when the candidate was loaded in any of its trials. The query is the unit: an
+  ambiguous query taken in every run is one taken query, not N. Strong in a large catalogue, where
+  the rest shows what the agent's noise alone gives the candidate.
+
+A query posed N times is N trials of the same request: both tests keep queries apart. The p-values
+of every pair of one agent are adjusted by Benjamini-Hochberg; a pair is named when its adjusted p
+is at most 5% and the candidate took some of its queries.
+
+**Loses** (``--against``): the candidate's own queries, routed to the original with the original
+listed and to the candidate with the candidate listed, by the drop test above. It joins the
+steals in the adjustment.
 """
 
 from __future__ import annotations
@@ -126,6 +136,13 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
+def taken_upper_p(taken: int, queries: int, taken_total: int, queries_total: int) -> float:
+    """One-sided Fisher p that one skill's queries are taken more often than the catalogue's
+    (the upper tail of the hypergeometric count of its taken queries)."""
+    law = _hypergeometric(queries_total, taken_total, queries)
+    return min(1.0, sum(law[taken:]))
+
+
 @dataclass(frozen=True)
 class _Pair:
     skill: str
@@ -133,6 +150,14 @@ class _Pair:
     strata: tuple[tuple[int, int, int, int], ...]
     taken: int
     taken_queries: tuple[str, ...]
+    # Steals: (its taken queries, its queries) against the catalogue's; loses: None.
+    share: tuple[int, int] | None = None
+
+    def p_value(self, taken_total: int, queries_total: int) -> float:
+        drop = stratified_lower_p(self.strata)
+        if self.share is None:
+            return drop
+        return min(1.0, 2 * min(drop, taken_upper_p(*self.share, taken_total, queries_total)))
 
 
 def agent_routes(
@@ -157,11 +182,14 @@ def agent_routes(
     pairs = [_steal_pair(skill, [q for q in queries if q.owner == skill], before, after, candidate)
              for skill in catalogue]
     pairs = [p for p in pairs if p.strata]
+    taken_total = sum(p.share[0] for p in pairs if p.share)
+    queries_total = sum(p.share[1] for p in pairs if p.share)
     own = [q for q in queries if q.owner is None and q.expected == candidate]
     if original is not None and own:
         pairs.append(_lose_pair(original, own, before, after, candidate))
-    adjusted = benjamini_hochberg([stratified_lower_p(p.strata) for p in pairs]) if pairs else []
-    tests = [_pair_test(p, adj) for p, adj in zip(pairs, adjusted)]
+    p_values = [p.p_value(taken_total, queries_total) for p in pairs]
+    adjusted = benjamini_hochberg(p_values) if pairs else []
+    tests = [_pair_test(p, raw, adj) for p, raw, adj in zip(pairs, p_values, adjusted)]
     steals = tuple(t for t in tests if t.direction == "steals")
     loses = next((t for t in tests if t.direction == "loses"), None)
 
@@ -203,7 +231,8 @@ def _steal_pair(skill: str, owned: Sequence[RoutedQuery], before: Mapping[str, l
         if took:
             taken += took
             taken_queries.append(q.name)
-    return _Pair(skill, "steals", tuple(s for s in strata if s[1] and s[3]), taken, tuple(taken_queries))
+    kept = tuple(s for s in strata if s[1] and s[3])
+    return _Pair(skill, "steals", kept, taken, tuple(taken_queries), share=(len(taken_queries), len(kept)))
 
 
 def _lose_pair(original: str, own: Sequence[RoutedQuery], before: Mapping[str, list[TriggerTrial]],
@@ -223,8 +252,7 @@ def _lose_pair(original: str, own: Sequence[RoutedQuery], before: Mapping[str, l
     return _Pair(original, "loses", tuple(s for s in strata if s[1] and s[3]), taken, tuple(taken_queries))
 
 
-def _pair_test(pair: _Pair, adjusted: float) -> PairTest:
-    p = stratified_lower_p(pair.strata)
+def _pair_test(pair: _Pair, p: float, adjusted: float) -> PairTest:
     return PairTest(
         skill=pair.skill,
         direction="steals" if pair.direction == "steals" else "loses",
