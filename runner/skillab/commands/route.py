@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from contextlib import ExitStack
 from pathlib import Path
 
 from ..core.events import Emit, Event, Notice
-from ..core.routing import ROUTE_FORMAT, AgentRoutes, RouteDocument
+from ..core.routing import RouteDocument
 from ..core.settings import AgentSettings, Credentials, EngineSettings, ModelRole, RunConfig
 from ..core.wire import to_wire
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -60,8 +59,7 @@ def gate_failures(doc: RouteDocument, *, max_stolen: int | None, min_accuracy: f
 
 def cmd_route(args: argparse.Namespace) -> int:
     from ..agents.registry import create_adapter
-    from ..engine.against import open_original
-    from ..engine.route import candidate_queries, installed_roots, load_catalogue, route_agent, routed_queries
+    from ..engine.route import RouteRequest, installed_roots, route_document
     from ..sandbox.backend import choose_sandbox, fallback_warning
     from ..writable import check_file_destination
 
@@ -71,9 +69,6 @@ def cmd_route(args: argparse.Namespace) -> int:
     for flag, path in (("--output", args.output), ("--markdown", args.markdown), ("--html", args.html)):
         if path is not None:
             check_file_destination(path, flag)
-    candidate, own_queries = candidate_queries(Path(args.skill), configs[0].engine)
-    installed = installed_roots(Path.home()) if args.installed else []
-    catalogue = load_catalogue([Path(c) for c in args.catalogue], candidate, installed=installed)
     adapters = [create_adapter(c) for c in configs]
     choice = choose_sandbox(args.sandbox)
     if choice.fallback and any(c.agent.adapter != "mock" for c in configs):
@@ -82,43 +77,17 @@ def cmd_route(args: argparse.Namespace) -> int:
     warning = fallback_warning(choice)
     if warning:
         say(warning)
-    agents: list[AgentRoutes] = []
-    interrupted = False
-    with ExitStack() as stack:
-        original = stack.enter_context(open_original(args.against, candidate.root)).skill if args.against else None
-        _, _, label_warnings = routed_queries(own_queries, catalogue, candidate, original)
-        for config, adapter in zip(configs, adapters):
-            try:
-                routes, stopped = route_agent(
-                    adapter=adapter, sandbox=choice.backend, candidate=candidate, catalogue=catalogue,
-                    own_queries=own_queries, original=original, runs=args.runs,
-                    concurrency=args.concurrency, max_turns=config.agent.max_turns,
-                    model=config.agent.model.name, emit=_notices(args.json))
-            except KeyboardInterrupt:
-                interrupted = True
-                break
-            agents.append(routes)
-            if stopped:
-                interrupted = True
-                break
-    queries = len(agents[0].queries) if agents else 0
-    doc = RouteDocument(
-        format=ROUTE_FORMAT,
-        candidate=candidate.name,
-        candidate_path=str(args.skill),
-        catalogue_path=", ".join(str(c) for c in args.catalogue) + (" + installed" if args.installed else ""),
-        catalogue=tuple(s.name for s in catalogue.siblings),
-        original=args.against,
+    request = RouteRequest(
+        skill_dir=Path(args.skill),
+        catalogue=tuple(Path(c) for c in args.catalogue),
+        installed=tuple(installed_roots(Path.home())) if args.installed else (),
+        against=args.against,
         runs=args.runs,
-        queries=queries,
-        trials=queries * args.runs * 2,
-        agents=tuple(agents),
-        warnings=(*catalogue.warnings, *label_warnings),
-        interrupted=interrupted,
+        concurrency=args.concurrency,
     )
-    redactor = Redactor.from_environ(configs[0].credentials.environ)
-    _write(doc, args, redactor)
-    if interrupted:
+    doc = route_document(request, list(zip(configs, adapters)), choice.backend, emit=_notices(args.json))
+    _write(doc, args, Redactor.from_environ(configs[0].credentials.environ))
+    if doc.interrupted:
         return EXIT_INTERRUPTED
     failures = gate_failures(doc, max_stolen=args.max_stolen, min_accuracy=args.min_route_accuracy)
     for line in failures:

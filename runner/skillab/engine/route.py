@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.events import Emit, Notice, ignore
-from ..core.routing import NOT_CANDIDATE, AgentRoutes
+from ..core.routing import NOT_CANDIDATE, ROUTE_FORMAT, AgentRoutes, RouteDocument
 from ..errors import UsageError
 from ..scoring.routing import RoutedQuery, agent_routes
 from ..skill.loader import SKILL_FILE, Skill
@@ -28,7 +29,7 @@ from .trigger import run_trigger_trials
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
-    from ..core.settings import EngineSettings
+    from ..core.settings import EngineSettings, RunConfig
     from ..sandbox.backend import Backend
 
 # Where the agent CLIs look for the skills a user installed (``--installed``), under HOME.
@@ -200,3 +201,60 @@ def route_agent(
         listing=listing,
     )
     return routes, run.interrupted
+
+
+@dataclass(frozen=True)
+class RouteRequest:
+    """What ``skillab route`` (or the Action's ``route`` input) asks: the candidate, the
+    catalogue, the original to stand in for it, and how often each query is posed."""
+
+    skill_dir: Path
+    catalogue: tuple[Path, ...]
+    installed: tuple[Path, ...] = ()
+    against: str | None = None
+    runs: int = 1
+    concurrency: int = 4
+
+
+def route_document(request: RouteRequest, agents: Sequence[tuple[RunConfig, Agent]], sandbox: Backend,
+                   emit: Emit = ignore) -> RouteDocument:
+    """The routing diff of every agent, in order; a Ctrl-C keeps the agents that finished."""
+    from .against import open_original
+
+    config = agents[0][0]
+    candidate, own = candidate_queries(request.skill_dir, config.engine)
+    catalogue = load_catalogue(request.catalogue, candidate, installed=request.installed)
+    done: list[AgentRoutes] = []
+    interrupted = False
+    with ExitStack() as stack:
+        original = (stack.enter_context(open_original(request.against, candidate.root)).skill
+                    if request.against else None)
+        _, _, label_warnings = routed_queries(own, catalogue, candidate, original)
+        for agent_config, adapter in agents:
+            try:
+                routes, stopped = route_agent(
+                    adapter=adapter, sandbox=sandbox, candidate=candidate, catalogue=catalogue, own_queries=own,
+                    original=original, runs=request.runs, concurrency=request.concurrency,
+                    max_turns=agent_config.agent.max_turns, model=agent_config.agent.model.name, emit=emit)
+            except KeyboardInterrupt:
+                interrupted = True
+                break
+            done.append(routes)
+            if stopped:
+                interrupted = True
+                break
+    queries = len(done[0].queries) if done else 0
+    return RouteDocument(
+        format=ROUTE_FORMAT,
+        candidate=candidate.name,
+        candidate_path=str(request.skill_dir),
+        catalogue_path=", ".join(str(c) for c in request.catalogue) + (" + installed" if request.installed else ""),
+        catalogue=tuple(s.name for s in catalogue.siblings),
+        original=request.against,
+        runs=request.runs,
+        queries=queries,
+        trials=queries * request.runs * 2,
+        agents=tuple(done),
+        warnings=(*catalogue.warnings, *label_warnings),
+        interrupted=interrupted,
+    )
