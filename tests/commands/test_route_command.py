@@ -13,6 +13,7 @@ from skillab.cli import main
 from skillab.core.routing import RouteDocument
 from skillab.core.wire import from_wire, to_wire
 
+from ..action_harness import github  # noqa: F401 (fixture)
 from ..fakes.model_server import FakeModelServer, text, tool_call
 
 EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "routing"
@@ -151,3 +152,24 @@ def test_the_agent_adapter_routes_from_its_listing_against_a_fake_server(tmp_pat
     assert "release-summary" in taken and changelog["significant"]
     assert changelog["catalogue_right"] == 18 and changelog["candidate_right"] == 12
     assert KEY not in (tmp_path / "r.json").read_text()
+
+
+def test_the_action_adds_the_routing_diff_to_the_comment_and_gates_on_it(tmp_path, github):
+    from ..action_harness import run_action
+
+    skills = tmp_path / "workspace" / "skills"
+    shutil.copytree(EXAMPLE / "catalogue", skills)
+    candidate = skills / "release-notes"
+    shutil.copytree(EXAMPLE / "release-notes", candidate)
+    # A suite the Action discovers: the same labelled queries as a trigger set file.
+    queries = yaml.safe_load((candidate / "triggers.yaml").read_text())
+    (candidate / "triggers.yaml").unlink()
+    (candidate / "trigger-evals.json").write_text(json.dumps(queries))
+    result = run_action(tmp_path / "workspace", event_name="schedule", event_file="schedule.json",
+                        api_url=github.url, in_process=True,
+                        inputs={"adapter": "mock", "path": "skills", "runs": "3", "route": "skills",
+                                "max-stolen": "0"})
+    assert result.code == 1, result.log
+    assert "routing of release-notes: mock: 2 queries stolen beyond noise (--max-stolen 0)" in result.log
+    assert "### Routing: `release-notes` among 4 skills" in result.summary
+    assert "2 stolen from changelog" in result.summary

@@ -13,6 +13,8 @@ from ..core.settings import AgentSettings, Credentials, EngineSettings, ModelRol
 from ..core.wire import to_wire
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from ..secrets import Redactor
+from ..session import suite_config
+from ..session.gates import route_gate_failures
 from .console import say
 from .settings import GETTING_STARTED
 
@@ -24,37 +26,19 @@ def route_configs(args: argparse.Namespace) -> list[RunConfig]:
     models = [m.strip() for m in args.model.split(",")] if args.model else []
     if len(models) not in (0, 1, len(adapters)):
         raise UsageError(f"--adapter names {len(adapters)} agents but --model names {len(models)} models")
-    mock_script = args.mock_responses
-    if mock_script is None and (Path(args.skill) / "mock-responses.yaml").is_file():
-        mock_script = Path(args.skill) / "mock-responses.yaml"
     configs = []
     for i, adapter in enumerate(adapters):
         model = models[i] if len(models) == len(adapters) else (models[0] if models else None)
         if adapter != "mock" and not model:
             raise UsageError(GETTING_STARTED)
-        configs.append(RunConfig(
+        configs.append(suite_config(RunConfig(
             engine=EngineSettings(runs=args.runs, concurrency=args.concurrency, sandbox=args.sandbox,
                                   cache_enabled=False),
             agent=AgentSettings(adapter=adapter, model=ModelRole(model, args.provider, args.base_url),
-                                mock_responses=mock_script if adapter == "mock" else None),
+                                mock_responses=args.mock_responses if adapter == "mock" else None),
             credentials=Credentials.resolve(),
-        ))
+        ), Path(args.skill)))
     return configs
-
-
-def gate_failures(doc: RouteDocument, *, max_stolen: int | None, min_accuracy: float | None) -> list[str]:
-    """The routing gates: one line per agent that fails one."""
-    failures = []
-    for agent in doc.agents:
-        if max_stolen is not None and len(agent.stolen_queries) > max_stolen:
-            failures.append(f"{agent.agent}: {len(agent.stolen_queries)} queries stolen beyond noise "
-                            f"(--max-stolen {max_stolen})")
-        value = agent.own_accuracy.value
-        if min_accuracy is not None and (value is None or value < min_accuracy):
-            shown = "n/a" if value is None else f"{value:.2f}"
-            failures.append(f"{agent.agent}: its own queries go to it at {shown}, below "
-                            f"--min-route-accuracy {min_accuracy:.2f}")
-    return failures
 
 
 def cmd_route(args: argparse.Namespace) -> int:
@@ -89,7 +73,7 @@ def cmd_route(args: argparse.Namespace) -> int:
     _write(doc, args, Redactor.from_environ(configs[0].credentials.environ))
     if doc.interrupted:
         return EXIT_INTERRUPTED
-    failures = gate_failures(doc, max_stolen=args.max_stolen, min_accuracy=args.min_route_accuracy)
+    failures = route_gate_failures(doc, max_stolen=args.max_stolen, min_accuracy=args.min_route_accuracy)
     for line in failures:
         say(f"gate failed: {line}")
     return EXIT_GATE if failures else EXIT_OK
