@@ -247,3 +247,22 @@ def test_a_grader_path_outside_the_workspace_is_refused_by_validate(tmp_path, ca
     assert main(["validate", str(root)]) == 2
     err = capsys.readouterr().err
     assert f"graders[0].{field}" in err and "inside the workspace" in err and "Traceback" not in err
+
+
+def test_a_stop_request_ends_a_redos_pattern_at_once(workspace):
+    import threading
+    import time
+
+    from skillab.sandbox.process import allow_commands, stop_all_commands
+
+    (workspace.root / "target.txt").write_text("a" * 100_000 + "!")
+    spec = PluginCaseGrader((CaseGrader("redos", "regex", target="file", target_file="target.txt",
+                                        pattern=r"^(a+)+$"),))
+    threading.Timer(1.0, stop_all_commands).start()
+    started = time.monotonic()
+    try:
+        result = grade_plugin_case(spec, grading(workspace))
+    finally:
+        allow_commands()
+    assert time.monotonic() - started < 4  # well inside the 5 s timeout: the stop killed it
+    assert result.errored and "killed" in result.reason
