@@ -103,14 +103,23 @@ def is_builtin(kind: Kind, name: str) -> bool:
     return name in BUILTINS[kind]
 
 
+# ``--adapter python:MODULE:CALLABLE``: any agent object, run by one built-in adapter.
+PYTHON_AGENT_PREFIX = "python:"
+PYTHON_AGENT = "skillab.agents.python_agent:PythonAgent"
+
+
 def is_known(kind: Kind, name: str) -> bool:
     """Whether a built-in or an installed plugin has ``name``; entry points are read only for a
     name no built-in answers."""
+    if kind == "agents" and name.startswith(PYTHON_AGENT_PREFIX):
+        return True
     return name in BUILTINS[kind] or name in plugins(kind)
 
 
 def target(kind: Kind, name: str) -> str:
     """Where ``name`` lives, as ``"module:attr"``; ``UnknownPlugin`` when nothing has the name."""
+    if kind == "agents" and name.startswith(PYTHON_AGENT_PREFIX):
+        return PYTHON_AGENT
     if name in BUILTINS[kind]:
         return BUILTINS[kind][name]
     point = plugins(kind).get(name)
