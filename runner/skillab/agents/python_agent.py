@@ -124,12 +124,25 @@ class PythonAgent(CliAgent):
     skills_dir = SKILLS_DIR
     read_tools: ClassVar[tuple[str, ...]] = ("read_file", "Read", "read", "open")
 
+    # Files of skillab's copied beside the runner (a built-in callable's module).
+    shipped: ClassVar[tuple[Path, ...]] = ()
+
     def __init__(self, python: AgentPython, *, target: tuple[str, str], adapter_name: str, **kwargs: Any):
         super().__init__(python.interpreter, **kwargs)
         self.target = target
         self.name = adapter_name
-        self.mount, self.path_dir = module_mount(target[0], Path.cwd())
+        self.user_module = self.user_target()
+        self.mounts = module_mount(self.user_module, Path.cwd()) if self.user_module else None
         self.python = python
+
+    @staticmethod
+    def target_of(adapter: str) -> tuple[str, str]:
+        """The (module, callable) the runner calls for ``--adapter adapter``."""
+        return parse_target(adapter)
+
+    def user_target(self) -> str | None:
+        """The user's module the sandbox must see (its folder mounted read-only)."""
+        return self.target[0]
 
     @classmethod
     def from_config(cls, config: RunConfig) -> CliAgent:
@@ -141,15 +154,17 @@ class PythonAgent(CliAgent):
             raise UsageError(f"--adapter {agent.adapter} needs --model: the model the agent's calls may use "
                              "(the credential proxy refuses any other)")
         provider = infer_provider(agent.model.name, explicit=agent.model.provider, base_url=agent.model.base_url)
-        chosen = _BY_PROVIDER.get(provider)
-        if chosen is None:
+        # A runtime of one provider (the Claude Agent SDK) is its own class; a Python agent's
+        # class follows the model's provider.
+        chosen = cls if cls not in (PythonAgent, *_BY_PROVIDER.values()) else _BY_PROVIDER.get(provider)
+        if chosen is None or chosen.provider != provider:
             raise UsageError(f"--adapter {agent.adapter}: provider {provider!r} is not one a Python agent can be "
                              f"given through the proxy ({', '.join(_BY_PROVIDER)})")
         environ = config.credentials.environ
         meter: SpendMeter = SpendMeter(config.engine.max_cost_usd)
         return chosen(
             AgentPython.find(),
-            target=parse_target(agent.adapter),
+            target=chosen.target_of(agent.adapter),
             adapter_name=agent.adapter,
             api_key=chosen.read_key(environ),
             model=agent.model.name,
@@ -169,17 +184,22 @@ class PythonAgent(CliAgent):
         return {}  # handed to the callable in its task
 
     def configure(self, config_dir: Path, request: ArmRequest, endpoint: str) -> dict[str, str]:
-        shutil.copyfile(RUNNER, config_dir / RUNNER.name)
-        return {"PYTHONPATH": str(self.path_dir), "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+        for source in (RUNNER, *self.shipped):
+            shutil.copyfile(source, config_dir / source.name)
+        paths = [str(config_dir), *([str(self.mounts[1])] if self.mounts else [])]
+        return {"PYTHONPATH": ":".join(paths), "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
                 "SKILLAB_AGENT_SITES": ":".join(inside for _, inside in self.python.binds()), **self.python.path_env}
 
     def argv(self, request: ArmRequest, config_dir: Path, endpoint: str) -> list[str]:
-        return [self.binary, str(config_dir / RUNNER.name), *self.target]
+        # -S: the base installation's own site-packages stay off the path; the runner adds the
+        # caller's (its virtualenv's) first.
+        return [self.binary, "-S", str(config_dir / RUNNER.name), *self.target]
 
     def launch(self, request: ArmRequest, root: Path, route: ProxyRoute) -> Launch:
         launch = super().launch(request, root, route)
+        module = (self.mounts[0],) if self.mounts else ()
         return replace(launch, stdin=self.task(request, route.endpoint),
-                       read_only=(*launch.read_only, *self.python.read_only, self.mount),
+                       read_only=(*launch.read_only, *self.python.read_only, *module),
                        read_only_at=self.python.binds())
 
     def stdin(self, request: ArmRequest) -> str | None:
@@ -199,21 +219,30 @@ class PythonAgent(CliAgent):
             "model": self.model,
             "max_turns": request.max_turns,
             "purpose": request.purpose,
+            **self.task_extra(),
         })
+
+    def task_extra(self) -> dict[str, Any]:
+        return {}
 
     def parse(self, stdout: str, workspace: Path, skill_name: str | None, *, offered: tuple[str, ...] = ()) -> CliSummary:
         summary = CliSummary()
         shown: list[str] | None = None
         for event in json_lines(stdout):
             kind = event.get("type")
-            if kind == "offered":
+            if kind == "offered" and shown is None:
                 shown = [str(s) for s in event.get("skills") or []]
             elif kind == "error":
                 summary.error = str(event.get("error") or "the agent failed")
                 summary.finished = True
             elif kind == "result":
                 self._result(summary, event, workspace, offered)
-        if skill_name is not None and (shown is None or folder_name(skill_name) not in shown):
+                # A runtime that reports what it offered (the Claude SDK's init message) is the
+                # stronger proof: what the model was shown, not only what lay on disk.
+                if isinstance(event.get("offered"), list):
+                    shown = [str(s) for s in event["offered"]]
+        if summary.error is None and skill_name is not None and (
+                shown is None or not {skill_name, folder_name(skill_name)} & set(shown)):
             summary.error = (f"the skill {skill_name} was not offered to the agent (the runner found "
                              f"{shown or 'nothing'} staged): the arm is invalid, not a baseline")
         summary.skill_activated = skill_name is not None and skill_name in summary.skills_loaded

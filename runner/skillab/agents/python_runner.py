@@ -51,8 +51,11 @@ def main(module_name, attr):
     if not isinstance(answer, dict):
         emit({"type": "error", "error": f"the callable returned {type(answer).__name__}, not a dict or str"})
         return 0
-    emit({"type": "result", "answer": str(answer.get("answer", "")),
-          "events": answer.get("events") or [], "skills_loaded": answer.get("skills_loaded") or []})
+    result = {"type": "result", "answer": str(answer.get("answer", "")),
+              "events": answer.get("events") or [], "skills_loaded": answer.get("skills_loaded") or []}
+    if answer.get("offered") is not None:  # the runtime's own word on what it offered
+        result["offered"] = answer["offered"]
+    emit(result)
     return 0
 
 
