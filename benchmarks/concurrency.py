@@ -7,7 +7,7 @@ cases x 2 arms x 2 calls x latency / concurrency. ``run`` is the run's own ``tim
 ``in flight`` the most calls the server was answering at once (it must reach the concurrency:
 a cap below it is what this measures). Goal: ``run`` within 1.2x of the ideal at 32 and 128.
 
-    python benchmarks/concurrency.py [--cases 256] [--latency-ms 200] [--levels 8,32,128]
+    python benchmarks/concurrency.py [--cases 256] [--latency-ms 200] [--levels 8,32,128] [--sandbox none]
 """
 
 from __future__ import annotations
@@ -62,18 +62,22 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=256)
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("--levels", default="8,32,128")
+    parser.add_argument("--sandbox", default=None,
+                        help="as run --sandbox (none: the validators' bwrap start-up out of the measure)")
     args = parser.parse_args()
+    extra = ("--sandbox", args.sandbox) if args.sandbox else ()
     levels = [int(x) for x in args.levels.split(",")]
     latency = args.latency_ms / 1000
     print(load())
-    print(f"skillab run --adapter agent, {args.cases} cases x 2 arms x 2 calls at {args.latency_ms} ms a call")
+    print(f"skillab run --adapter agent, {args.cases} cases x 2 arms x 2 calls at {args.latency_ms} ms a call"
+          + (f", --sandbox {args.sandbox}" if args.sandbox else ""))
     print(f"{'concurrency':>11} {'ideal':>7} {'run':>7} {'ratio':>6} {'process':>8} {'in flight':>9} "
           f"{'calls':>6}  verdict")
     with tempfile.TemporaryDirectory() as cache:
         env = bytecode_env(Path(cache))
-        run_at(1, 1, latency, env)  # unmeasured: fills the bytecode cache
+        run_at(1, 1, latency, env, *extra)  # unmeasured: fills the bytecode cache
         for level in levels:
-            row = run_at(args.cases, level, latency, env)
+            row = run_at(args.cases, level, latency, env, *extra)
             print(f"{level:>11} {row['ideal']:>6.2f}s {row['run']:>6.2f}s {row['run'] / row['ideal']:>5.2f}x "
                   f"{row['process']:>7.2f}s {row['in_flight']:>9} {row['calls']:>6}  {row['verdict']}",
                   flush=True)
