@@ -78,14 +78,9 @@ def _number(environ: Mapping[str, str], name: str, source: str) -> int | None:
 
 
 def _kubernetes(environ: Mapping[str, str], source: str) -> tuple[int, int, str] | None:
-    index = _number(environ, "JOB_COMPLETION_INDEX", source)
-    if index is None:
-        return None
-    count = _number(environ, "JOB_COMPLETIONS", source)
-    if count is None:
-        raise UsageError(f"{source} auto: JOB_COMPLETION_INDEX is set but not the Job's completions: "
-                         "add JOB_COMPLETIONS (the Job's .spec.completions) to the container's env")
-    return index, count, "the Indexed Job"
+    return _index_and_count(environ, source, "JOB_COMPLETION_INDEX", "JOB_COMPLETIONS",
+                            "add JOB_COMPLETIONS (the Job's .spec.completions) to the container's env",
+                            "the Indexed Job")
 
 
 def _slurm(environ: Mapping[str, str], source: str) -> tuple[int, int, str] | None:
@@ -110,14 +105,20 @@ def _slurm(environ: Mapping[str, str], source: str) -> tuple[int, int, str] | No
 
 
 def _github_matrix(environ: Mapping[str, str], source: str) -> tuple[int, int, str] | None:
-    index = _number(environ, "SKILLAB_SHARD_INDEX", source)
+    return _index_and_count(environ, source, "SKILLAB_SHARD_INDEX", "SKILLAB_SHARD_COUNT",
+                            "set it from ${{ strategy.job-total }}", "the job matrix")
+
+
+def _index_and_count(environ: Mapping[str, str], source: str, index_name: str, count_name: str,
+                     hint: str, where: str) -> tuple[int, int, str] | None:
+    """A 0-based index in ``index_name`` with its count in ``count_name`` (None: no index)."""
+    index = _number(environ, index_name, source)
     if index is None:
         return None
-    count = _number(environ, "SKILLAB_SHARD_COUNT", source)
+    count = _number(environ, count_name, source)
     if count is None:
-        raise UsageError(f"{source} auto: SKILLAB_SHARD_INDEX is set without SKILLAB_SHARD_COUNT "
-                         "(${{ strategy.job-total }})")
-    return index, count, "the job matrix"
+        raise UsageError(f"{source} auto: {index_name} is set without {count_name}: {hint}")
+    return index, count, where
 
 
 def expected_cost(case: Case, default_max_turns: int) -> float:
