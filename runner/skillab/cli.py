@@ -413,6 +413,11 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     cache.add_argument("--history", type=Path, metavar="PATH",
                        help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
     cache.add_argument("--no-history", action="store_true", help="neither read nor append the history")
+    cache.add_argument("--evidence-ledger", type=Path, metavar="PATH",
+                       help="add this run's pairs to the signed evidence ledger at PATH (e.g. "
+                            ".skillab/evidence.jsonl) and report the evidence every run of the same skill "
+                            "content, agent, model and suite accumulated: anytime-valid, so re-running "
+                            "until green keeps \"helps\" at 5%%")
 
 
 def add_results_options(parser: argparse.ArgumentParser) -> None:

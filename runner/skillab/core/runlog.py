@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .evidence import EvidenceBlock
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
@@ -80,6 +81,9 @@ class RunSettings:
     # ``--stop-early``: the design, the seed and order of the cases, and where and why it
     # stopped (``engine.stop_early``); None for a run of every case.
     stop_early: StopEarly | None = None
+    # What the evidence ledger accumulated for this skill content, agent, model and suite
+    # (``--evidence-ledger``); None without a ledger.
+    evidence: EvidenceBlock | None = None
 
     @property
     def attempts(self) -> int:
@@ -124,6 +128,7 @@ class RunSettings:
             triggers=_optional(TriggerBlock, doc, "triggers"),
             context_budget=_optional(ContextBudget, doc, "context_budget"),
             stop_early=_optional(StopEarly, doc, "stop_early"),
+            evidence=_optional(EvidenceBlock, doc, "evidence"),
         )
 
 
@@ -213,6 +218,8 @@ class RunLog:
         doc["pass_at_k"] = to_wire(d.pass_at_k)
         doc["comparison"] = to_wire(d.comparison)
         doc["trend"] = to_wire(s.trend)
+        if s.evidence is not None:
+            doc["evidence"] = to_wire(s.evidence)
         doc["cases"] = to_wire(self.records)
         if d.reward is not None:
             doc["reward"] = to_wire(d.reward)

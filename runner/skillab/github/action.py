@@ -159,6 +159,8 @@ class Action:
             target_lift_pts=inputs.target_lift_pts,
             # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
             history_path=self.ctx.workspace / HISTORY_FILE,
+            evidence_ledger=(resolve_inside(self.ctx.workspace, inputs.evidence_ledger, "evidence-ledger")
+                             if inputs.evidence_ledger else None),
             shard=inputs.shard,
             # In the workspace, where ``actions/cache`` can keep it (entries signed: ``cache-key``).
             cache_dir=resolve_inside(self.ctx.workspace, inputs.cache_dir, "cache-dir") if inputs.cache_dir else None,

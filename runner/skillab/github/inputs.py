@@ -111,6 +111,11 @@ INPUTS: tuple[InputSpec, ...] = (
               "SKILL.md sections and bundled files carry its lift (load-bearing, dead weight, "
               "harmful); the comment annotates the sections the pull request changed. Costs about "
               "(1 + sections / 2) runs of the suite; bounded by `max-cost-usd`."),
+    InputSpec("evidence-ledger", "", "The evidence ledger, relative to the workspace (e.g. "
+              "`.skillab/evidence.jsonl`, kept with `actions/cache`): every run, re-run and shard of "
+              "the same skill content, agent, model and suite adds its pairs, and the comment shows the "
+              "accumulated anytime-valid evidence (as `skillab run --evidence-ledger`). Lines are signed "
+              "with `cache-key`: without it, only this job's lines count. Empty: no ledger."),
     InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
               "more than this many tokens in context for the run's agent (as `skillab run "
               "--max-skill-tokens`). Empty: no gate."),
@@ -146,6 +151,7 @@ class ActionInputs:
     sandbox: str | None = None
     ablate: bool = False
     max_skill_tokens: int | None = None
+    evidence_ledger: str | None = None
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -224,6 +230,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         sandbox=_sandbox(raw["sandbox"]),
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
+        evidence_ledger=raw["evidence-ledger"] or None,
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,

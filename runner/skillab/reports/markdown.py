@@ -23,6 +23,7 @@ from ..scoring.statistics import pooled_statistics
 from . import escape
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
+from .evidence_view import markdown_section as evidence_section
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
@@ -125,6 +126,7 @@ def render_markdown(
             _statistics(suites),
             _format_sections(suites, graded),
             trend_section(suites),
+            evidence_section(list(zip((s.name for s in suites), graded))),
             _disclosures(suites),
             _context(suites, graded),
             _notes(notes),

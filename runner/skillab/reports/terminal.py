@@ -12,6 +12,7 @@ from ..core.summary import Aggregate, Comparison
 from ..core.trend import ArmTrend, Trend
 from .consistency_wording import agreed_on, agreement_interval, consistency_unmeasured
 from .context_view import context_text
+from .evidence_view import terminal_lines as evidence_lines
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
 from .partial import early_stop, interruption
 from .trigger_gates import only_triggers
@@ -40,6 +41,7 @@ def render_table(log: RunLog, *, verbose: bool = False) -> str:
     lines += _versus_original(log.summary.comparison)
     lines += trigger_lines(log)
     lines += _trend(log.settings.trend)
+    lines += evidence_lines(log)
     lines += why_failed(log, verbose=verbose)
     return "\n".join(lines)
 
