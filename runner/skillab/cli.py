@@ -323,6 +323,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                            "make the unbiased pass@k estimate less noisy")
     plan.add_argument("--against", metavar="REF_OR_DIR",
                       help="add an arm with the original skill (git ref or directory): candidate vs original")
+    plan.add_argument("--placebo", action="store_true",
+                      help="add an arm with the skill's placebo (same name, same lengths, neutral text, staged "
+                           "the same way): content lift (skill vs placebo) beside presence lift (placebo vs none)")
     plan.add_argument("--format", dest="suite_format", metavar="NAME",
                       help="suite format when it cannot be told from the file names")
     plan.add_argument("--case", action="append", default=[], metavar="NAME",

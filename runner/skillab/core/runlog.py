@@ -25,7 +25,17 @@ from .run_info import (
     SuiteInfo,
 )
 from .statistics import LiftStatistics
-from .summary import Activation, Aggregate, Comparison, Criterion, OriginalRef, PassAtK, Reward, RunUsage
+from .summary import (
+    Activation,
+    Aggregate,
+    Comparison,
+    Criterion,
+    OriginalRef,
+    PassAtK,
+    PlaceboComparison,
+    Reward,
+    RunUsage,
+)
 from .trend import Trend
 from .triggers import TriggerBlock
 from .usage import Usage
@@ -151,6 +161,8 @@ class RunSummary:
     comparison: Comparison | None
     # Verifier formats only: the mean fractional reward per arm.
     reward: Reward | None = None
+    # ``--placebo``: content lift (skill vs placebo) and presence lift (placebo vs none).
+    placebo: PlaceboComparison | None = None
 
 
 @dataclass(frozen=True)
@@ -217,6 +229,8 @@ class RunLog:
         doc["criteria"] = to_wire(d.criteria)
         doc["pass_at_k"] = to_wire(d.pass_at_k)
         doc["comparison"] = to_wire(d.comparison)
+        if d.placebo is not None:
+            doc["placebo"] = to_wire(d.placebo)
         doc["trend"] = to_wire(s.trend)
         if s.evidence is not None:
             doc["evidence"] = to_wire(s.evidence)
@@ -247,6 +261,7 @@ class RunLog:
             pass_at_k=_optional(PassAtK, doc, "pass_at_k"),
             comparison=_optional(Comparison, doc, "comparison"),
             reward=_optional(Reward, doc, "reward"),
+            placebo=_optional(PlaceboComparison, doc, "placebo"),
         )
         return cls(RunSettings.from_json(doc), from_wire(list[CaseRecord], doc["cases"], "cases"), summary)
 

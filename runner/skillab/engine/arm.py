@@ -332,7 +332,8 @@ def _agent_view(
     """The bundled files the agent finds while it works; validators always get the candidate's.
 
     The without-skill agent finds none. The original arm (``--against``) finds the original
-    skill's own files in their place, so the old SKILL.md's references resolve; the candidate's
+    skill's own files in their place, so the old SKILL.md's references resolve, and the placebo
+    arm (``--placebo``) the placebo's, laid out as the skill's are; the candidate's
     come back before grading, so every arm is graded by the same graders. ``tampering``, when
     given, receives the paths under the bundled files' top-level entries that the agent changed.
     """
@@ -340,7 +341,7 @@ def _agent_view(
     if job.skill is None:
         with workspace.withdraw(ctx.skill.bundled), _watch(workspace, watched, tampering):
             yield
-    elif job.arm == "original" and job.skill.root != ctx.skill.root:
+    elif job.arm in ("original", "placebo") and job.skill.root != ctx.skill.root:
         with workspace.withdraw(ctx.skill.bundled):
             workspace.stage(job.skill.root, job.skill.bundled)
             watched += [top for top in tops(job.skill.bundled) if top not in watched]

@@ -159,6 +159,7 @@ class Action:
             target_lift_pts=inputs.target_lift_pts,
             # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
             history_path=self.ctx.workspace / HISTORY_FILE,
+            placebo=inputs.placebo,
             evidence_ledger=(resolve_inside(self.ctx.workspace, inputs.evidence_ledger, "evidence-ledger")
                              if inputs.evidence_ledger else None),
             shard=inputs.shard,

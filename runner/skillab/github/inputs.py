@@ -111,6 +111,10 @@ INPUTS: tuple[InputSpec, ...] = (
               "SKILL.md sections and bundled files carry its lift (load-bearing, dead weight, "
               "harmful); the comment annotates the sections the pull request changed. Costs about "
               "(1 + sections / 2) runs of the suite; bounded by `max-cost-usd`."),
+    InputSpec("placebo", "false", "`true`: add an arm with each skill's placebo (the same name, a "
+              "description of the same length, neutral text of the same length, staged the same way; "
+              "as `skillab run --placebo`): the comment gives the content lift (skill vs placebo) beside "
+              "the presence lift (placebo vs none). Costs one arm per case and run more."),
     InputSpec("evidence-ledger", "", "The evidence ledger, relative to the workspace (e.g. "
               "`.skillab/evidence.jsonl`, kept with `actions/cache`): every run, re-run and shard of "
               "the same skill content, agent, model and suite adds its pairs, and the comment shows the "
@@ -152,6 +156,7 @@ class ActionInputs:
     ablate: bool = False
     max_skill_tokens: int | None = None
     evidence_ledger: str | None = None
+    placebo: bool = False
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -231,6 +236,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
         evidence_ledger=raw["evidence-ledger"] or None,
+        placebo=_boolean(raw, "placebo"),
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,

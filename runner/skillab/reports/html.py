@@ -26,6 +26,7 @@ from .html_cases import CaseRow, case_table, tags_of
 from .html_panels import suite_panels
 from .html_trend import trend_chart
 from .partial import early_stop, interruption
+from .placebo_view import html_lines as placebo_lines
 from .trigger_gates import only_triggers
 
 CSS = """
@@ -103,6 +104,7 @@ def _suite(log: RunLog, key: str = "s0") -> list[str]:
     if mock:
         out.append("<p class=\"note\">Mock adapter: the answers are scripted, so this lift shows the "
                    "pipeline works, not that the skill helps.</p>")
+    out += placebo_lines(log)
     out += suite_panels(log)
     out.append(_lift_plot(rate.delta_pts, None if stats is None else stats.ci95))
     out += trend_chart(log)

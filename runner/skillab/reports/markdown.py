@@ -38,6 +38,7 @@ from .markdown_view import (
     fmt_rate,
 )
 from .partial import early_stop, interruption
+from .placebo_view import markdown_section as placebo_section
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
 from .trigger_gates import only_triggers
@@ -124,6 +125,7 @@ def render_markdown(
             _portability(logs, failed),
             _rate_notes(suites),
             _statistics(suites),
+            placebo_section(list(zip((s.name for s in suites), graded))),
             _format_sections(suites, graded),
             trend_section(suites),
             evidence_section(list(zip((s.name for s in suites), graded))),
