@@ -123,3 +123,27 @@ def test_a_suite_edited_since_the_run_is_refused(tmp_path, capsys, monkeypatch):
     finally:
         agent_server.close()
         judge_server.close()
+
+
+def test_a_placebo_arm_is_regraded_too_and_its_lifts_recomputed(tmp_path, capsys, monkeypatch):
+    skill = make_skill(tmp_path, [judged_case("a"), judged_case("b")])
+    judge = Judge()
+    agent_server, judge_server = servers(monkeypatch, judge)
+    try:
+        out = tmp_path / "results.json"
+        main(["run", str(skill), "--adapter", "llm", "--model", "claude-haiku-4-5", "--judge-model", "gpt-4.1",
+              "--judge-consistency", "0", "--quiet", "--no-history", "--no-cache", "--placebo", "--output", str(out)])
+        first = json.loads(out.read_text())
+        assert {c["placebo_outcome"] for c in first["cases"]} == {"error"}
+        judge.down = False
+        agent_calls, asked = agent_server.count, judge_server.count
+        assert main(["regrade", str(out)]) == 0
+        capsys.readouterr()
+        regraded = json.loads(out.read_text())
+        assert agent_server.count == agent_calls and judge_server.count - asked == 6
+        assert {c["placebo_outcome"] for c in regraded["cases"]} == {"flip_to_pass"}
+        assert regraded["placebo"]["content_delta_pts"] == 100.0
+        assert regraded["placebo"]["presence_delta_pts"] == 0.0
+    finally:
+        agent_server.close()
+        judge_server.close()

@@ -5,6 +5,7 @@ the usual reports."""
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ MOCK_JUDGE = "mock-judge"
 def cmd_regrade(args: argparse.Namespace) -> int:
     from ..engine.regrade import regrade_log
     from ..log.results import document_set, write_document
+    from ..skill.placebo import make_placebo
 
     output: Path = args.output or args.results
     args.output = output
@@ -38,7 +40,11 @@ def cmd_regrade(args: argparse.Namespace) -> int:
     for log in finished_logs(args.results, documents):
         prompts, skill = _suite_of(args.results, log)
         judge = _judge(args, log)
-        regraded = regrade_log(log, judge, prompts, skill)
+        with tempfile.TemporaryDirectory(prefix="skillab-placebo-") as scratch:
+            # The placebo is made from the skill alone: the run's, rebuilt to blind the judge.
+            skills = [skill] + ([make_placebo(skill, Path(scratch))]
+                                if any(r.placebo is not None for r in log.records) else [])
+            regraded = regrade_log(log, judge, prompts, skills)
         say(f"{log.settings.suite.skill}: {regraded.tally.sentence(judge.model)}")
         logs.append(regraded.log)
     docs = [log.to_json() for log in logs]

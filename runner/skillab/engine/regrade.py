@@ -17,11 +17,11 @@ format's judged grader (it reads the workspace, which is gone; ``--resume`` runs
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..core.checks import ExpectationResult
-from ..core.records import ArmRecord, CaseRecord
+from ..core.records import ArmRecord, CaseRecord, Outcome
 from ..core.runlog import RunLog
 from ..core.usage import Usage
 from ..grading.blinding import blind_transcript
@@ -65,16 +65,18 @@ class Regrading:
     tally: RegradeTally
 
 
-def regrade_log(log: RunLog, judge: ExpectationJudge, prompts: Mapping[str, str], skill: Skill) -> Regrading:
+def regrade_log(log: RunLog, judge: ExpectationJudge, prompts: Mapping[str, str],
+                skills: Sequence[Skill]) -> Regrading:
     """``log`` with its arms judged again by ``judge`` (see the module docstring); ``prompts``:
-    each case's prompt by name, ``skill``: the skill the run tested (blinded from the judge)."""
+    each case's prompt by name, ``skills``: the skill the run tested and its placebo, if the run
+    had one (blinded from the judge, as in the run)."""
     models = log.settings.models
     every = (models.judge, models.judge_prompt_sha256) != (judge.model, judge.prompt_sha256)
     tally = RegradeTally()
     records: list[CaseRecord] = []
     for record in log.records:
         prompt = prompts.get(record.case_name)
-        new, counted = _regrade_record(record, judge, prompt, skill, every=every)
+        new, counted = _regrade_record(record, judge, prompt, skills, every=every)
         records.append(new)
         tally += counted
     settings = dataclasses.replace(
@@ -95,39 +97,43 @@ def _usage_sum(before: Usage | None, added: Usage | None) -> Usage | None:
     return before if added is None else before.add(added)
 
 
-def _regrade_record(record: CaseRecord, judge: ExpectationJudge, prompt: str | None, skill: Skill,
+def _regrade_record(record: CaseRecord, judge: ExpectationJudge, prompt: str | None, skills: Sequence[Skill],
                     *, every: bool) -> tuple[CaseRecord, RegradeTally]:
     tally = RegradeTally()
     arms: dict[str, ArmRecord | None] = {}
-    for name in ("with_skill", "without_skill", "original"):
+    for name in ("with_skill", "without_skill", "original", "placebo"):
         arm: ArmRecord | None = getattr(record, name)
         if arm is None or prompt is None:
             arms[name] = arm
             continue
-        # The with-skill arm's transcript may show the skill; every arm is blinded alike.
-        new, counted = _regrade_arm(arm, judge, prompt, skill, every=every)
+        # The with-skill arm's transcript may show the skill, the placebo arm's the placebo;
+        # every arm is blinded alike.
+        new, counted = _regrade_arm(arm, judge, prompt, skills, every=every)
         arms[name], tally = new, tally + counted
-    with_arm, without_arm, original = arms["with_skill"], arms["without_skill"], arms["original"]
+    with_arm, without_arm = arms["with_skill"], arms["without_skill"]
     assert with_arm is not None and without_arm is not None
     if record.error is not None:  # the case errored before any arm ran: nothing to regrade
         return record, tally
-    outcome = classify_outcome(with_passed=with_arm.passed, without_passed=without_arm.passed,
-                               errored=with_arm.errored or without_arm.errored)
-    original_outcome = None if original is None else classify_outcome(
-        with_passed=with_arm.passed, without_passed=original.passed,
-        errored=with_arm.errored or original.errored)
-    return dataclasses.replace(record, outcome=outcome, with_skill=with_arm, without_skill=without_arm,
-                               original=original, original_outcome=original_outcome), tally
+
+    def against(other: ArmRecord | None) -> Outcome | None:
+        assert with_arm is not None
+        return None if other is None else classify_outcome(
+            with_passed=with_arm.passed, without_passed=other.passed, errored=with_arm.errored or other.errored)
+
+    return dataclasses.replace(record, outcome=against(without_arm) or "error", with_skill=with_arm,
+                               without_skill=without_arm, original=arms["original"],
+                               original_outcome=against(arms["original"]), placebo=arms["placebo"],
+                               placebo_outcome=against(arms["placebo"])), tally
 
 
-def _regrade_arm(arm: ArmRecord, judge: ExpectationJudge, prompt: str, skill: Skill,
+def _regrade_arm(arm: ArmRecord, judge: ExpectationJudge, prompt: str, skills: Sequence[Skill],
                  *, every: bool) -> tuple[ArmRecord, RegradeTally]:
     stale = [i for i, e in enumerate(arm.expectation_results) if every or e.errored]
     judged_grader_errored = any(g.errored and g.kind in JUDGED_KINDS for g in arm.graders)
     if not stale or arm.detail is not None or arm.pass_k is not None:
         blocked = arm.errored and (bool(stale) or judged_grader_errored)
         return arm, RegradeTally(arms_not_regradable=int(blocked))
-    transcript = blind_transcript(arm.transcript, (skill,))
+    transcript = blind_transcript(arm.transcript, skills)
     results: list[ExpectationResult] = list(arm.expectation_results)
     for i in stale:
         results[i] = judge.grade(results[i].expectation, prompt=prompt, transcript=transcript,
