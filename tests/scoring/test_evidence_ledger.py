@@ -147,3 +147,21 @@ def test_the_same_pairs_recorded_twice_count_once(tmp_path, capsys, monkeypatch)
     evidence = json.loads((tmp_path / "r.json").read_text())["evidence"]
     assert (evidence["runs"], evidence["pairs"], evidence["added_pairs"]) == (1, 2, 0)
     assert len((tmp_path / "e.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_run_cut_out_of_the_middle_ends_the_chain_there(tmp_path, capsys, monkeypatch):
+    """Dropping an unfavourable run's line keeps only the lines before it: a prefix, which an
+    e-process may stop at; the lines after it no longer count."""
+    monkeypatch.setenv("SKILLAB_CACHE_KEY", "a secret of the test")
+    skill = make_skill(tmp_path, [grep_case("a")])
+    ledger = tmp_path / "evidence.jsonl"
+    with FakeModelServer(Agent()) as server:
+        server.serve_sdks(monkeypatch, anthropic_key=KEY)
+        for _ in range(3):
+            run(tmp_path, capsys, skill, "--no-cache")
+        lines = ledger.read_text().splitlines()
+        assert len(lines) == 3
+        ledger.write_text(lines[0] + "\n" + lines[2] + "\n")
+        after = run(tmp_path, capsys, skill, "--no-cache")["evidence"]
+    # The third line is off the chain; this run chains to the first.
+    assert (after["runs"], after["flips_to_pass"], after["skipped_lines"]) == (2, 2, 1)

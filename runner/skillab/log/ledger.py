@@ -9,12 +9,17 @@ are a regraded run's), so merging, reporting again or regrading never counts evi
 
 A line counts only when it carries the HMAC, under the key the baseline cache signs with, of its
 content: a ledger file sits in a checkout or a restored cache, where a pull request can write
-any line, and a forged line would be forged evidence. Unsigned, mis-signed and unreadable lines
-are skipped and counted; the ledger, like the history, never fails a run.
+any line, and a forged line would be forged evidence. Each line also names the signature of the
+key's line before it, so the lines of a key form one chain: a line cut out of the middle (an
+unfavourable run dropped) ends the chain there, and the evidence is the chain's up to that
+point, which an e-process allows (stopping early, even on a look at the data, keeps its level).
+Unsigned, mis-signed, unchained and unreadable lines are skipped and counted; the ledger, like
+the history, never fails a run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -36,9 +41,11 @@ class LedgerLine:
     recorded_at: str
     # Pair ids by kind: flips to pass, flips to fail, arms that agreed.
     pairs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The signature of the key's line before this one ("" for the first).
+    prev: str = ""
 
     def payload(self) -> dict[str, Any]:
-        return {"format": LINE_FORMAT, "key": self.key, "recorded_at": self.recorded_at,
+        return {"format": LINE_FORMAT, "key": self.key, "recorded_at": self.recorded_at, "prev": self.prev,
                 **{kind: list(self.pairs.get(kind, ())) for kind in KINDS}}
 
     def to_line(self, secret: bytes) -> bytes:
@@ -59,6 +66,8 @@ class Tally:
     lines: int = 0
     skipped_lines: int = 0
     kinds: dict[str, str] = field(default_factory=dict)
+    # The signature of the key's last line in the chain.
+    head: str = ""
 
     def add(self, line: LedgerLine) -> int:
         """Count ``line``'s pairs not counted yet; how many were new. A line that adds none (a
@@ -82,15 +91,23 @@ def read_lines(data: bytes, key: str, secret: bytes) -> Tally:
     for raw in data.split(b"\n"):
         if not raw.strip():
             continue
-        line = _verified(raw, secret)
-        if line is None:
+        verified = _verified(raw, secret)
+        if verified is None:
             tally.skipped_lines += 1
-        elif line.key == key:
-            tally.add(line)
+            continue
+        line, sig = verified
+        if line.key != key:
+            continue
+        if line.prev != tally.head:
+            tally.skipped_lines += 1  # off the chain: a line before it was cut out
+            continue
+        tally.add(line)
+        tally.head = sig
     return tally
 
 
-def _verified(raw: bytes, secret: bytes) -> LedgerLine | None:
+def _verified(raw: bytes, secret: bytes) -> tuple[LedgerLine, str] | None:
+    """The line and its signature, when it is signed with ``secret``."""
     try:
         payload = json.loads(raw)
         claimed = payload.pop("sig")
@@ -99,7 +116,7 @@ def _verified(raw: bytes, secret: bytes) -> LedgerLine | None:
         if not hmac.compare_digest(claimed, sign(payload, secret)):
             return None
         pairs = {kind: tuple(str(p) for p in payload[kind]) for kind in KINDS}
-        return LedgerLine(str(payload["key"]), str(payload["recorded_at"]), pairs)
+        return LedgerLine(str(payload["key"]), str(payload["recorded_at"]), pairs, str(payload["prev"])), claimed
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
 
@@ -110,7 +127,8 @@ def append_line(path: Path, line: LedgerLine, secret: bytes,
     them and how many were new, and its answer returned. A line with no new pair is not written."""
     def decide(data: bytes) -> tuple[T, bytes | None, list[str]]:
         tally = read_lines(data, line.key, secret)
-        new = tally.add(line)
-        return judge(tally, new), line.to_line(secret) if new else None, []
+        chained = dataclasses.replace(line, prev=tally.head)
+        new = tally.add(chained)
+        return judge(tally, new), chained.to_line(secret) if new else None, []
 
     return locked_append(Path(path), decide, "evidence ledger", "this run's evidence is not recorded")
