@@ -249,6 +249,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_merge.add_argument("--history", type=Path, metavar="PATH",
                          help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
     p_merge.add_argument("--no-history", action="store_true", help="neither read nor append the history")
+    p_merge.add_argument("--evidence-ledger", type=Path, metavar="PATH",
+                         help="add the merged run's pairs to the evidence ledger at PATH (as run does; the "
+                              "shards' pairs count once) and report the accumulated evidence")
 
     p_export = add_parser("export", help="write each case and arm of a suite as a Harbor task")
     p_export.add_argument("--harbor", type=Path, required=True, metavar="DIR")

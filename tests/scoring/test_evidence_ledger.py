@@ -165,3 +165,20 @@ def test_a_run_cut_out_of_the_middle_ends_the_chain_there(tmp_path, capsys, monk
         after = run(tmp_path, capsys, skill, "--no-cache")["evidence"]
     # The third line is off the chain; this run chains to the first.
     assert (after["runs"], after["flips_to_pass"], after["skipped_lines"]) == (2, 2, 1)
+
+
+def test_shards_and_their_merge_count_each_pair_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SKILLAB_CACHE_KEY", "a secret of the test")
+    names = [f"c{i}" for i in range(4)]
+    skill = make_skill(tmp_path, [grep_case(n) for n in names],
+                       responses={n: {"with": "SKILLED", "without": "no"} for n in names})
+    ledger = str(tmp_path / "e.jsonl")
+    for shard in ("1/2", "2/2"):
+        assert main(["run", str(skill), "--adapter", "mock", "--quiet", "--no-history", "--no-cache",
+                     "--shard", shard, "--output", str(tmp_path / f"s{shard[0]}.json"),
+                     "--evidence-ledger", ledger]) == 0
+    assert main(["merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--no-history",
+                 "--output", str(tmp_path / "m.json"), "--evidence-ledger", ledger]) == 0
+    capsys.readouterr()
+    evidence = json.loads((tmp_path / "m.json").read_text())["evidence"]
+    assert (evidence["runs"], evidence["pairs"], evidence["flips_to_pass"], evidence["added_pairs"]) == (2, 4, 4, 0)

@@ -280,8 +280,11 @@ class Action:
         Anything merge cannot join honestly raises, naming the file, before any report."""
         from .merge_mode import merge_outcomes
 
-        merged, failed = merge_outcomes(self.root, self.ctx.workspace, self.out_dir,
-                                        self.ctx.workspace / HISTORY_FILE)
+        ledger = self.inputs.evidence_ledger
+        merged, failed = merge_outcomes(
+            self.root, self.ctx.workspace, self.out_dir, self.ctx.workspace / HISTORY_FILE,
+            resolve_inside(self.ctx.workspace, ledger, "evidence-ledger") if ledger else None,
+            Credentials.resolve(self.inputs.provider_keys()).environ)
         for log, outcome in merged:
             self.state.outcomes.append(outcome)
             self.save(outcome, log)

@@ -4,7 +4,7 @@ cap shared, a stop or Ctrl-C ending the whole."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -75,13 +75,18 @@ def recorded(log: RunLog, config: RunConfig) -> RunLog:
 def ledgered(log: RunLog, config: RunConfig) -> RunLog:
     """``log`` with the evidence the ledger accumulated, its pairs added (``--evidence-ledger``).
     Every shard, re-run and interrupted run adds what it graded: the evidence is anytime-valid."""
-    ledger = config.engine.evidence_ledger
+    return into_ledger(log, config.engine.evidence_ledger, config.credentials.environ)
+
+
+def into_ledger(log: RunLog, ledger: Path | None, environ: Mapping[str, str]) -> RunLog:
+    """``log`` (redacted, as every later reader sees its pairs) added to the evidence ledger at
+    ``ledger``, signed with the baseline cache's key from ``environ``; as it was without one."""
     if ledger is None:
         return log
     from ..engine.cache import cache_key
     from ..scoring.evidence_ledger import record_evidence
 
-    secret = cache_key(config.credentials.environ)
+    secret = cache_key(environ)
     if isinstance(secret, str):
         warning = f"{ledger}: evidence ledger not used: its lines are signed with the baseline cache's key, and {secret}"
         return replace(log, settings=replace(log.settings, warnings=(*log.settings.warnings, warning)))
