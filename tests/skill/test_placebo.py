@@ -82,3 +82,9 @@ def test_the_agent_is_offered_the_placebo_as_it_is_offered_the_skill(tmp_path, c
     assert (first, second) == (3, 2)
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["cache"]["hits"] == 1 and not doc["cases"][0]["placebo"]["cached"]
+
+
+def test_the_dry_run_plans_the_placebo_arm(tmp_path, capsys):
+    skill = make_skill(tmp_path, [grep_case("a"), grep_case("b")])
+    assert main(["run", str(skill), "--adapter", "mock", "--placebo", "--dry-run", "--runs", "2"]) == 0
+    assert "2 cases × 3 arms × 2 runs = 12 arms" in capsys.readouterr().out
