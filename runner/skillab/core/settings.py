@@ -143,6 +143,10 @@ class EngineSettings:
     suite_format: str | None = None
     # The run history each whole suite run joins (the session's history reporter writes it).
     history_path: Path | None = None
+    # ``--placebo``: a third arm with the skill's placebo (``skill.placebo``).
+    placebo: bool = False
+    # ``--evidence-ledger``: the signed ledger every run, shard and re-run adds its pairs to.
+    evidence_ledger: Path | None = None
     # Crowd mode: other skills offered beside the candidate in trigger trials.
     siblings_dir: Path | None = None
     # ``--shard I/N``: run only this shard's (case, run) units.
