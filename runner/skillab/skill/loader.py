@@ -6,12 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SkillError, SuiteError
+from .eval_material import eval_material, is_material
 from .frontmatter import MAX_FIELD_CHARS, Frontmatter, read_frontmatter
 
 SKILL_FILE = "SKILL.md"
-# Directories beside SKILL.md that hold a suite's graders when that suite file is present: they
-# belong to the evaluation, so no arm's agent may see them (a task_suite.yaml's pytest tests).
-SUITE_DIRS = {"task_suite.yaml": "fixtures"}
 # Directories beside SKILL.md that are always evaluation material (skill-creator's and Tessl's
 # evals/), never part of the skill an agent loads.
 EVAL_DIRS = frozenset({"evals", "eval", ".skillab"})
@@ -156,7 +154,7 @@ def _bundled_files(directory: Path, warnings: list[str] | None = None) -> list[s
     evaluation material (suite files, evals/, expected results, a suite's fixtures). A FIFO,
     socket or device is skipped with a warning: reading one would block or never end."""
     skipped = {".git", "__pycache__", *EVAL_DIRS}
-    skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
+    material = eval_material(directory)
     found = []
     try:
         paths = sorted(directory.rglob("*"))
@@ -168,7 +166,7 @@ def _bundled_files(directory: Path, warnings: list[str] | None = None) -> list[s
                          "remove the deep directory from the skill") from None
     for path in paths:
         rel = path.relative_to(directory)
-        if rel.parts[0] in skipped or path.is_dir() or "__pycache__" in rel.parts:
+        if rel.parts[0] in skipped or path.is_dir() or "__pycache__" in rel.parts or is_material(rel, material):
             continue
         if len(rel.parts) == 1 and _is_eval_file(rel.name):
             continue
@@ -198,12 +196,11 @@ def is_skill_file(directory: Path, rel: str) -> bool:
     """Whether ``rel`` (relative to the skill's ``directory``) is part of the skill an agent is
     given: SKILL.md or a file staged beside it, not evaluation material."""
     parts = Path(rel).parts
-    if not parts:
+    if not parts or is_material(Path(rel), eval_material(directory)):
         return False
     if len(parts) == 1:
         return parts[0] == SKILL_FILE or not _is_eval_file(parts[0])
     skipped = {".git", "__pycache__", *EVAL_DIRS}
-    skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
     return parts[0] not in skipped and "__pycache__" not in parts
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
+from ..skill.eval_material import is_skillgrade
 
 _EVAL_YAML = ("eval.yaml", "eval.yml")
 
@@ -37,16 +38,6 @@ def refine(file: Path, format_name: str) -> str:
         if foreign is not None:
             raise SuiteError([SuiteIssue(file, foreign)])
     return format_name
-
-
-def is_skillgrade(value: Any) -> bool:
-    """skillgrade's eval.yaml: a list of ``tasks`` beside ``version: "1"`` or ``defaults``, or
-    holding an ``instruction`` (waza's tasks are file patterns beside a ``skill``)."""
-    if not isinstance(value, dict) or "cases" in value or "skill" in value and "graders" in value:
-        return False
-    tasks = value.get("tasks")
-    return isinstance(tasks, list) and (str(value.get("version")) == "1" or "defaults" in value
-                                        or any(isinstance(t, dict) and "instruction" in t for t in tasks))
 
 
 def foreign_eval_yaml(value: Any) -> str | None:
