@@ -47,6 +47,7 @@ VERDICTS = ("pass", "fail", "mixed", "error")
 # Each subcommand's implementation; `action` reads its inputs from the environment instead.
 COMMANDS = {
     "validate": ".commands.validate:cmd_validate",
+    "audit": ".commands.audit:cmd_audit",
     "run": ".commands.run:cmd_run",
     "report": ".commands.report:cmd_report",
     "diff": ".commands.diff:cmd_diff",
@@ -145,6 +146,26 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                             help="skill directories (SKILL.md + eval.yaml) or suite files")
     p_validate.add_argument("--format", dest="suite_format", metavar="NAME",
                             help="suite format when the file name does not tell")
+
+    p_audit = add_parser(
+        "audit", help="find answer leaks, contaminated prompts, saturated and duplicate cases; no model call",
+        formatter_class=_Formatter,
+        description="Check each suite against its skill's files and the run history before anything is\n"
+                    "spent: answers the skill gives away, prompts copied from its examples or naming it,\n"
+                    "near-duplicate cases, cases every arm always passes or always fails.",
+        epilog="examples:\n  skillab audit skills/my-skill\n  skillab audit skills/ --max-leaks 0\n\n"
+               "exit codes:\n  0  audited (findings are printed, not failed on)\n  1  --max-leaks N and a suite "
+               "has more answer leaks\n  2  a suite or skill is invalid")
+    p_audit.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                         help="skill directories or suite files, or folders: every suite below them")
+    p_audit.add_argument("--format", dest="suite_format", metavar="NAME",
+                         help="suite format when the file name does not tell")
+    p_audit.add_argument("--max-leaks", type=non_negative_int, metavar="N",
+                         help="exit 1 when a suite has more than N answer leaks (high or medium)")
+    p_audit.add_argument("--history", type=Path, default=DEFAULT_HISTORY_PATH, metavar="PATH",
+                         help=f"run history read for saturated and always-failing cases (default {DEFAULT_HISTORY_PATH})")
+    p_audit.add_argument("--no-history", action="store_true", help="do not read the history")
+    p_audit.add_argument("--json", action="store_true", help="print the findings as JSON")
 
     p_run = add_parser(
         "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter,
