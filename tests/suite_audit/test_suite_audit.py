@@ -152,3 +152,20 @@ def test_the_json_form_is_the_wire_block(tmp_path, capsys):
     assert main(["audit", str(leaky), "--json", "--no-history"]) == 0
     (doc,) = json.loads(capsys.readouterr().out)
     assert doc["leaks"] == 1 and doc["findings"][0]["kind"] == "answer_leak" and doc["findings"][0]["line"] == 10
+
+
+def test_a_check_that_the_answer_is_absent_is_no_leak_when_the_skill_names_what_to_avoid(tmp_path):
+    skill = SKILL + "\nNever answer with a bare stack trace dump.\n"
+    cases = [{**CASE, "validators": [{"cmd": "! grep -qi 'bare stack trace dump' response.txt"}],
+              "expectations": ["The body does not contain 'a bare stack trace dump'."]},
+             {**CASE, "name": "exit-1", "prompt": "Another missing record, 7.",
+              "validators": [{"cmd": "grep -qi 'bare stack trace dump' response.txt", "expect_exit_code": 1}],
+              "expectations": []}]
+    assert audit(suite(tmp_path / "s", cases, skill=skill)).findings == ()
+
+
+def test_validate_prints_the_audit_section_and_stays_valid(tmp_path, capsys):
+    leaky = suite(tmp_path / "leaky", [CASE], skill=SKILL + "\nSay: no user with that id exists.\n")
+    assert main(["validate", str(leaky)]) == 0
+    out = capsys.readouterr().out
+    assert f"audit: high answer_leak {leaky}/SKILL.md:10 case not-found" in out

@@ -23,6 +23,9 @@ class Answer:
     kind: AnswerKind
     text: str
     source: str
+    # A check that the answer is absent (``! grep``, ``not_contains``, "does not say 'x'"): the
+    # skill naming what to avoid gives nothing away.
+    negated: bool = False
 
 
 # A grader's field, by name, and what its strings are.
@@ -37,13 +40,18 @@ _CODE_SUFFIXES = (".py", ".sh", ".js", ".ts", ".mjs", ".rb")
 _SINGLE = re.compile(r"(?<![\w'])'([^'\n]{2,300})'(?![\w'])")
 _DOUBLE = re.compile(r'"((?:[^"\\\n]|\\.){2,300})"')
 _QUOTES = (_SINGLE, _DOUBLE, re.compile(r"`([^`\n]{2,300})`"), re.compile(r"“([^”\n]{2,300})”"))
-_GREP = re.compile(r"\b(?:grep|rg|egrep)\b[^|;&]*?(?:-[A-Za-z]*[EPe][A-Za-z]*\s+)?(['\"])(.+?)\1")
+_GREP = re.compile(r"(!\s*)?\b(?:grep|rg|egrep)\b[^|;&]*?(['\"])(.+?)\2")
+_NEGATION = re.compile(r"\b(?:not|no|never|without|avoid|avoids|instead of|nor|none)\b|n't\b", re.IGNORECASE)
+_NEGATED_LABEL = re.compile(r"^(?:not[_ ]|no[_ ]|must_not|absent)", re.IGNORECASE)
 
 
 def case_answers(case: Case) -> list[Answer]:
     found: list[Answer] = []
     for index, validator in enumerate(case.validators, 1):
-        found += shell_answers(validator.cmd, f"validator {index} ({validator.label[:40]!r})")
+        answers = shell_answers(validator.cmd, f"validator {index} ({validator.label[:40]!r})")
+        if validator.expect_exit_code != 0 or _NEGATED_LABEL.match(validator.label):
+            answers = [dataclasses.replace(a, negated=True) for a in answers]
+        found += answers
     for index, expectation in enumerate(case.expectations, 1):
         found += prose_answers(expectation, f"expectation {index}")
         found.append(Answer("expected", expectation, f"expectation {index}"))
@@ -54,16 +62,23 @@ def case_answers(case: Case) -> list[Answer]:
 
 def shell_answers(cmd: str, source: str) -> list[Answer]:
     """Quoted strings in a command: what ``grep`` looks for is a regex, the rest literals."""
-    regexes = {m.group(2) for m in _GREP.finditer(cmd)}
-    found = [Answer("regex", text, source) for text in sorted(regexes)]
+    greps = {m.group(3): bool(m.group(1)) for m in _GREP.finditer(cmd)}
+    found = [Answer("regex", text, source, negated) for text, negated in sorted(greps.items())]
     for pattern in (_SINGLE, _DOUBLE):
-        found += [Answer("literal", m.group(1), source) for m in pattern.finditer(cmd) if m.group(1) not in regexes]
+        found += [Answer("literal", m.group(1), source) for m in pattern.finditer(cmd) if m.group(1) not in greps]
     return found
 
 
 def prose_answers(text: str, source: str) -> list[Answer]:
     """The quoted spans of an expectation or rubric: the words a judge is told to look for."""
-    return [Answer("quote", m.group(1), source) for pattern in _QUOTES for m in pattern.finditer(text)]
+    return [Answer("quote", m.group(1), source, _negated_before(text, m.start()))
+            for pattern in _QUOTES for m in pattern.finditer(text)]
+
+
+def _negated_before(text: str, at: int) -> bool:
+    """Whether the sentence holding the quote at ``at`` says it must not be there."""
+    sentence = re.split(r"[.;:!?]\s", text[:at])[-1]
+    return _NEGATION.search(sentence) is not None
 
 
 def _walk(value: Any, source: str, name: str | None) -> Iterator[Answer]:

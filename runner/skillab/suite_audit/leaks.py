@@ -38,7 +38,7 @@ def answer_leaks(case: Case, files: list[TextFile], suite_file: str) -> Iterator
     prompt = squeeze(case.prompt)
     seen: set[tuple[str, int | None]] = set()
     for answer in case_answers(case):
-        hit = _found(answer, files, prompt)
+        hit = None if answer.negated else _found(answer, files, prompt)
         if hit is None:
             continue
         rel, line, shown, level = hit
