@@ -169,3 +169,19 @@ def test_validate_prints_the_audit_section_and_stays_valid(tmp_path, capsys):
     assert main(["validate", str(leaky)]) == 0
     out = capsys.readouterr().out
     assert f"audit: high answer_leak {leaky}/SKILL.md:10 case not-found" in out
+
+
+def test_a_run_carries_the_audit_in_results_json_and_the_markdown_and_gates_on_max_leaks(tmp_path):
+    leaky = suite(tmp_path / "leaky", [CASE], skill=SKILL + "\nSay: no user with that id exists.\n")
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    argv = ["run", str(leaky), "--adapter", "mock", "--no-history", "--no-cache", "--quiet", "--output", str(out),
+            "--markdown", str(md), "--allow-error-verdict"]
+    assert main(argv) == 0
+    assert main([*argv, "--max-leaks", "0"]) == 1
+    doc = json.loads(out.read_text())
+    (finding,) = doc["audit"]["findings"]
+    assert (finding["kind"], finding["line"], finding["case"]) == ("answer_leak", 10, "not-found")
+    from skillab.core.runlog import RunLog
+
+    assert RunLog.from_json(doc).to_json() == doc
+    assert "**Audit**" in md.read_text() and "SKILL.md:10" in md.read_text()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .audit import AuditBlock
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
@@ -80,6 +81,9 @@ class RunSettings:
     # ``--stop-early``: the design, the seed and order of the cases, and where and why it
     # stopped (``engine.stop_early``); None for a run of every case.
     stop_early: StopEarly | None = None
+    # ``skillab audit``'s findings on the suite and skill as run (``suite_audit``); None when not
+    # audited (documents written before the audit existed).
+    audit: AuditBlock | None = None
 
     @property
     def attempts(self) -> int:
@@ -124,6 +128,7 @@ class RunSettings:
             triggers=_optional(TriggerBlock, doc, "triggers"),
             context_budget=_optional(ContextBudget, doc, "context_budget"),
             stop_early=_optional(StopEarly, doc, "stop_early"),
+            audit=_optional(AuditBlock, doc, "audit"),
         )
 
 
@@ -218,6 +223,8 @@ class RunLog:
             doc["reward"] = to_wire(d.reward)
         if s.context_budget is not None:
             doc["context_budget"] = to_wire(s.context_budget)
+        if s.audit is not None:
+            doc["audit"] = to_wire(s.audit)
         return doc
 
     @classmethod

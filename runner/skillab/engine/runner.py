@@ -39,6 +39,7 @@ from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..scoring.summary import summarize
+from ..suite_audit import audit_suite, history_for
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -182,6 +183,9 @@ class Execution:
                                         gate_on=engine.gate_on)
         self.kept_workspaces: Path | None = None
         self.consistency: JudgeConsistency | None = None
+        # Before any model call, as `skillab audit` finds it: the suite and skill as this run has them.
+        self.audit = audit_suite(prepared.suite, prepared.skill,
+                                 history_for(prepared.suite, engine.history_path) if engine.history_path else ())
         self.started = datetime.now(UTC)
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
@@ -442,6 +446,7 @@ class Execution:
             stop_early=(self.early.block(records, [c.name for c in self.prepared.graded])
                         if self.early is not None else None),
             judge_consistency=self.consistency,
+            audit=self.audit,
             context_budget=context_block(self.prepared.skill, self.adapter.name,
                                          self.original.skill if self.original is not None else None),
             shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)

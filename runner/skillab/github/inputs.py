@@ -114,6 +114,9 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
               "more than this many tokens in context for the run's agent (as `skillab run "
               "--max-skill-tokens`). Empty: no gate."),
+    InputSpec("max-leaks", "", "Fail the check when the audit finds more than this many answer leaks "
+              "(grader literals, expected values) in a skill's files (as `skillab run --max-leaks`). "
+              "Empty: no gate; the findings are reported either way."),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
 
@@ -146,6 +149,7 @@ class ActionInputs:
     sandbox: str | None = None
     ablate: bool = False
     max_skill_tokens: int | None = None
+    max_leaks: int | None = None
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -224,6 +228,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         sandbox=_sandbox(raw["sandbox"]),
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
+        max_leaks=_non_negative_int(raw, "max-leaks") if raw["max-leaks"] else None,
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,
@@ -239,6 +244,16 @@ def _positive_int(raw: dict[str, str], name: str) -> int:
         value = 0
     if value < 1:
         raise UsageError(f"input '{name}' must be a whole number of at least 1, got {raw[name]!r}")
+    return value
+
+
+def _non_negative_int(raw: dict[str, str], name: str) -> int:
+    try:
+        value = int(raw[name])
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise UsageError(f"input '{name}' must be a whole number of at least 0, got {raw[name]!r}")
     return value
 
 

@@ -21,6 +21,7 @@ from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog
 from ..scoring.statistics import pooled_statistics
 from . import escape
+from .audit_view import audit_section
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
 from .markdown_cases import cases_section, size
@@ -127,6 +128,7 @@ def render_markdown(
             trend_section(suites),
             _disclosures(suites),
             _context(suites, graded),
+            audit_section(graded, len(suites) > 1),
             _notes(notes),
         )
         if part

@@ -10,6 +10,7 @@ from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings
 from ..core.summary import Aggregate, Comparison
 from ..core.trend import ArmTrend, Trend
+from .audit_view import audit_text
 from .consistency_wording import agreed_on, agreement_interval, consistency_unmeasured
 from .context_view import context_text
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
@@ -251,6 +252,9 @@ def _disclosure(log: RunLog) -> list[str]:
     context = context_text(s.context_budget)
     if context:
         lines.append(f"  context      {context}")
+    audit = audit_text(s.audit)
+    if audit and s.audit is not None and s.audit.findings:
+        lines.append(f"  audit        {audit} (`skillab audit {s.suite.path}` lists them)")
     return lines
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.runlog import RunLog
+from ..core.wording import counted
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class Gates:
     require_measured: bool = False
     # ``--max-skill-tokens``: the skill's listing entry plus body, for the run's agent.
     max_skill_tokens: int | None = None
+    # ``--max-leaks``: answer leaks the audit found in the skill (``AuditBlock.leaks``).
+    max_leaks: int | None = None
 
     def failures(self, log: RunLog, name: str | None = None) -> list[str]:
         """One line per gate the run fails (``name``: the suite, for the measured gate)."""
@@ -35,6 +38,11 @@ class Gates:
 
             too_big = skill_tokens_failure(log, self.max_skill_tokens)
             reasons += [too_big] if too_big else []
+        audit = log.settings.audit
+        if self.max_leaks is not None and audit is not None and audit.leaks > self.max_leaks:
+            reasons.append(f"{name or log.settings.suite.skill}: the audit found {counted(audit.leaks, 'answer leak')} "
+                           f"in the skill, more than --max-leaks {self.max_leaks} "
+                           f"(`skillab audit {log.settings.suite.path}`)")
         return reasons + gate_failures(log, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
                                        max_false_trigger_rate=self.max_false_trigger_rate)
