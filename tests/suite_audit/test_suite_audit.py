@@ -185,3 +185,21 @@ def test_a_run_carries_the_audit_in_results_json_and_the_markdown_and_gates_on_m
 
     assert RunLog.from_json(doc).to_json() == doc
     assert "**Audit**" in md.read_text() and "SKILL.md:10" in md.read_text()
+
+
+def test_an_inline_scripts_harness_is_no_answer_but_its_pattern_argument_is():
+    from skillab.suite_audit.answers import shell_answers
+
+    cmd = ("python3 -c 'import re, sys; t = open(\"response.txt\", encoding=\"utf-8\", errors=\"replace\").read(); "
+           "sys.exit(0 if re.search(sys.argv[1], t) else 1)' 'tslsp-cli\\s+rename'")
+    assert [(a.kind, a.text) for a in shell_answers(cmd, "v")] == [("regex", "tslsp-cli\\s+rename")]
+
+
+def test_a_slash_command_naming_the_skill_and_a_value_with_digits_are_found(tmp_path):
+    slash = {**CASE, "name": "slash", "prompt": "/envelope-pro user 42 is missing", "validators": []}
+    value = {**CASE, "name": "value", "prompt": "Which address does the API listen on?",
+             "validators": [{"cmd": "grep -q '198.51.100.7' response.txt"}], "expectations": []}
+    skill = SKILL.replace("name: error-envelope", "name: envelope-pro") + "\nThe API listens on 198.51.100.7.\n"
+    findings = audit(suite(tmp_path / "s", [slash, value], skill=skill)).findings
+    assert sorted((f.kind, f.case, f.severity) for f in findings) == [
+        ("answer_leak", "value", "medium"), ("prompt_contamination", "slash", "high")]

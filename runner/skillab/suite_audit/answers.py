@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -41,6 +42,13 @@ _SINGLE = re.compile(r"(?<![\w'])'([^'\n]{2,300})'(?![\w'])")
 _DOUBLE = re.compile(r'"((?:[^"\\\n]|\\.){2,300})"')
 _QUOTES = (_SINGLE, _DOUBLE, re.compile(r"`([^`\n]{2,300})`"), re.compile(r"“([^”\n]{2,300})”"))
 _GREP = re.compile(r"(!\s*)?\b(?:grep|rg|egrep)\b[^|;&]*?(['\"])(.+?)\2")
+_REGEX_SYNTAX = re.compile(r"\\[sbdwSBDW]|\(\?[:=!]|\[\^?[\w-]+\][*+?]|\.\*|\|\w")
+_CODE_STRING = re.compile(r"(['\"])((?:(?!\1).){2,300})\1")
+# A string the harness passes to itself, not one the answer holds: an encoding or file mode, a
+# shell variable or substitution, the score a grader script prints.
+_HARNESS_ARG = re.compile(r"(?:encoding|errors|mode|newline|sep)\s*=\s*$|open\(\s*$")
+_HARNESS = re.compile(r"^\$|\$\(|\\?\"(?:score|details)\\?\"|^(?:score|details)$")
+_WORDISH = re.compile(r"[A-Za-z0-9]{3}")
 _NEGATION = re.compile(r"\b(?:not|no|never|without|avoid|avoids|instead of|nor|none)\b|n't\b", re.IGNORECASE)
 _NEGATED_LABEL = re.compile(r"^(?:not[_ ]|no[_ ]|must_not|absent)", re.IGNORECASE)
 
@@ -57,16 +65,44 @@ def case_answers(case: Case) -> list[Answer]:
         found.append(Answer("expected", expectation, f"expectation {index}"))
     for index, grader in enumerate(case.graders, 1):
         found += list(_walk(grader, f"grader {index}", None))
-    return _unique(found)
+    return _unique([a for a in found if _WORDISH.search(a.text)])
 
 
 def shell_answers(cmd: str, source: str) -> list[Answer]:
-    """Quoted strings in a command: what ``grep`` looks for is a regex, the rest literals."""
+    """Quoted strings in a command: what ``grep`` looks for is a regex, the rest literals; a
+    script given inline (``python3 -c CODE ARG...``) checks for its arguments and its code's own
+    string literals, not for the harness around them (an encoding, a file mode)."""
     greps = {m.group(3): bool(m.group(1)) for m in _GREP.finditer(cmd)}
     found = [Answer("regex", text, source, negated) for text, negated in sorted(greps.items())]
-    for pattern in (_SINGLE, _DOUBLE):
-        found += [Answer("literal", m.group(1), source) for m in pattern.finditer(cmd) if m.group(1) not in greps]
+    inline = _inline_script(cmd)
+    if inline is not None:
+        code, args = inline
+        texts = args + [m.group(2) for m in _CODE_STRING.finditer(code) if not _HARNESS_ARG.search(code[:m.start()])]
+    else:
+        texts = [m.group(1).replace('\\"', '"') if pattern is _DOUBLE else m.group(1)
+                 for pattern in (_SINGLE, _DOUBLE) for m in pattern.finditer(cmd)]
+    for text in texts:
+        if text in greps or _HARNESS.search(text):
+            continue
+        found.append(Answer("regex" if _REGEX_SYNTAX.search(text) else "literal", text, source))
     return found
+
+
+def _inline_script(cmd: str) -> tuple[str, list[str]] | None:
+    """``(code, arguments)`` of a ``python3 -c``/``node -e`` command, or None."""
+    try:
+        tokens = shlex.split(cmd)
+    except ValueError:
+        return None
+    for at in range(1, len(tokens) - 1):
+        if tokens[at] in ("-c", "-e") and re.match(r"(?:.*/)?(?:python3?|node|ruby|perl)$", tokens[at - 1]):
+            args = []
+            for token in tokens[at + 2:]:
+                if token in ("&&", "||", ";", "|"):
+                    break
+                args.append(token)
+            return tokens[at + 1], args
+    return None
 
 
 def prose_answers(text: str, source: str) -> list[Answer]:

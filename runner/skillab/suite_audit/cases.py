@@ -4,16 +4,16 @@ twice), and, from the run history, cases every arm always passes (saturated) or 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from difflib import SequenceMatcher
 
 from ..core.audit import AuditFinding
 from ..log.history_entry import HistoryEntry
 from ..suite.model import Case
-from .text import jaccard, ngrams, words
+from .text import squeeze
 
-# Two prompts are near the same when they share this much of their words, and in order (bigrams):
-# one changed value (an id, a name) in a sentence keeps both above these.
-DUPLICATE_WORDS = 0.8
-DUPLICATE_BIGRAMS = 0.5
+# Two prompts are near the same when their characters match this closely (difflib's ratio, after
+# lower-casing and squeezing whitespace): one changed value, word or short sentence stays above.
+DUPLICATE_RATIO = 0.85
 # Graded runs each arm needs in the history before a case is called saturated or always failing.
 MIN_HISTORY_RUNS = 3
 HISTORY_ARMS = ("with_skill", "without_skill")
@@ -22,15 +22,18 @@ HISTORY_ARMS = ("with_skill", "without_skill")
 def near_duplicates(cases: tuple[Case, ...], suite_file: str) -> Iterator[AuditFinding]:
     """Pairs of cases whose prompts are near the same and whose workspaces start the same (the
     same prompt over other fixtures is a different case)."""
-    tokens = [words(c.prompt) for c in cases]
-    unigrams = [ngrams(t, 1) for t in tokens]
-    bigrams = [ngrams(t, 2) for t in tokens]
+    texts = [squeeze(c.prompt) for c in cases]
+    starts = [_start(c) for c in cases]
     for i, case in enumerate(cases):
         for j in range(i):
             other = cases[j]
-            score = jaccard(unigrams[i], unigrams[j])
-            if score < DUPLICATE_WORDS or jaccard(bigrams[i], bigrams[j]) < DUPLICATE_BIGRAMS \
-                    or _start(case) != _start(other):
+            if starts[i] != starts[j]:
+                continue
+            matcher = SequenceMatcher(None, texts[i], texts[j], autojunk=False)
+            if matcher.real_quick_ratio() < DUPLICATE_RATIO or matcher.quick_ratio() < DUPLICATE_RATIO:
+                continue
+            score = matcher.ratio()
+            if score < DUPLICATE_RATIO:
                 continue
             yield AuditFinding(
                 kind="near_duplicate", severity="high" if score == 1.0 else "medium", case=case.name,

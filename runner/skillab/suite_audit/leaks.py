@@ -15,7 +15,7 @@ from .text import TextFile, containment, ngrams, squeeze, words
 # An expected value this long is looked for as a near copy (word 4-grams), shorter as a literal.
 EXPECTED_MIN_WORDS = 8
 EXPECTED_CONTAINMENT = 0.6
-_PATH_LIKE = re.compile(r"^[\w.~/-]*(/[\w.-]+|\.\w{1,5})$")
+_PATH_LIKE = re.compile(r"^[\w.~/-]*(/[\w.-]+|\.[A-Za-z]\w{0,4})$")
 _WORDISH = re.compile(r"[A-Za-z0-9]{3}")
 # The text between two string literals of a script (``', encoding='``) is code, not a literal.
 _CODE_SEAM = re.compile(r"^[,;=(){}\[\]]|[,=({\[]$")
@@ -24,13 +24,14 @@ _CODE_SEAM = re.compile(r"^[,;=(){}\[\]]|[,=({\[]$")
 def severity(text: str) -> Severity | None:
     """How much a found answer gives away, or None when it is too common to be one: a short
     token, a file path or a flag is shared by any skill and suite on the same subject."""
-    flat = " ".join(text.split())
+    flat = " ".join(text.split()).removeprefix("- ").removeprefix("* ")
     if len(flat) < 6 or flat.startswith("-") or _PATH_LIKE.match(flat) or not _WORDISH.search(flat) \
             or _CODE_SEAM.search(flat):
         return None
     if " " not in flat:
-        # One token (a name, a key, a command) is what a skill teaches as often as an answer.
-        return "medium" if len(flat) >= 20 else "low"
+        # One word (a name, a key, a command) is what a skill teaches as often as an answer; a
+        # token with a digit in it (an address, a version, an id) is a value.
+        return "medium" if len(flat) >= 20 or re.search(r"\d", flat) else "low"
     return "high" if len(words(flat)) >= 3 or len(flat) >= 20 else "medium"
 
 
@@ -50,8 +51,9 @@ def answer_leaks(case: Case, files: list[TextFile], suite_file: str) -> Iterator
         yield AuditFinding(
             kind="answer_leak", severity=level, case=case.name, file=rel, line=line,
             detail=f"{what} {_short(shown)} that {answer.source} checks for is in the skill",
-            fix=f"state the rule in {Path(rel).name} without the graded answer, or grade on what the skill "
-                "does not spell out")
+            fix=(f"none if {Path(rel).name} teaches this term; if it is the answer, state the rule without it"
+                 if level == "low" else f"state the rule in {Path(rel).name} without the graded answer, or grade "
+                 "on what the skill does not spell out"))
 
 
 def _found(answer: Answer, files: list[TextFile], prompt: str) -> tuple[str, int, str, Severity] | None:
@@ -61,7 +63,7 @@ def _found(answer: Answer, files: list[TextFile], prompt: str) -> tuple[str, int
         # A long statement is looked for as a near copy; a short one is a literal (or nothing).
         if len(words(answer.text)) >= EXPECTED_MIN_WORDS:
             return _expected_hit(answer.text, files)
-        if " " in answer.text.strip():
+        if len(words(answer.text)) < 3:
             return None
     level = severity(answer.text)
     if level is None or squeeze(answer.text) in prompt:
@@ -79,7 +81,8 @@ def _regex_hit(pattern: str, files: list[TextFile], prompt: str) -> tuple[str, i
     except re.error:
         return None
     # A pattern with no literal run of its own (\d+, .*) matches any text: not an answer.
-    if compiled.fullmatch("") or not re.search(r"[A-Za-z0-9_]{4}", re.sub(r"\\.", "", pattern)):
+    bare = re.sub(r"\\.", "", pattern)
+    if compiled.fullmatch("") or not _WORDISH.search(bare) or len(re.findall(r"[A-Za-z0-9]", bare)) < 5:
         return None
     for file in files:
         for match in compiled.finditer(file.text):

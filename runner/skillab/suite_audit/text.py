@@ -24,6 +24,23 @@ def ngrams(tokens: list[str], n: int) -> Grams:
     return frozenset(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
 
 
+# Words too common to tell two texts apart: a pair of them ("of the") is no evidence of a copy.
+STOPWORDS = frozenset("""a an and are as at be by do does for from has have how i in is it its me my of on or
+our please so that the their then this to us was we what when where which who why will with you your""".split())
+
+
+def content_ngrams(tokens: list[str], n: int) -> Grams:
+    """Word n-grams with at least one word that is not a stopword."""
+    return frozenset(g for g in ngrams(tokens, n) if any(w not in STOPWORDS for w in g))
+
+
+def contains_run(part: list[str], whole: list[str]) -> bool:
+    """Whether the words ``part`` appear in ``whole`` in a row."""
+    if not part or len(part) > len(whole):
+        return False
+    return f" {' '.join(part)} " in f" {' '.join(whole)} "
+
+
 def containment(part: Grams, whole: Grams) -> float:
     """The share of ``part``'s n-grams found in ``whole`` (1.0: every one is there)."""
     return len(part & whole) / len(part) if part else 0.0
