@@ -398,6 +398,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     gates.add_argument("--max-skill-tokens", type=positive_int, metavar="N",
                        help="exit 1 when the skill's listing entry plus body costs more than N tokens "
                             "in context for the run's agent (estimated at 4 characters a token)")
+    gates.add_argument("--max-held-out-gap", type=non_negative_float, metavar="PTS",
+                       help="exit 1 when the author cases' lift exceeds the held-out cases' lift by more "
+                            "than PTS points (cases with held_out: true or the tag held-out)")
     gates.add_argument("--max-leaks", type=non_negative_int, metavar="N",
                        help="exit 1 when the audit finds more than N answer leaks (grader literals, "
                             "expected values) in the skill's files (`skillab audit`)")

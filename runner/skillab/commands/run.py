@@ -312,7 +312,8 @@ def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
                   args.min_trigger_recall, args.max_false_trigger_rate,
                   max_skill_tokens=getattr(args, "max_skill_tokens", None),
-                  max_leaks=getattr(args, "max_leaks", None))
+                  max_leaks=getattr(args, "max_leaks", None),
+                  max_held_out_gap=getattr(args, "max_held_out_gap", None))
     reasons = [r for log in logs for r in gates.failures(log)]
     for reason in reasons:
         say(f"gate failed: {reason}")

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .audit import AuditBlock
+from .held_out import HeldOutLift
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
@@ -151,6 +152,8 @@ class RunSummary:
     comparison: Comparison | None
     # Verifier formats only: the mean fractional reward per arm.
     reward: Reward | None = None
+    # The author and held-out lifts and their gap, when the run has held-out cases.
+    held_out: HeldOutLift | None = None
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,8 @@ class RunLog:
         doc["cases"] = to_wire(self.records)
         if d.reward is not None:
             doc["reward"] = to_wire(d.reward)
+        if d.held_out is not None:
+            doc["held_out"] = to_wire(d.held_out)
         if s.context_budget is not None:
             doc["context_budget"] = to_wire(s.context_budget)
         if s.audit is not None:
@@ -247,6 +252,7 @@ class RunLog:
             pass_at_k=_optional(PassAtK, doc, "pass_at_k"),
             comparison=_optional(Comparison, doc, "comparison"),
             reward=_optional(Reward, doc, "reward"),
+            held_out=_optional(HeldOutLift, doc, "held_out"),
         )
         return cls(RunSettings.from_json(doc), from_wire(list[CaseRecord], doc["cases"], "cases"), summary)
 

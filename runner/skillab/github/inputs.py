@@ -117,6 +117,8 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("max-leaks", "", "Fail the check when the audit finds more than this many answer leaks "
               "(grader literals, expected values) in a skill's files (as `skillab run --max-leaks`). "
               "Empty: no gate; the findings are reported either way."),
+    InputSpec("max-held-out-gap", "", "Fail the check when the author cases' lift exceeds the held-out "
+              "cases' lift by more than this many points (as `skillab run --max-held-out-gap`). Empty: no gate."),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
 
@@ -150,6 +152,7 @@ class ActionInputs:
     ablate: bool = False
     max_skill_tokens: int | None = None
     max_leaks: int | None = None
+    max_held_out_gap: float | None = None
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -229,6 +232,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
         max_leaks=_non_negative_int(raw, "max-leaks") if raw["max-leaks"] else None,
+        max_held_out_gap=_optional_float(raw, "max-held-out-gap"),
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,

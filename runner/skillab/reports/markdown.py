@@ -24,6 +24,7 @@ from . import escape
 from .audit_view import audit_section
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
+from .held_out_view import held_out_section
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
@@ -128,6 +129,7 @@ def render_markdown(
             trend_section(suites),
             _disclosures(suites),
             _context(suites, graded),
+            held_out_section(graded, len(suites) > 1),
             audit_section(graded, len(suites) > 1),
             _notes(notes),
         )

@@ -25,6 +25,7 @@ from ..core.summary import (
 )
 from ..core.usage import Usage, sum_usage
 from .aggregate import aggregate, run_verdict
+from .held_out import held_out_lift
 from .inference import ALPHA
 from .outcomes import compute_verdict
 from .pass_at_k import run_summary
@@ -60,6 +61,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         comparison=_comparison(records, settings),
         # Verifier formats (SkillsBench, Harbor): the mean fractional reward per arm.
         reward=reward,
+        held_out=None if settings.partial else held_out_lift(records),
     )
     return RunLog(settings, list(records), summary)
 
