@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import SkillError, SuiteError
 from .eval_material import eval_material, is_material
-from .frontmatter import MAX_FIELD_CHARS, Frontmatter, read_frontmatter
+from .frontmatter import MAX_FIELD_CHARS, MAX_FIELD_HARD_CHARS, Frontmatter, read_frontmatter
 
 SKILL_FILE = "SKILL.md"
 # Directories beside SKILL.md that are always evaluation material (skill-creator's and Tessl's
@@ -89,9 +89,9 @@ def load_skill(directory: Path) -> Skill:
     except SuiteError as exc:
         raise SkillError(str(exc)) from None
     front = read_frontmatter(text, path)
-    name = _text_field(front, "name", path) or directory.resolve().name
-    description = _text_field(front, "description", path)
     skipped: list[str] = []
+    name = _text_field(front, "name", path, skipped) or directory.resolve().name
+    description = _text_field(front, "description", path, skipped)
     return Skill(
         root=directory,
         name=name,
@@ -135,7 +135,7 @@ def load_skill_set(directory: Path, members: list[Skill]) -> Skill:
                  warnings=warnings, index=index)
 
 
-def _text_field(front: Frontmatter, key: str, path: Path) -> str:
+def _text_field(front: Frontmatter, key: str, path: Path, warnings: list[str]) -> str:
     value = front.meta.get(key)
     if value is None:
         return ""
@@ -144,8 +144,11 @@ def _text_field(front: Frontmatter, key: str, path: Path) -> str:
         raise SkillError(f"{where}: frontmatter '{key}' must be text, got {type(value).__name__} "
                          f"{str(value)[:40]!r} — quote it")
     text = str(value).strip()
+    if len(text) > MAX_FIELD_HARD_CHARS:
+        raise SkillError(f"{where}: frontmatter '{key}' is {len(text)} characters; at most {MAX_FIELD_HARD_CHARS}")
     if len(text) > MAX_FIELD_CHARS:
-        raise SkillError(f"{where}: frontmatter '{key}' is {len(text)} characters; at most {MAX_FIELD_CHARS}")
+        warnings.append(f"{where}: frontmatter '{key}' is {len(text):,} characters — loaded as the agents load "
+                        f"it, though an agent may cut its listing of it")
     return text
 
 
