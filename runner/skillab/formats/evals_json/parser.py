@@ -203,7 +203,7 @@ def _case(item: Any, at: tuple[str, int], root: Path, skill: Path, issues: Issue
     statements = _strings(item, "expectations", at, issues, name)
     validators: list[ValidatorSpec] = []
     for index, entry in enumerate(_list(item, "assertions", at, issues, name)):
-        assertion(entry, (*at, "assertions", index), name, issues, statements, validators)
+        assertion(entry, (*at, "assertions", index), name, issues, statements, validators, warnings)
     dialect_graders(item, at, name, issues, statements, validators)
     folder = workspace_folder(item, at, root, issues, name)
     seed = _files(item, at, root, skill, issues, name, warnings, folder)
