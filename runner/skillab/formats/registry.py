@@ -161,9 +161,7 @@ class FormatRegistry:
             return found
         if directory.is_dir() and self._join_plugins():
             return self.find_all(directory, format=format)
-        from ..suite.sniff import foreign_directory
-
-        from ..suite.sniff import foreign_below
+        from ..suite.sniff import foreign_below, foreign_directory
 
         foreign = None if format else foreign_directory(directory) or foreign_below(directory)
         if foreign:
