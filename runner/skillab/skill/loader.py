@@ -123,7 +123,8 @@ def load_skill_set(directory: Path, members: list[Skill]) -> Skill:
     """Several skills given to the with-skill arm together, as Harbor installs a task's skills:
     one folder holding each skill's folder, under a generated SKILL.md that lists them (and, for
     ``inline`` loading, carries every body)."""
-    name = directory.resolve().parent.parent.name if directory.name == "skills" else directory.resolve().name
+    name = plugin_name(directory.parent) if directory.name == "skills" else None
+    name = name or (directory.resolve().parent.parent.name if directory.name == "skills" else directory.resolve().name)
     listing = "\n".join(f"- {m.name} ({m.root.name}/SKILL.md): {' '.join(m.description.split())}" for m in members)
     bodies = "\n\n".join(f"## Skill: {m.name}\n\n{m.body}" for m in members)
     description = "Skills for this task: " + ", ".join(m.name for m in members)
@@ -133,6 +134,26 @@ def load_skill_set(directory: Path, members: list[Skill]) -> Skill:
     warnings = tuple(w for m in members for w in m.warnings)
     return Skill(root=directory, name=name, description=description, body=body.strip(), bundled=bundled,
                  warnings=warnings, index=index)
+
+
+PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", "plugin.json")
+
+
+def plugin_name(folder: Path) -> str | None:
+    """The ``name`` of the plugin manifest in ``folder`` (Claude Code's ``.claude-plugin/plugin.json``),
+    or None when there is none: a plugin's skills are given under the plugin's name."""
+    import json
+
+    for rel in PLUGIN_MANIFESTS:
+        path = folder / rel
+        if path.is_file() and not path.is_symlink():
+            try:
+                value = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"].strip():
+                return value["name"].strip()
+    return None
 
 
 def _text_field(front: Frontmatter, key: str, path: Path, warnings: list[str]) -> str:
