@@ -562,3 +562,11 @@ def test_a_harbor_task_working_in_app_with_no_dockerfile_maps_app_into_the_works
     code, doc = run([root], tmp_path / "out", "--adapter", "mock")
     (record,) = doc["cases"]
     assert record["outcome"] == "flip_to_pass", capsys.readouterr().err
+
+
+def test_metadata_parent_task_is_named_on_the_case(tmp_path):
+    root = make_task(tmp_path / "variant-2", verifier="tests")
+    (root / "task.toml").write_text('version = "1.0"\n[metadata]\nparent_task = "sales-report"\n')
+    (root / "instruction.md").write_text("Write /root/out.txt.\n")
+    (case,) = load_suite(root / "task.toml").cases
+    assert "parent-task:sales-report" in case.tags
