@@ -570,3 +570,21 @@ def test_metadata_parent_task_is_named_on_the_case(tmp_path):
     (root / "instruction.md").write_text("Write /root/out.txt.\n")
     (case,) = load_suite(root / "task.toml").cases
     assert "parent-task:sales-report" in case.tags
+
+
+def test_a_verifier_finds_the_console_scripts_of_the_virtualenv_skillab_runs_from(tmp_path, monkeypatch):
+    # The quickstart's activated virtualenv holds skillab and pytest: the verifier's `pytest` is
+    # that virtualenv's, mounted with its python3, never covered as skillab's own.
+    import sys
+
+    if sys.prefix == sys.base_prefix or not (Path(sys.executable).parent / "pytest").is_file():
+        pytest.skip("runs only from a virtualenv that has pytest")
+    monkeypatch.setenv("SKILLAB_GRADER_PYTHON", sys.executable)
+    test_sh = ("mkdir -p /logs/verifier\n"
+               "pytest --version && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n")
+    root = make_task(tmp_path / "t", verifier="tests", test_sh=test_sh)
+    (root / "task.toml").write_text('version = "1.0"\n')
+    (root / "instruction.md").write_text("Say hi.\n")
+    code, doc = run([root], tmp_path / "out", "--adapter", "mock")
+    (record,) = doc["cases"]
+    assert record["outcome"] == "pass_kept", record["with_skill"]["extra"]["graders"][0]["reason"]
