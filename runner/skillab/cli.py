@@ -330,6 +330,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     plan.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                       help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes "
                            "(default %(default)s)")
+    plan.add_argument("--held-out", type=Path, metavar="PATH",
+                      help="a suite file (any format) kept from the skill's author, e.g. outside the pull "
+                           "request: its cases run as held-out cases beside the suite's own")
     plan.add_argument("--siblings", type=Path, metavar="DIR",
                       help="trigger trials: offer the other skills in DIR beside the candidate "
                            "(crowd mode)")

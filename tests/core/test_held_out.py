@@ -69,3 +69,29 @@ def test_a_skill_that_generalises_has_no_gap_and_passes_the_gate(tmp_path):
 def test_no_block_without_both_kinds_of_case(tmp_path, held):
     _, doc, md = run(suite(tmp_path, author=0 if held else 4, held=held), tmp_path)
     assert "held_out" not in doc and "Held-out" not in md
+
+
+def test_a_held_out_file_from_outside_the_suite_joins_the_run_as_held_out_cases(tmp_path):
+    root = suite(tmp_path, author=10, held=0)
+    kept = tmp_path / "kept-elsewhere"
+    kept.mkdir()
+    (kept / "eval.yaml").write_text(yaml.safe_dump({"cases": [case(f"k{i}") for i in range(10)]}, sort_keys=False))
+    script = yaml.safe_load((root / "mock-responses.yaml").read_text())
+    script |= {f"k{i}": {"with": "hi", "without": "hi"} for i in range(10)}
+    (root / "mock-responses.yaml").write_text(yaml.safe_dump(script))
+    code, doc, md = run(root, tmp_path, "--held-out", str(kept / "eval.yaml"), "--max-held-out-gap", "50")
+    assert code == 1
+    assert (doc["held_out"]["author"]["cases"], doc["held_out"]["held_out"]["cases"]) == (10, 10)
+    assert doc["held_out"]["gap_pts"] == 100.0
+    assert all(HELD_OUT_TAG in r["tags"] for r in doc["cases"] if r["case_name"].startswith("k"))
+
+
+def test_a_held_out_case_named_like_an_author_case_is_refused_in_one_line(tmp_path, capsys):
+    root = suite(tmp_path, author=2, held=0)
+    (tmp_path / "kept.yaml").write_text(yaml.safe_dump({"cases": [case("a0")]}))
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "eval.yaml").write_text((tmp_path / "kept.yaml").read_text())
+    assert main(["run", str(root), "--adapter", "mock", "--no-history", "--no-cache", "--quiet",
+                 "--held-out", str(tmp_path / "kept" / "eval.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "held-out case 'a0'" in err and "Traceback" not in err

@@ -69,6 +69,10 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
             script = suite_config(config, target).agent.mock_responses
             if script is not None:
                 suite = load_suite(Path(target), format=config.engine.suite_format)
+                if config.engine.held_out_path is not None:
+                    from ..engine.prepare import with_held_out
+
+                    suite = with_held_out(suite, config.engine.held_out_path)
                 names = scripted_names(suite, ready.skill, ready.triggers)
                 scripts.setdefault(Path(script), set()).update(names)
         for script, names in scripts.items():

@@ -69,6 +69,7 @@ def config_from_args(
         suite_format=args.suite_format,
         history_path=None if args.no_history else (args.history or DEFAULT_HISTORY_PATH),
         siblings_dir=args.siblings,
+        held_out_path=getattr(args, "held_out", None),
         shard=Shard.parse(args.shard) if args.shard else None,
         max_cost_usd=args.max_cost_usd,
         reward_threshold=args.reward_threshold,
