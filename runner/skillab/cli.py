@@ -48,6 +48,7 @@ VERDICTS = ("pass", "fail", "mixed", "error")
 # Each subcommand's implementation; `action` reads its inputs from the environment instead.
 COMMANDS = {
     "validate": ".commands.validate:cmd_validate",
+    "audit": ".commands.audit:cmd_audit",
     "run": ".commands.run:cmd_run",
     "report": ".commands.report:cmd_report",
     "regrade": ".commands.regrade:cmd_regrade",
@@ -164,6 +165,26 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                             help="skill directories (SKILL.md + eval.yaml) or suite files")
     p_validate.add_argument("--format", dest="suite_format", metavar="NAME",
                             help="suite format when the file name does not tell")
+
+    p_audit = add_parser(
+        "audit", help="find answer leaks, contaminated prompts, saturated and duplicate cases; no model call",
+        formatter_class=_Formatter,
+        description="Check each suite against its skill's files and the run history before anything is\n"
+                    "spent: answers the skill gives away, prompts copied from its examples or naming it,\n"
+                    "near-duplicate cases, cases every arm always passes or always fails.",
+        epilog="examples:\n  skillab audit skills/my-skill\n  skillab audit skills/ --max-leaks 0\n\n"
+               "exit codes:\n  0  audited (findings are printed, not failed on)\n  1  --max-leaks N and a suite "
+               "has more answer leaks\n  2  a suite or skill is invalid")
+    p_audit.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                         help="skill directories or suite files, or folders: every suite below them")
+    p_audit.add_argument("--format", dest="suite_format", metavar="NAME",
+                         help="suite format when the file name does not tell")
+    p_audit.add_argument("--max-leaks", type=non_negative_int, metavar="N",
+                         help="exit 1 when a suite has more than N answer leaks (high or medium)")
+    p_audit.add_argument("--history", type=Path, default=DEFAULT_HISTORY_PATH, metavar="PATH",
+                         help=f"run history read for saturated and always-failing cases (default {DEFAULT_HISTORY_PATH})")
+    p_audit.add_argument("--no-history", action="store_true", help="do not read the history")
+    p_audit.add_argument("--json", action="store_true", help="print the findings as JSON")
 
     p_run = add_parser(
         "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter,
@@ -364,6 +385,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     plan.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                       help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes "
                            "(default %(default)s)")
+    plan.add_argument("--held-out", type=Path, metavar="PATH",
+                      help="a suite file (any format) kept from the skill's author, e.g. outside the pull "
+                           "request: its cases run as held-out cases beside the suite's own")
     plan.add_argument("--siblings", type=Path, metavar="DIR",
                       help="trigger trials: offer the other skills in DIR beside the candidate "
                            "(crowd mode)")
@@ -433,6 +457,12 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     gates.add_argument("--max-skill-tokens", type=positive_int, metavar="N",
                        help="exit 1 when the skill's listing entry plus body costs more than N tokens "
                             "in context for the run's agent (estimated at 4 characters a token)")
+    gates.add_argument("--max-held-out-gap", type=non_negative_float, metavar="PTS",
+                       help="exit 1 when the author cases' lift exceeds the held-out cases' lift by more "
+                            "than PTS points (cases with held_out: true or the tag held-out)")
+    gates.add_argument("--max-leaks", type=non_negative_int, metavar="N",
+                       help="exit 1 when the audit finds more than N answer leaks (grader literals, "
+                            "expected values) in the skill's files (`skillab audit`)")
 
     cache = p_run.add_argument_group("baseline cache and history")
     cache.add_argument("--no-cache", action="store_true",

@@ -266,3 +266,55 @@ def test_a_stop_request_ends_a_redos_pattern_at_once(workspace):
         allow_commands()
     assert time.monotonic() - started < 4  # well inside the 5 s timeout: the stop killed it
     assert result.errored and "killed" in result.reason
+
+
+def claude_plugin(root: Path, skills: dict[str, str], cases: dict[str, dict[str, str]], **files: str) -> Path:
+    """A Claude Code plugin in the source's shape: .claude-plugin/plugin.json, skills/<name>/SKILL.md,
+    evals/<case>/prompt.md with graders/*.md."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin/plugin.json").write_text(json.dumps({"name": "acme-tools", "version": "1.0.0"}))
+    for name, body in skills.items():
+        (root / "skills" / name).mkdir(parents=True)
+        (root / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} things\n---\n{body}")
+    for case, graders in cases.items():
+        (root / "evals" / case / "graders").mkdir(parents=True)
+        (root / "evals" / case / "prompt.md").write_text(f"Do the {case} task.\n")
+        for grader, text in graders.items():
+            (root / "evals" / case / "graders" / grader).write_text(text)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_plugin_with_several_skills_is_named_after_its_plugin_json(tmp_path):
+    from skillab.skill import load_skill
+
+    root = claude_plugin(tmp_path / "repo" / "plugins" / "acme", {"one": "a", "two": "b"},
+                  {"c": {"judged.md": "---\ntype: llm\n---\nIt says done.\n"}})
+    suite = load_suite(root)
+    assert load_skill(suite.skill_dir).name == "acme-tools"
+
+
+def test_grader_files_without_frontmatter_are_judged_criteria_not_a_missing_grader(tmp_path):
+    root = claude_plugin(tmp_path / "acme", {"one": "a"}, {"c": {"quality.md": "The answer names the host.\n"}})
+    (case,) = load_suite(root).cases
+    (spec,) = case.graders
+    assert [(g.type, g.name, g.criteria) for g in spec.graders] == [("llm", "quality", "The answer names the host.")]
+
+
+def test_plugin_parts_outside_skills_are_named_in_a_warning(tmp_path):
+    root = claude_plugin(tmp_path / "acme", {"one": "a"}, {"c": {"q.md": "Done.\n"}},
+                  **{"scripts/fetch.sh": "echo hi\n", ".mcp.json": "{}"})
+    assert any("scripts, .mcp.json sit outside skills/" in w for w in load_suite(root).warnings)
+
+
+def test_ablate_takes_a_plugin_eval_suite_of_one_skill(tmp_path, capsys):
+    root = claude_plugin(tmp_path / "acme", {"one": "## Steps\n\nSay DONE.\n\n## Style\n\nBe brief.\n"},
+                  {"c": {"says-done.md": "---\ntype: regex\npattern: DONE\n---\n"}})
+    (root / "mock-responses.yaml").write_text(yaml.safe_dump({"c": {"with": "DONE", "without": "ok"}}))
+    code = main(["ablate", str(root), "--adapter", "mock", "--no-history", "--no-cache", "--quiet",
+                 "--output", str(tmp_path / "ablation.json")])
+    assert code == 0, capsys.readouterr().err
+    doc = json.loads((tmp_path / "ablation.json").read_text())
+    assert {p["label"] for p in doc["parts"]} >= {"## Steps", "## Style"}

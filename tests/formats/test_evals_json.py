@@ -326,3 +326,24 @@ def test_evals_json_beside_skill_md_and_a_structured_expected_output_load(tmp_pa
     (root / "evals" / "evals.json").write_text(json.dumps(EVALS))
     with pytest.raises(SuiteError, match="holds both evals/evals.json and evals.json"):
         load_suite(root)
+
+
+def test_keys_inside_an_assertion_object_are_shown_to_the_judge_or_named_never_dropped(tmp_path):
+    # An assertion object with its statement split over 'text' and 'check' (a real suite's shape).
+    root = write_skill(tmp_path / "s", {"skill_name": "pdf-report", "evals": [{
+        "id": 1, "prompt": "Summarise it",
+        "assertions": [{"id": "a1", "text": "States the total", "check": "The total is 42, in the first line",
+                        "points": 2}]}]})
+    suite = load_suite(root)
+    (case,) = suite.cases
+    (grader,) = case.graders
+    assert grader.items[0].description == "States the total; check: The total is 42, in the first line"
+    assert any("'points'" in w and "not shown" in w for w in suite.warnings)
+
+
+def test_a_repeated_eval_name_runs_every_eval_told_apart_by_id_never_refusing_the_suite(tmp_path):
+    evals = [{"id": i, "name": "summarise", "prompt": f"Summarise file {i}", "expectations": ["ok"]} for i in (1, 2)]
+    evals.append({"id": 3, "name": "other", "prompt": "Another", "expectations": ["ok"]})
+    suite = load_suite(write_skill(tmp_path / "s", {"skill_name": "pdf-report", "evals": evals}))
+    assert [c.name for c in suite.cases] == ["summarise", "summarise (id 2)", "other"]
+    assert any("eval name 'summarise' repeats line" in w for w in suite.warnings)

@@ -202,3 +202,18 @@ def test_a_tile_that_ships_no_skill_or_names_a_missing_one_says_so(tmp_path):
         load_suite(scenario)
     assert str(raised.value.issues[0]).startswith(f"{tile / 'tile.json'}:4")
     assert "skill 'plans': 'path' must name a SKILL.md inside the tile, got 'plans/SKILL.md'" in str(raised.value)
+
+
+def test_a_promptfoo_config_and_a_repository_root_get_one_line_naming_the_tool(tmp_path, capsys):
+    config = tmp_path / "pf" / "promptfooconfig.yaml"
+    config.parent.mkdir()
+    config.write_text("prompts: ['{{q}}']\nproviders: [openai:gpt-4o]\ntests:\n  - vars: {q: hi}\n")
+    vally = tmp_path / "repo" / "tests" / "csharp-scripts" / "eval.yaml"
+    vally.parent.mkdir(parents=True)
+    vally.write_text("name: csharp\nstimuli:\n  - prompt: hi\n")
+    for target, tool in ((config, "promptfoo eval"), (config.parent, "promptfoo eval"),
+                         (tmp_path / "repo", "vally eval")):
+        assert main(["validate", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and tool in err and "rename" not in err and "no eval.yaml" not in err
+    assert "2 levels below" in (main(["validate", str(tmp_path / "repo")]), capsys.readouterr().err)[1]

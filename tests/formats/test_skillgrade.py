@@ -145,3 +145,31 @@ def test_bad_tasks_are_located_never_a_wall_of_schema_errors(tmp_path, task, mes
         load_suite(root)
     (issue,) = caught.value.issues
     assert message in issue.message and issue.line is not None
+
+
+def test_the_graders_fixtures_and_referenced_files_never_reach_the_with_skill_agent(tmp_path):
+    # The agent under test is given the skill's bundled files; skillgrade's graders/, the task's
+    # workspace fixtures and the instruction and rubric files are the evaluation's, not the skill's.
+    doc = {**DOC, "tasks": [{**DOC["tasks"][0], "graders": [
+        {"type": "deterministic", "run": "bash graders/check.sh"},
+        {"type": "llm_rubric", "rubric": "rubrics/quality.md"}]}]}
+    root = skill(tmp_path / "s", doc, **{**FILES, "graders/check.sh": "echo '{\"score\": 1}'\n",
+                                         "references/guide.md": "How to lint.\n"})
+    from skillab.skill import load_skill
+
+    loaded = load_skill(root)
+    assert loaded.bundled == ("references/guide.md",)
+    before = loaded.content_hash()
+    (root / "graders/check.sh").write_text("echo '{\"score\": 0}'\n")
+    assert load_skill(root).content_hash() == before  # a grader edit is not a skill edit
+
+
+def test_a_graders_folder_beside_a_native_eval_yaml_stays_part_of_the_skill(tmp_path):
+    root = tmp_path / "s"
+    (root / "graders").mkdir(parents=True)
+    (root / "SKILL.md").write_text(SKILL_MD)
+    (root / "graders/rubric-writer.md").write_text("How to write a grader.\n")
+    (root / "eval.yaml").write_text("cases:\n  - name: a\n    prompt: hi\n    expectations: [greets]\n")
+    from skillab.skill import load_skill
+
+    assert load_skill(root).bundled == ("graders/rubric-writer.md",)

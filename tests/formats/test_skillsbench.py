@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from skillab.cli import main
 from skillab.engine.prepare import prepare_suite
@@ -544,3 +545,46 @@ def test_the_one_line_reason_never_cuts_a_reason_mid_word():
     assert line.startswith(reasons[0] + " (and 126 more reasons: ") and line.endswith("; …)")
     listed = line[len(reasons[0] + " (and 126 more reasons: "):-len("; …)")].split("; ")
     assert listed and all(reason in reasons for reason in listed)
+
+
+def test_a_harbor_task_working_in_app_with_no_dockerfile_maps_app_into_the_workspace(tmp_path, capsys):
+    # Harbor's template works in /app; without a Dockerfile the verifier's /app/out.txt could
+    # never be found and the error blamed the missing reward file.
+    test_sh = ("mkdir -p /logs/verifier\n"
+               "test -f /app/out.txt && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n")
+    root = make_task(tmp_path / "t", verifier="tests", test_sh=test_sh)
+    (root / "task.toml").write_text('version = "1.0"\n[verifier]\ntimeout_sec = 30\n')
+    (root / "instruction.md").write_text("Write /app/out.txt with the answer.\n")
+    (root / "mock-responses.yaml").write_text(yaml.safe_dump(
+        {"t": {"with": {"text": "done", "files": {"out.txt": "42\n"}}, "without": "no"}}))
+    (case,) = load_suite(root / "task.toml").cases
+    assert "/app" in case.graders[0].workspace_paths and "/app" not in case.prompt
+    code, doc = run([root], tmp_path / "out", "--adapter", "mock")
+    (record,) = doc["cases"]
+    assert record["outcome"] == "flip_to_pass", capsys.readouterr().err
+
+
+def test_metadata_parent_task_is_named_on_the_case(tmp_path):
+    root = make_task(tmp_path / "variant-2", verifier="tests")
+    (root / "task.toml").write_text('version = "1.0"\n[metadata]\nparent_task = "sales-report"\n')
+    (root / "instruction.md").write_text("Write /root/out.txt.\n")
+    (case,) = load_suite(root / "task.toml").cases
+    assert "parent-task:sales-report" in case.tags
+
+
+def test_a_verifier_finds_the_console_scripts_of_the_virtualenv_skillab_runs_from(tmp_path, monkeypatch):
+    # The quickstart's activated virtualenv holds skillab and pytest: the verifier's `pytest` is
+    # that virtualenv's, mounted with its python3, never covered as skillab's own.
+    import sys
+
+    if sys.prefix == sys.base_prefix or not (Path(sys.executable).parent / "pytest").is_file():
+        pytest.skip("runs only from a virtualenv that has pytest")
+    monkeypatch.setenv("SKILLAB_GRADER_PYTHON", sys.executable)
+    test_sh = ("mkdir -p /logs/verifier\n"
+               "pytest --version && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n")
+    root = make_task(tmp_path / "t", verifier="tests", test_sh=test_sh)
+    (root / "task.toml").write_text('version = "1.0"\n')
+    (root / "instruction.md").write_text("Say hi.\n")
+    code, doc = run([root], tmp_path / "out", "--adapter", "mock")
+    (record,) = doc["cases"]
+    assert record["outcome"] == "pass_kept", record["with_skill"]["extra"]["graders"][0]["reason"]

@@ -69,6 +69,10 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
             script = suite_config(config, target).agent.mock_responses
             if script is not None:
                 suite = load_suite(Path(target), format=config.engine.suite_format)
+                if config.engine.held_out_path is not None:
+                    from ..engine.prepare import with_held_out
+
+                    suite = with_held_out(suite, config.engine.held_out_path)
                 names = scripted_names(suite, ready.skill, ready.triggers)
                 scripts.setdefault(Path(script), set()).update(names)
         for script, names in scripts.items():
@@ -311,7 +315,9 @@ def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
                   args.min_trigger_recall, args.max_false_trigger_rate,
-                  max_skill_tokens=getattr(args, "max_skill_tokens", None))
+                  max_skill_tokens=getattr(args, "max_skill_tokens", None),
+                  max_leaks=getattr(args, "max_leaks", None),
+                  max_held_out_gap=getattr(args, "max_held_out_gap", None))
     reasons = [r for log in logs for r in gates.failures(log)]
     for reason in reasons:
         say(f"gate failed: {reason}")

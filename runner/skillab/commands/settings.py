@@ -71,6 +71,7 @@ def config_from_args(
         evidence_ledger=getattr(args, "evidence_ledger", None),
         placebo=bool(getattr(args, "placebo", False)),
         siblings_dir=args.siblings,
+        held_out_path=getattr(args, "held_out", None),
         shard=Shard.parse(args.shard) if args.shard else None,
         max_cost_usd=args.max_cost_usd,
         reward_threshold=args.reward_threshold,

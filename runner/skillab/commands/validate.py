@@ -40,6 +40,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         for warning in (*suite.warnings, *skill_warnings, *shell_syntax_warnings(suite)):
             print(f"warning: {warning}", file=sys.stderr)
+        print_audit(suite)
         for case in suite.cases:
             if case.unsupported:
                 print(f"note: case {case.name} is unsupported and will be recorded as an error: "
@@ -47,6 +48,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 if case.image is not None and case.image.dockerfile is not None and not case.unsupported_in_image:
                     print(f"note: case {case.name} runs with --sandbox image (built from {case.image.dockerfile})")
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def print_audit(suite) -> None:
+    """The audit's section: its findings above ``low`` one per line, the rest counted (``skillab
+    audit`` lists them all). Nothing here fails validation; ``--max-leaks`` is the gate."""
+    from ..skill import load_skill
+    from ..suite_audit import audit_suite
+
+    block = audit_suite(suite, load_skill(suite.skill_dir or suite.path.parent))
+    shown = [f for f in block.findings if f.severity != "low"]
+    for finding in shown:
+        print(f"audit: {finding.one_line()}")
+    if len(block.findings) > len(shown):
+        print(f"audit: {len(block.findings) - len(shown)} low findings — `skillab audit {suite.path}` lists them")
 
 
 def check_own_mock_script(path, suite) -> None:

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .audit import AuditBlock
 from .evidence import EvidenceBlock
+from .held_out import HeldOutLift
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
@@ -94,6 +96,9 @@ class RunSettings:
     # What the evidence ledger accumulated for this skill content, agent, model and suite
     # (``--evidence-ledger``); None without a ledger.
     evidence: EvidenceBlock | None = None
+    # ``skillab audit``'s findings on the suite and skill as run (``suite_audit``); None when not
+    # audited (documents written before the audit existed).
+    audit: AuditBlock | None = None
 
     @property
     def attempts(self) -> int:
@@ -139,6 +144,7 @@ class RunSettings:
             context_budget=_optional(ContextBudget, doc, "context_budget"),
             stop_early=_optional(StopEarly, doc, "stop_early"),
             evidence=_optional(EvidenceBlock, doc, "evidence"),
+            audit=_optional(AuditBlock, doc, "audit"),
         )
 
 
@@ -163,6 +169,8 @@ class RunSummary:
     reward: Reward | None = None
     # ``--placebo``: content lift (skill vs placebo) and presence lift (placebo vs none).
     placebo: PlaceboComparison | None = None
+    # The author and held-out lifts and their gap, when the run has held-out cases.
+    held_out: HeldOutLift | None = None
 
 
 @dataclass(frozen=True)
@@ -237,8 +245,12 @@ class RunLog:
         doc["cases"] = to_wire(self.records)
         if d.reward is not None:
             doc["reward"] = to_wire(d.reward)
+        if d.held_out is not None:
+            doc["held_out"] = to_wire(d.held_out)
         if s.context_budget is not None:
             doc["context_budget"] = to_wire(s.context_budget)
+        if s.audit is not None:
+            doc["audit"] = to_wire(s.audit)
         return doc
 
     @classmethod
@@ -262,6 +274,7 @@ class RunLog:
             comparison=_optional(Comparison, doc, "comparison"),
             reward=_optional(Reward, doc, "reward"),
             placebo=_optional(PlaceboComparison, doc, "placebo"),
+            held_out=_optional(HeldOutLift, doc, "held_out"),
         )
         return cls(RunSettings.from_json(doc), from_wire(list[CaseRecord], doc["cases"], "cases"), summary)
 

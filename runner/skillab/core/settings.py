@@ -149,6 +149,9 @@ class EngineSettings:
     evidence_ledger: Path | None = None
     # Crowd mode: other skills offered beside the candidate in trigger trials.
     siblings_dir: Path | None = None
+    # ``--held-out PATH``: a suite file kept from the author (outside the PR), its cases run as
+    # held-out cases beside the suite's own.
+    held_out_path: Path | None = None
     # ``--shard I/N``: run only this shard's (case, run) units.
     shard: Shard | None = None
     # Stop starting arms once the measured spend reaches this many USD (None: no cap).

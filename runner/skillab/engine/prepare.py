@@ -42,6 +42,8 @@ class Prepared:
 def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
     engine = engine.for_target(target)
     suite = load_suite(Path(target), format=engine.suite_format)
+    if engine.held_out_path is not None:
+        suite = with_held_out(suite, engine.held_out_path)
     skill = load_skill(suite.skill_dir or suite.path.parent)
     triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)
     known = {c.name for c in suite.cases} | {q.name for q in triggers}
@@ -63,6 +65,21 @@ def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
     graded = tuple(c for c in suite.cases if not c.trigger_only)
     trigger_only = tuple(c for c in suite.cases if c.trigger_only)
     return Prepared(suite, skill, graded, trigger_only, tuple(triggers), crowd.siblings, crowd.warnings)
+
+
+def with_held_out(suite: Suite, path: Path) -> Suite:
+    """The suite with the cases of the held-out suite at ``path`` after its own, each tagged
+    held-out; a name both use is refused (the reports pair cases by name)."""
+    from ..core.held_out import HELD_OUT_TAG
+
+    held = load_suite(Path(path))
+    clash = sorted({c.name for c in held.cases} & {c.name for c in suite.cases})
+    if clash:
+        raise UsageError(f"{held.path}: held-out case {', '.join(map(repr, clash))} has the name of a case of "
+                         f"{suite.path} — rename it")
+    tagged = tuple(dataclasses.replace(c, tags=(*c.tags, HELD_OUT_TAG) if HELD_OUT_TAG not in c.tags else c.tags)
+                   for c in held.cases)
+    return dataclasses.replace(suite, cases=(*suite.cases, *tagged), warnings=(*suite.warnings, *held.warnings))
 
 
 def with_reward_threshold(suite: Suite, threshold: float) -> Suite:

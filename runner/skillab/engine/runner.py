@@ -41,6 +41,7 @@ from ..scoring import classify_outcome
 from ..scoring.summary import summarize
 from ..skill.loader import Skill
 from ..skill.placebo import make_placebo
+from ..suite_audit import audit_suite, history_for
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -193,6 +194,9 @@ class Execution:
         self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}
         self.kept_workspaces: Path | None = None
         self.consistency: JudgeConsistency | None = None
+        # Before any model call, as `skillab audit` finds it: the suite and skill as this run has them.
+        self.audit = audit_suite(prepared.suite, prepared.skill,
+                                 history_for(prepared.suite, engine.history_path) if engine.history_path else ())
         self.started = datetime.now(UTC)
         self._lock = threading.Lock()
         # (case, run) pairs with every arm finished: a progress tick counts without a scan.
@@ -473,6 +477,7 @@ class Execution:
                                          concurrency=self.config.engine.concurrency)
                         if self.early is not None else None),
             judge_consistency=self.consistency,
+            audit=self.audit,
             context_budget=context_block(self.prepared.skill, self.adapter.name,
                                          self.original.skill if self.original is not None else None),
             shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)

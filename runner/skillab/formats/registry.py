@@ -161,9 +161,9 @@ class FormatRegistry:
             return found
         if directory.is_dir() and self._join_plugins():
             return self.find_all(directory, format=format)
-        from ..suite.sniff import foreign_directory
+        from ..suite.sniff import foreign_below, foreign_directory
 
-        foreign = None if format else foreign_directory(directory)
+        foreign = None if format else foreign_directory(directory) or foreign_below(directory)
         if foreign:
             raise SuiteError([foreign])
         looked_for = ", ".join(n for fmt in candidates for n in fmt.filenames)
@@ -184,7 +184,9 @@ class FormatRegistry:
             file = path
             chosen = chosen or self.for_filename(path.as_posix())
         if chosen is None:
-            raise SuiteError([SuiteIssue(path, self._unknown_file_message(path))])
+            from ..suite.sniff import foreign_file
+
+            raise SuiteError([SuiteIssue(path, foreign_file(path) or self._unknown_file_message(path))])
         return self._load_file(file, chosen, format)
 
     def _load_file(self, file: Path, chosen: SuiteFormat, format: str | None) -> Suite:

@@ -132,6 +132,11 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
               "more than this many tokens in context for the run's agent (as `skillab run "
               "--max-skill-tokens`). Empty: no gate."),
+    InputSpec("max-leaks", "", "Fail the check when the audit finds more than this many answer leaks "
+              "(grader literals, expected values) in a skill's files (as `skillab run --max-leaks`). "
+              "Empty: no gate; the findings are reported either way."),
+    InputSpec("max-held-out-gap", "", "Fail the check when the author cases' lift exceeds the held-out "
+              "cases' lift by more than this many points (as `skillab run --max-held-out-gap`). Empty: no gate."),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
 
@@ -164,6 +169,8 @@ class ActionInputs:
     sandbox: str | None = None
     ablate: bool = False
     max_skill_tokens: int | None = None
+    max_leaks: int | None = None
+    max_held_out_gap: float | None = None
     route: str | None = None
     max_stolen: int | None = None
     min_route_accuracy: float | None = None
@@ -247,6 +254,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         sandbox=_sandbox(raw["sandbox"]),
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
+        max_leaks=_non_negative_int(raw, "max-leaks") if raw["max-leaks"] else None,
+        max_held_out_gap=_optional_float(raw, "max-held-out-gap"),
         route=raw["route"] or None,
         max_stolen=_non_negative_int(raw, "max-stolen") if raw["max-stolen"] else None,
         min_route_accuracy=_optional_rate(raw, "min-route-accuracy"),

@@ -21,9 +21,11 @@ from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog
 from ..scoring.statistics import pooled_statistics
 from . import escape
+from .audit_view import audit_section
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
 from .evidence_view import markdown_section as evidence_section
+from .held_out_view import held_out_section
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
@@ -131,6 +133,8 @@ def render_markdown(
             evidence_section(list(zip((s.name for s in suites), graded))),
             _disclosures(suites),
             _context(suites, graded),
+            held_out_section(graded, len(suites) > 1),
+            audit_section(graded, len(suites) > 1),
             _notes(notes),
         )
         if part

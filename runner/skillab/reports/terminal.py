@@ -10,10 +10,12 @@ from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings
 from ..core.summary import Aggregate, Comparison
 from ..core.trend import ArmTrend, Trend
+from .audit_view import audit_text
 from .consistency_wording import agreed_on, agreement_interval, consistency_unmeasured
 from .context_view import context_text
 from .evidence_view import terminal_lines as evidence_lines
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
+from .held_out_view import held_out_text
 from .partial import early_stop, interruption
 from .placebo_view import terminal_lines as placebo_lines
 from .trigger_gates import only_triggers
@@ -255,6 +257,12 @@ def _disclosure(log: RunLog) -> list[str]:
     context = context_text(s.context_budget)
     if context:
         lines.append(f"  context      {context}")
+    held_out = held_out_text(log.summary.held_out)
+    if held_out:
+        lines.append(f"  held-out     {held_out}")
+    audit = audit_text(s.audit)
+    if audit and s.audit is not None and s.audit.findings:
+        lines.append(f"  audit        {audit} (`skillab audit {s.suite.path}` lists them)")
     return lines
 
 

@@ -199,8 +199,11 @@ def _system_sources() -> list[str]:
 def _covers(view: View, bound: list[str]) -> list[str]:
     """Host paths that must stay invisible but lie inside a bound directory: each gets an empty
     tmpfs over it. The command has no capabilities, so it cannot unmount one."""
-    # skillab's virtualenv, never the system Python it is based on (that one is the system).
-    venv = [Path(sys.prefix)] if sys.prefix != sys.base_prefix else []
+    # skillab's virtualenv, never the system Python it is based on (that one is the system), and
+    # not when the command is given it on purpose: the grader python of a caller who installed
+    # skillab into the virtualenv their tools (pytest) live in is that virtualenv.
+    given = {os.path.realpath(p) for p in view.read_only}
+    venv = [Path(sys.prefix)] if sys.prefix != sys.base_prefix and os.path.realpath(sys.prefix) not in given else []
     private = [Path.home(), *venv, *_cwd(), *view.hide]
     covers = []
     sources = _system_source_dirs()

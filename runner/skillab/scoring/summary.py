@@ -27,6 +27,7 @@ from ..core.summary import (
 )
 from ..core.usage import Usage, sum_usage
 from .aggregate import aggregate, run_verdict
+from .held_out import held_out_lift
 from .inference import ALPHA
 from .outcomes import classify_outcome, compute_verdict
 from .pass_at_k import run_summary
@@ -63,6 +64,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         # Verifier formats (SkillsBench, Harbor): the mean fractional reward per arm.
         reward=reward,
         placebo=_placebo(records, settings),
+        held_out=None if settings.partial else held_out_lift(records),
     )
     return RunLog(settings, list(records), summary)
 

@@ -30,6 +30,7 @@ from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..errors import UsageError
 from ..scoring.ablation import AblationResult, Contrast, PartResult, can_still_claim, classify, contrast
+from ..skill.loader import plugin_name
 from ..skill.sections import Partition, SkillPart, partition, write_variant
 from .session import Session, SuiteRun, spent_usd
 
@@ -45,6 +46,8 @@ class AblationPlan:
     partition: Partition
     # The graded cases, in suite order.
     cases: tuple[str, ...] = ()
+    # What each variant copies: the skill's folder, or the plugin holding the skill and its evals/.
+    copy_root: Path | None = None
 
     @property
     def ordered(self) -> tuple[SkillPart, ...]:
@@ -58,7 +61,8 @@ def plan_ablation(prepared: Any, target: Path, *, level: int) -> AblationPlan:
         raise UsageError(f"{target}: a set of skills (SkillsBench environment/skills/) — ablate one skill's folder")
     suite_path = Path(suite.path).resolve()
     skill_dir = Path(skill.root).resolve()
-    if skill_dir not in suite_path.parents:
+    copy_root = _plugin_root(skill_dir, suite_path) if skill_dir not in suite_path.parents else skill_dir
+    if copy_root is None:
         raise UsageError(f"{target}: ablate needs the suite inside the skill's folder ({skill_dir}), where "
                          f"each variant's copy takes it along; this suite is at {suite.path}")
     graders = [json.dumps(case.to_spec_dict()) for case in suite.cases]
@@ -66,7 +70,16 @@ def plan_ablation(prepared: Any, target: Path, *, level: int) -> AblationPlan:
     if not found.parts:
         raise UsageError(f"{skill.skill_md}: nothing to ablate — no '{'#' * level} ' heading and no bundled "
                          "file outside the graders (try --heading-level)")
-    return AblationPlan(Path(target), skill_dir, found, tuple(c.name for c in prepared.graded))
+    return AblationPlan(Path(target), skill_dir, found, tuple(c.name for c in prepared.graded), copy_root)
+
+
+def _plugin_root(skill_dir: Path, suite_path: Path) -> Path | None:
+    """The plugin folder holding both the skill (``skills/<name>/``) and the suite (``evals/``),
+    which a variant copies whole; None when there is none."""
+    for folder in skill_dir.parents:
+        if folder in suite_path.parents and plugin_name(folder) is not None:
+            return folder
+    return None
 
 
 LOOKS = 4
@@ -83,7 +96,9 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
     with tempfile.TemporaryDirectory(prefix="skillab-ablate-") as scratch:
         root = Path(scratch)
         config = _shared_baselines(config, root)
-        relative = Path(plan.target).resolve().relative_to(plan.skill_dir)
+        copy_root = plan.copy_root or plan.skill_dir
+        relative = Path(plan.target).resolve().relative_to(copy_root)
+        skill_rel = plan.skill_dir.relative_to(copy_root).as_posix()
         say(f"full skill: {len(plan.partition.parts)} parts to try after it")
         full = _one(Session(reporters), plan.target, config)
         spent = [full]
@@ -100,7 +115,7 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
                 stopped_at.append(None)
                 continue
             say(f"without {part.label} ({index + 1}/{len(plan.ordered)})")
-            copy = write_variant(plan.skill_dir, part, root / f"variant-{index}")
+            copy = write_variant(copy_root, part, root / f"variant-{index}", skill_rel)
             records: list = []
             ran, made = 0, 0
             found = contrast(full.records, records)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..core.routing import RouteDocument
 from ..core.runlog import RunLog
+from ..core.wording import counted
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,10 @@ class Gates:
     require_measured: bool = False
     # ``--max-skill-tokens``: the skill's listing entry plus body, for the run's agent.
     max_skill_tokens: int | None = None
+    # ``--max-leaks``: answer leaks the audit found in the skill (``AuditBlock.leaks``).
+    max_leaks: int | None = None
+    # ``--max-held-out-gap``: the author lift minus the held-out lift, in points.
+    max_held_out_gap: float | None = None
 
     def failures(self, log: RunLog, name: str | None = None) -> list[str]:
         """One line per gate the run fails (``name``: the suite, for the measured gate)."""
@@ -36,6 +41,16 @@ class Gates:
 
             too_big = skill_tokens_failure(log, self.max_skill_tokens)
             reasons += [too_big] if too_big else []
+        if self.max_held_out_gap is not None:
+            from ..reports.held_out_view import held_out_gap_failure
+
+            gap = held_out_gap_failure(log, self.max_held_out_gap)
+            reasons += [gap] if gap else []
+        audit = log.settings.audit
+        if self.max_leaks is not None and audit is not None and audit.leaks > self.max_leaks:
+            reasons.append(f"{name or log.settings.suite.skill}: the audit found {counted(audit.leaks, 'answer leak')} "
+                           f"in the skill, more than --max-leaks {self.max_leaks} "
+                           f"(`skillab audit {log.settings.suite.path}`)")
         return reasons + gate_failures(log, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
                                        max_false_trigger_rate=self.max_false_trigger_rate)

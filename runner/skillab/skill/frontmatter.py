@@ -17,8 +17,10 @@ from typing import Any
 
 from ..errors import SkillError, SuiteError
 
-# A name or description longer than this is a mistake, not a listing.
+# A name or description longer than this is loaded with a warning (agents accept it and cut
+# their listing of it); past MAX_FIELD_HARD_CHARS it is a mistake, not a listing, and refused.
 MAX_FIELD_CHARS = 4096
+MAX_FIELD_HARD_CHARS = 65536
 _FENCE = re.compile(r"^---[ \t]*\r?$")
 _LINE_FIELD = re.compile(r"^(name|description)[ \t]*:[ \t]*(.*?)[ \t]*\r?$")
 

@@ -6,12 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SkillError, SuiteError
-from .frontmatter import MAX_FIELD_CHARS, Frontmatter, read_frontmatter
+from .eval_material import eval_material, is_material
+from .frontmatter import MAX_FIELD_CHARS, MAX_FIELD_HARD_CHARS, Frontmatter, read_frontmatter
 
 SKILL_FILE = "SKILL.md"
-# Directories beside SKILL.md that hold a suite's graders when that suite file is present: they
-# belong to the evaluation, so no arm's agent may see them (a task_suite.yaml's pytest tests).
-SUITE_DIRS = {"task_suite.yaml": "fixtures"}
 # Directories beside SKILL.md that are always evaluation material (skill-creator's and Tessl's
 # evals/), never part of the skill an agent loads.
 EVAL_DIRS = frozenset({"evals", "eval", ".skillab"})
@@ -91,9 +89,9 @@ def load_skill(directory: Path) -> Skill:
     except SuiteError as exc:
         raise SkillError(str(exc)) from None
     front = read_frontmatter(text, path)
-    name = _text_field(front, "name", path) or directory.resolve().name
-    description = _text_field(front, "description", path)
     skipped: list[str] = []
+    name = _text_field(front, "name", path, skipped) or directory.resolve().name
+    description = _text_field(front, "description", path, skipped)
     return Skill(
         root=directory,
         name=name,
@@ -125,7 +123,8 @@ def load_skill_set(directory: Path, members: list[Skill]) -> Skill:
     """Several skills given to the with-skill arm together, as Harbor installs a task's skills:
     one folder holding each skill's folder, under a generated SKILL.md that lists them (and, for
     ``inline`` loading, carries every body)."""
-    name = directory.resolve().parent.parent.name if directory.name == "skills" else directory.resolve().name
+    name = plugin_name(directory.parent) if directory.name == "skills" else None
+    name = name or (directory.resolve().parent.parent.name if directory.name == "skills" else directory.resolve().name)
     listing = "\n".join(f"- {m.name} ({m.root.name}/SKILL.md): {' '.join(m.description.split())}" for m in members)
     bodies = "\n\n".join(f"## Skill: {m.name}\n\n{m.body}" for m in members)
     description = "Skills for this task: " + ", ".join(m.name for m in members)
@@ -137,7 +136,27 @@ def load_skill_set(directory: Path, members: list[Skill]) -> Skill:
                  warnings=warnings, index=index)
 
 
-def _text_field(front: Frontmatter, key: str, path: Path) -> str:
+PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", "plugin.json")
+
+
+def plugin_name(folder: Path) -> str | None:
+    """The ``name`` of the plugin manifest in ``folder`` (Claude Code's ``.claude-plugin/plugin.json``),
+    or None when there is none: a plugin's skills are given under the plugin's name."""
+    import json
+
+    for rel in PLUGIN_MANIFESTS:
+        path = folder / rel
+        if path.is_file() and not path.is_symlink():
+            try:
+                value = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"].strip():
+                return value["name"].strip()
+    return None
+
+
+def _text_field(front: Frontmatter, key: str, path: Path, warnings: list[str]) -> str:
     value = front.meta.get(key)
     if value is None:
         return ""
@@ -146,8 +165,11 @@ def _text_field(front: Frontmatter, key: str, path: Path) -> str:
         raise SkillError(f"{where}: frontmatter '{key}' must be text, got {type(value).__name__} "
                          f"{str(value)[:40]!r} — quote it")
     text = str(value).strip()
+    if len(text) > MAX_FIELD_HARD_CHARS:
+        raise SkillError(f"{where}: frontmatter '{key}' is {len(text)} characters; at most {MAX_FIELD_HARD_CHARS}")
     if len(text) > MAX_FIELD_CHARS:
-        raise SkillError(f"{where}: frontmatter '{key}' is {len(text)} characters; at most {MAX_FIELD_CHARS}")
+        warnings.append(f"{where}: frontmatter '{key}' is {len(text):,} characters — loaded as the agents load "
+                        f"it, though an agent may cut its listing of it")
     return text
 
 
@@ -156,7 +178,7 @@ def _bundled_files(directory: Path, warnings: list[str] | None = None) -> list[s
     evaluation material (suite files, evals/, expected results, a suite's fixtures). A FIFO,
     socket or device is skipped with a warning: reading one would block or never end."""
     skipped = {".git", "__pycache__", *EVAL_DIRS}
-    skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
+    material = eval_material(directory)
     found = []
     try:
         paths = sorted(directory.rglob("*"))
@@ -168,7 +190,7 @@ def _bundled_files(directory: Path, warnings: list[str] | None = None) -> list[s
                          "remove the deep directory from the skill") from None
     for path in paths:
         rel = path.relative_to(directory)
-        if rel.parts[0] in skipped or path.is_dir() or "__pycache__" in rel.parts:
+        if rel.parts[0] in skipped or path.is_dir() or "__pycache__" in rel.parts or is_material(rel, material):
             continue
         if len(rel.parts) == 1 and _is_eval_file(rel.name):
             continue
@@ -198,12 +220,11 @@ def is_skill_file(directory: Path, rel: str) -> bool:
     """Whether ``rel`` (relative to the skill's ``directory``) is part of the skill an agent is
     given: SKILL.md or a file staged beside it, not evaluation material."""
     parts = Path(rel).parts
-    if not parts:
+    if not parts or is_material(Path(rel), eval_material(directory)):
         return False
     if len(parts) == 1:
         return parts[0] == SKILL_FILE or not _is_eval_file(parts[0])
     skipped = {".git", "__pycache__", *EVAL_DIRS}
-    skipped |= {d for suite, d in SUITE_DIRS.items() if (directory / suite).is_file()}
     return parts[0] not in skipped and "__pycache__" not in parts
 
 

@@ -121,13 +121,15 @@ def without_part(text: str, part: SkillPart) -> str:
     return "".join(lines[: first - 1] + lines[last:])
 
 
-def write_variant(source_dir: Path, part: SkillPart, into: Path) -> Path:
-    """A copy of the skill's folder (its suite included) at ``into``, without ``part``."""
+def write_variant(source_dir: Path, part: SkillPart, into: Path, skill_rel: str = ".") -> Path:
+    """A copy of ``source_dir`` (the skill's folder with its suite, or the plugin holding both at
+    ``skill_rel``) at ``into``, without ``part``."""
     shutil.copytree(source_dir, into, symlinks=True, ignore=shutil.ignore_patterns(".skillab", ".git"))
+    skill = into / skill_rel
     if part.kind == "file":
-        (into / part.name).unlink()
+        (skill / part.name).unlink()
     else:
-        skill_md = into / SKILL_FILE
+        skill_md = skill / SKILL_FILE
         text = skill_md.read_text(encoding="utf-8")
         skill_md.write_text(without_part(text, part), encoding="utf-8")
     return into

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SuiteError, SuiteIssue
+from ..skill.eval_material import is_skillgrade
 
 _EVAL_YAML = ("eval.yaml", "eval.yml")
 
@@ -37,16 +38,6 @@ def refine(file: Path, format_name: str) -> str:
         if foreign is not None:
             raise SuiteError([SuiteIssue(file, foreign)])
     return format_name
-
-
-def is_skillgrade(value: Any) -> bool:
-    """skillgrade's eval.yaml: a list of ``tasks`` beside ``version: "1"`` or ``defaults``, or
-    holding an ``instruction`` (waza's tasks are file patterns beside a ``skill``)."""
-    if not isinstance(value, dict) or "cases" in value or "skill" in value and "graders" in value:
-        return False
-    tasks = value.get("tasks")
-    return isinstance(tasks, list) and (str(value.get("version")) == "1" or "defaults" in value
-                                        or any(isinstance(t, dict) and "instruction" in t for t in tasks))
 
 
 def foreign_eval_yaml(value: Any) -> str | None:
@@ -94,6 +85,47 @@ def foreign_directory(directory: Path) -> SuiteIssue | None:
                 "a skill-eval-action case (evals/*.yaml with prompt and criteria)",
                 "run it with skill-bench/skill-eval-action, or move its prompt and criteria into "
                 "evals/evals.json (prompt, expectations)"))
+    return None
+
+
+_PROMPTFOO = re.compile(r"^promptfooconfig\.(?:ya?ml|json|js|cjs|mjs|ts)$")
+# How deep below a folder with no suite of its own the tools' spec files are looked for, and how
+# many, so a repository root is answered in one line without walking the whole tree.
+_BELOW_DEPTH, _BELOW_FILES = 3, 200
+_FOREIGN_NAMES = ("eval.yaml", "eval.yml", "*.eval.yaml", "eval.vally.yaml", "*.vally.yaml")
+
+
+def foreign_file(path: Path) -> str | None:
+    """One line for a file of another tool passed as a suite (a promptfoo config), or None."""
+    if _PROMPTFOO.match(path.name) or (path.suffix in (".yaml", ".yml") and _is_promptfoo(_peek_yaml(path))):
+        return _unsupported("a promptfoo config", "run it with `promptfoo eval`, or rewrite each of its tests as an "
+                            "eval.yaml case (prompt, validators, expectations) beside the skill's SKILL.md")
+    return None
+
+
+def _is_promptfoo(value: Any) -> bool:
+    return isinstance(value, dict) and "prompts" in value and "providers" in value and "tests" in value
+
+
+def foreign_below(directory: Path) -> SuiteIssue | None:
+    """For a folder with no suite of its own (a repository root): a promptfoo config in it, or
+    the first other tool's spec a few levels below it, in one line naming the tool."""
+    for path in sorted(directory.glob("promptfooconfig.*")):
+        message = foreign_file(path)
+        if message:
+            return SuiteIssue(path, message)
+    seen = 0
+    for depth in range(1, _BELOW_DEPTH + 1):
+        pattern = "/".join(["*"] * depth)
+        for name in _FOREIGN_NAMES:
+            for path in sorted(directory.glob(f"{pattern}/{name}")):
+                seen += 1
+                if seen > _BELOW_FILES:
+                    return None
+                message = foreign_eval_yaml(_peek_yaml(path))
+                if message:
+                    levels = f"{depth} level{'s' if depth > 1 else ''} below {directory}"
+                    return SuiteIssue(path, f"{message} ({levels}, which holds no suite of its own)")
     return None
 
 

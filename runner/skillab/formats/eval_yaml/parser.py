@@ -16,6 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.held_out import HELD_OUT_TAG
 from ...errors import SuiteError, SuiteIssue
 from ...suite.model import Case, Setup, Suite, ValidatorSpec, setup_path_problem
 from ...suite.schema_check import is_valid
@@ -374,12 +375,19 @@ def _case(raw: dict[str, Any], line: int) -> Case:
             )
             for v in raw.get("validators", [])
         ),
-        tags=tuple(raw.get("tags", [])),
+        tags=_tags(raw),
         description=raw.get("description"),
         max_turns=raw.get("max_turns"),
         should_trigger=raw.get("should_trigger"),
         line=line,
     )
+
+
+def _tags(raw: dict[str, Any]) -> tuple[str, ...]:
+    """The case's tags; ``held_out: true`` is the tag ``held-out`` (what every format's held-out
+    case carries, and the spec-portable way to write it)."""
+    tags = tuple(raw.get("tags", []))
+    return (*tags, HELD_OUT_TAG) if raw.get("held_out") and HELD_OUT_TAG not in tags else tags
 
 
 def _setup(raw: list[str] | dict[str, Any]) -> Setup:

@@ -39,8 +39,12 @@ _PY_CHECK = {
 }
 
 
+# Keys a judged entry may carry besides its statement: its identity and weight.
+JUDGED_META_KEYS = ("id", "name", "type", "kind", "weight", "required", "severity", "category", "passed", "evidence")
+
+
 def assertion(raw: Any, at: YamlPath, case: str, issues: IssueList, statements: list[str],
-              validators: list[ValidatorSpec]) -> None:
+              validators: list[ValidatorSpec], warnings: list[str] | None = None) -> None:
     """Add one entry: a string or ``{text}`` is a statement; ``{type|kind, ...}`` a check."""
     field = entry_field(at)
     if isinstance(raw, str) and raw.strip():
@@ -62,7 +66,7 @@ def assertion(raw: Any, at: YamlPath, case: str, issues: IssueList, statements: 
         if text is None:
             issues.add("needs 'text' (or 'criterion'): the statement the judge checks", at, field=field, case=case)
         else:
-            statements.append(text.strip())
+            statements.append(_whole_statement(raw, text, at, case, issues, warnings))
         return
     if not isinstance(kind, str) or kind.lower() not in CHECK_TYPES:
         issues.add(f"type {kind!r} is not one skillab can check — use one of {', '.join(CHECK_TYPES)}, or a "
@@ -71,6 +75,22 @@ def assertion(raw: Any, at: YamlPath, case: str, issues: IssueList, statements: 
     spec = check(kind.lower(), raw, at, case, issues)
     if spec is not None:
         validators.append(spec)
+
+
+def _whole_statement(raw: dict, text: str, at: YamlPath, case: str, issues: IssueList,
+                     warnings: list[str] | None) -> str:
+    """The judged statement with every other statement key of the entry (``check``, ``criteria``)
+    joined to it: the judge reads what the author wrote, none of it dropped. Keys that are no
+    statement and no metadata are named in a warning."""
+    used = next(k for k in STATEMENT_KEYS if raw.get(k) is text)
+    extra = [f"{k}: {raw[k].strip()}" for k in STATEMENT_KEYS
+             if k != used and isinstance(raw.get(k), str) and raw[k].strip()]
+    unread = [k for k in raw if k not in STATEMENT_KEYS and k not in JUDGED_META_KEYS]
+    if unread and warnings is not None:
+        line = issues.doc.line_at(at) if issues.doc else None
+        warnings.append(f"{issues.path}:{line}: eval {case} {entry_field(at)} has "
+                        f"{', '.join(map(repr, unread))}, which the judge is not shown")
+    return "; ".join([text.strip(), *extra])
 
 
 def check(kind: str, raw: dict, at: YamlPath, case: str, issues: IssueList) -> ValidatorSpec | None:

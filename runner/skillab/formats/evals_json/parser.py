@@ -182,7 +182,15 @@ def _case(item: Any, at: tuple[str, int], root: Path, skill: Path, issues: Issue
     _unknown_keys(item, EVAL_KEYS, at, f"eval #{at[1]}", issues, warnings)
     name = _case_name(item, at, issues)
     line = issues.doc.line_at(at) if issues.doc else None
-    if name in seen:
+    if name in seen and ("name" in item or "eval_name" in item):
+        # A repeated display name: the source tool runs both evals, told apart by id or position.
+        ident = item.get("id")
+        renamed = f"{name} (id {ident})" if isinstance(ident, (int, str)) and not isinstance(ident, bool) else name
+        renamed = renamed if renamed not in seen else f"{name} #{at[1] + 1}"
+        warnings.append(f"{issues.path}:{line}: eval name {name!r} repeats line {seen[name]} — this eval runs "
+                        f"as {renamed!r}")
+        name = renamed
+    elif name in seen:
         issues.add(f"duplicate eval {name!r} (first on line {seen[name]}) — ids must be unique", (*at, "id"),
                    field=f"{field}.id")
     seen[name] = line
@@ -204,7 +212,7 @@ def _case(item: Any, at: tuple[str, int], root: Path, skill: Path, issues: Issue
     statements = _strings(item, "expectations", at, issues, name)
     validators: list[ValidatorSpec] = []
     for index, entry in enumerate(_list(item, "assertions", at, issues, name)):
-        assertion(entry, (*at, "assertions", index), name, issues, statements, validators)
+        assertion(entry, (*at, "assertions", index), name, issues, statements, validators, warnings)
     dialect_graders(item, at, name, issues, statements, validators)
     folder = workspace_folder(item, at, root, issues, name)
     seed = _files(item, at, root, skill, issues, name, warnings, folder)

@@ -20,7 +20,8 @@ case.yaml's, as the CLI does). Read from the CLI's own schema (Claude Code 2.1.3
       every grader: weight (default 1), arm: with-only|both
 
 In ``graders/<name>.md`` the frontmatter holds the grader (``type:`` required) and the body is
-its criteria (llm, baseline) or pattern (regex); a file without frontmatter is not a grader.
+its criteria (llm, baseline) or pattern (regex); a file without frontmatter is prose beside the
+graders, unless the case has no other grader: then each such file is an llm grader of its text.
 
 Each case is one A/B case. ``max_turns`` and ``timeout_seconds`` bound the agent; ``tags`` are
 ``--tag`` selectable; ``runs`` is the CLI's repeat count (skillab repeats with ``--runs``: a
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import SuiteError, SuiteIssue
-from ...skill.loader import SKILL_FILE
+from ...skill.loader import SKILL_FILE, plugin_name
 from ...suite.model import Case, Suite
 from ...suite.paths import path_problem, shape_problem
 from ...yaml_source import parse_yaml, read_suite_text
@@ -100,8 +101,23 @@ def load_plugin_eval(path: Path) -> Suite:
         asked = ", ".join(str(r) for r in sorted(runs))
         warnings.insert(0, f"{eval_dir}: the cases ask for runs: {asked} — skillab repeats every case "
                            f"--runs N times (default 1); pass --runs {max(runs)} to match")
+    warnings += _outside_skills(eval_dir.parent)
     return Suite(path=eval_dir, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_dir_of(eval_dir),
                  warnings=tuple(warnings))
+
+
+# A plugin's parts beside skills/ that its skills may call: the with-skill arm is given skills/ only.
+PLUGIN_PARTS = ("scripts", "commands", "agents", "hooks", "bin", ".mcp.json")
+
+
+def _outside_skills(root: Path) -> list[str]:
+    if not (root / "skills").is_dir() or plugin_name(root) is None:
+        return []
+    parts = [p for p in PLUGIN_PARTS if (root / p).exists()]
+    if not parts:
+        return []
+    return [f"{root}: the plugin's {', '.join(parts)} sit outside skills/ and are not given to the with-skill "
+            "arm — a skill that calls them fails there; move what the skills call into their folders"]
 
 
 def skill_dir_of(eval_dir: Path) -> Path:
@@ -199,10 +215,13 @@ def _lay_over(doc: dict[str, Any], folder: Path, issues: list[SuiteIssue]) -> No
         doc["execution"] = execution
     graders_dir = folder / GRADERS_DIR
     extra: list[dict[str, Any]] = []
+    plain: list[dict[str, Any]] = []
     for path in sorted(graders_dir.glob("*.md")) if graders_dir.is_dir() else []:
         meta, body = _frontmatter(path)
         if not meta:
-            continue  # prose beside the graders, not a grader
+            if body.strip():
+                plain.append({"type": "llm", "name": path.stem, "criteria": body.strip(), "_file": path})
+            continue
         if not isinstance(meta.get("type"), str):
             issues.append(SuiteIssue(path, 'frontmatter must include "type:" (regex | tool_order | tool_used | '
                                      'file_exists | llm | baseline)', field="type"))
@@ -212,6 +231,10 @@ def _lay_over(doc: dict[str, Any], folder: Path, issues: list[SuiteIssue]) -> No
         if body_key and body_key not in grader and body.strip():
             grader[body_key] = body.strip()
         extra.append({**grader, "_file": path})
+    if not extra and not doc.get("graders"):
+        # Only files of criteria with no frontmatter: the case's graders are those (real plugins
+        # write them so); beside frontmatter graders such a file is prose and stays unread.
+        extra = plain
     if extra:
         doc["graders"] = [*(doc.get("graders") or [] if isinstance(doc.get("graders"), list) else []), *extra]
 

@@ -133,6 +133,9 @@ def _version(value: dict[str, Any], settings: Settings, issues: IssueList) -> No
         issues.add(f"must be a version string such as \"1.0\", got {raw!r}", (key,), field=key)
 
 
+PARENT_TASK_TAG = "parent-task:"
+
+
 def _read_metadata(value: dict[str, Any], settings: Settings) -> None:
     for source in (value.get("task"), value.get("metadata")):
         if not isinstance(source, dict):
@@ -144,6 +147,11 @@ def _read_metadata(value: dict[str, Any], settings: Settings) -> None:
             tags = source.get(key)
             if isinstance(tags, list) and all(isinstance(t, str) for t in tags):
                 settings.tags = tuple(dict.fromkeys([*settings.tags, *tags]))
+        parent = source.get("parent_task")
+        if isinstance(parent, str) and parent.strip():
+            # A variant of another task: named on the case (and selectable with --tag), so a run of
+            # the variants reads as one family.
+            settings.tags = tuple(dict.fromkeys([*settings.tags, f"{PARENT_TASK_TAG}{parent.strip()}"]))
 
 
 def _timeout(section: dict[str, Any], at: YamlPath, default: float, issues: IssueList) -> float:

@@ -59,6 +59,8 @@ FORMAT_NAME = "skillsbench"
 TASK_TOML, INSTRUCTION = "task.toml", "instruction.md"
 VERIFIER_DIRS = ("verifier", "tests")
 VERIFIER_ENTRY = "test.sh"
+# The working directory of Harbor's task template (its Dockerfile's WORKDIR).
+HARBOR_WORKDIR = "/app"
 _PROMPT_HEADING = re.compile(r"^##\s+prompt\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,2}\s")
 
@@ -80,6 +82,11 @@ def load_skillsbench(path: Path) -> Suite:
     workspace_paths = plan.workspace_paths
     if settings.workdir and settings.workdir not in workspace_paths:
         workspace_paths = (*workspace_paths, settings.workdir)
+    if HARBOR_WORKDIR not in workspace_paths and not (task_dir / ENVIRONMENT / "Dockerfile").is_file() \
+            and _uses_path(HARBOR_WORKDIR, prompt, verifier.files):
+        # No Dockerfile to say where the task works, and the task works in Harbor's /app: the
+        # workspace stands in for it, as it does for a Dockerfile's WORKDIR.
+        workspace_paths = (*workspace_paths, HARBOR_WORKDIR)
     image = plan.image
     if settings.image:
         image = ImageRequest(task_dir / ENVIRONMENT, image.dockerfile if image else None, settings.image)
@@ -314,3 +321,17 @@ def rewrite_paths(text: str, mapping: list[tuple[str, str]]) -> str:
     # is also the default of a shell expansion, ``${BENCHFLOW_REWARD_TEXT:-/logs/verifier/...}``.
     pattern = re.compile(rf"(?:(?<=:-)|(?<=:=)|(?<![\w.~/-]))({alternatives})(?![\w-])(?!\.\w)")
     return pattern.sub(lambda m: replacements[m.group(1)], text)
+
+
+def _uses_path(root: str, prompt: str | None, files: SeedFiles) -> bool:
+    """Whether the instruction or a verifier text file names a path under ``root``."""
+    pattern = re.compile(rf"(?<![\w.-]){re.escape(root)}(?:/|\b)")
+    if prompt and pattern.search(prompt):
+        return True
+    for source, _ in files.files:
+        try:
+            if source.stat().st_size < 1 << 20 and pattern.search(source.read_text(encoding="utf-8")):
+                return True
+        except (OSError, UnicodeDecodeError):
+            continue
+    return False

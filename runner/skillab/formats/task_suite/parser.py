@@ -94,7 +94,7 @@ def parse_task_suite(text: str, path: Path) -> Suite:
     cases = _tasks(value, path.parent, issues)
     skill_dir = _skill_dir(path, skill_id, issues)
     issues.raise_if_any()
-    # Beside SKILL.md, fixtures/ is never a bundled skill file (skill.loader.SUITE_DIRS): the
+    # Beside SKILL.md, fixtures/ is never a bundled skill file (skill.eval_material.SUITE_DIRS): the
     # pytest judge's tests reach the grader through the case, and no agent or staged skill copy.
     return Suite(path=path, format=FORMAT_NAME, cases=tuple(cases), skill_dir=skill_dir, warnings=tuple(warnings))
 
