@@ -331,11 +331,12 @@ class Action:
         verdicts = [f"Check failed: {reason}" for reason in state.failures]
         if state.interrupted:
             verdicts.insert(0, "Interrupted: these are partial results.")
-        report = render_markdown(logs, failed=failed, run_url=self.ctx.run_url, notes=state.notes, checks=verdicts)
-        if state.ablations:
-            from .ablation import ablation_markdown
+        from .ablation import report_with_ablations
 
-            report += "\n" + ablation_markdown(state.ablations)
+        report = report_with_ablations(
+            lambda budget: render_markdown(logs, failed=failed, run_url=self.ctx.run_url, notes=state.notes,
+                                           checks=verdicts, max_chars=budget),
+            state.ablations)
         paths = self.write_files(logs, report)
         summary_extra = self.comment(report)
         verdict = overall_verdict(logs, failed) or ("error" if state.failures else "none")
