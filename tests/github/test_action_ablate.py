@@ -60,7 +60,7 @@ def large_ablation(skill: str, parts: int) -> dict:
 
 
 def test_the_whole_comment_fits_githubs_limit_with_a_large_ablation():
-    from skillab.github.ablation import report_with_ablations
+    from skillab.github.ablation import ablation_markdown, report_with_appendix
     from skillab.github.comment import with_marker
     from skillab.reports.markdown import GITHUB_COMMENT_LIMIT, render_markdown
     from skillab.reports.markdown_cases import size
@@ -69,12 +69,13 @@ def test_the_whole_comment_fits_githubs_limit_with_a_large_ablation():
 
     suites = logs(big_document(900))
     ablations = [large_ablation(f"skill-{n}", 300) for n in range(3)]
-    body = report_with_ablations(lambda budget: render_markdown(suites, max_chars=budget), ablations)
+    body = report_with_appendix(lambda budget: render_markdown(suites, max_chars=budget), ablation_markdown(ablations))
     assert size(with_marker(body, "skills")) <= GITHUB_COMMENT_LIMIT
     assert body.startswith(render_markdown(suites)[:200])  # the report's head is whole
     assert "### Ablation: which part of skill-0 earns its tokens" in body
     assert "cut here to fit GitHub's comment limit" in body
     # A small ablation beside a small report is appended whole.
     small = [large_ablation("skill-small", 3)]
-    body = report_with_ablations(lambda budget: render_markdown(logs(big_document(3)), max_chars=budget), small)
+    body = report_with_appendix(lambda budget: render_markdown(logs(big_document(3)), max_chars=budget),
+                                ablation_markdown(small))
     assert "## Section 2" in body.replace("\\#", "#") and "cut here" not in body
