@@ -10,6 +10,7 @@ honest Dockerfile that installs a file, chowns it and runs its commands still bu
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import threading
@@ -142,3 +143,17 @@ def test_an_unknown_build_network_is_a_usage_error(monkeypatch):
     monkeypatch.setenv(BUILD_NETWORK_ENV, "bridge")
     with pytest.raises(UsageError, match="SKILLAB_IMAGE_BUILD_NETWORK='bridge': expected one of none, host"):
         build_network()
+
+
+@needs_buildah
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "[::1]:{port}", "169.254.169.254"])
+def test_a_base_image_is_never_pulled_from_the_hosts_loopback_or_link_local_addresses(
+        store, tmp_path, monkeypatch, loopback, host):
+    port, hits = loopback
+    monkeypatch.setenv(STORE_ENV, str(store))
+    name = host.format(port=port)
+    environment = write_environment(tmp_path / "environment", f"FROM {name}/base:1\n")
+    with pytest.raises(UsageError, match=f"the base image {re.escape(name)}/base:1 .* loopback or link-local"):
+        with image_sandbox(environment):
+            pass
+    assert hits == []

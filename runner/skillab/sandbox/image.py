@@ -29,6 +29,7 @@ gets the skill, through its adapter, in its workspace.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 import re
 import shutil
@@ -216,6 +217,10 @@ def provide_base(buildah: str, image: str) -> None:
            f"--storage-driver vfs pull {image}`; offline, load a saved copy into the same store "
            f"(`... pull docker-archive:/path/image.tar`, or `oci-archive:`), or tag a local image as "
            f"localhost/{image.split('/')[-1]} (`... tag IMAGE localhost/{image.split('/')[-1]}`)")
+    if on_the_host(image):
+        raise UsageError(f"--sandbox image: the base image {image} is not in skillab's image store ({store}) and "
+                         "names a registry on the host's loopback or link-local addresses, which a build never "
+                         f"reaches: {how}")
     if os.environ.get(PULL_ENV, "").lower() == "never":
         raise UsageError(f"--sandbox image: the base image {image} is not in skillab's image store ({store}) and "
                          f"{PULL_ENV}=never: {how}")
@@ -226,6 +231,23 @@ def provide_base(buildah: str, image: str) -> None:
                          f"and could not be pulled ({exc}); {how}") from None
     if not _succeeds(buildah, "inspect", "--type", "image", image):  # a short name resolves as Docker's
         _buildah(buildah, "tag", docker_reference(image), image)
+
+
+def on_the_host(image: str) -> bool:
+    """Whether ``image`` names a registry at ``localhost`` or a loopback, link-local or
+    unspecified address: a Dockerfile's ``FROM`` must not make skillab call the host's own
+    services or a cloud's metadata address."""
+    first, _, rest = image.partition("/")
+    if not rest or not ("." in first or ":" in first or first.lower() == "localhost"):
+        return False
+    host = first[1:].partition("]")[0] if first.startswith("[") else first.partition(":")[0]
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_link_local or address.is_unspecified
 
 
 def docker_reference(image: str) -> str:
