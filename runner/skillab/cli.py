@@ -360,7 +360,8 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     plan.add_argument("--stop-seed", type=int, metavar="N",
                       help="the seed of --stop-early's case order (default: drawn, and recorded)")
     plan.add_argument("--shard", metavar="I/N",
-                      help="run only shard I of N of the (case, run) units; gates wait for skillab merge")
+                      help="run only shard I of N of the (case, run) units; gates wait for skillab merge. "
+                           "auto: I and N from a Kubernetes Indexed Job, a SLURM array or SKILLAB_SHARD_INDEX/COUNT")
     plan.add_argument("--resume", type=Path, metavar="RESULTS",
                       help="keep the finished arms of this results.json and run only the missing "
                            "and errored ones")

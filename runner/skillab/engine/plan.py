@@ -295,7 +295,7 @@ def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
     if agent.adapter in OFFLINE_ADAPTERS:
         lines = [f"  agent          {agent.adapter} adapter: scripted answers, no model, no key"]
     elif agent.adapter in ("llm", "agent"):
-        lines = [f"  agent          {_served(agent_settings(agent.model, config.tuning), config)}"]
+        lines = [f"  agent          {_served(agent_settings(agent.model, config.provider_tuning), config)}"]
     else:
         key = CLI_KEYS.get(agent.adapter)
         said = "" if key is None else f" · key {key} ({'set' if config.credentials.environ.get(key) else 'unset'})"
@@ -304,7 +304,7 @@ def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
         return [*lines, "  judge          none: no case has an expectation to grade"]
     if agent.adapter in OFFLINE_ADAPTERS and not config.judge.model.name:
         return [*lines, "  judge          mock judge: grades the scripted answers, no model, no key"]
-    settings = judge_settings(agent.model, config.judge, config.tuning)
+    settings = judge_settings(agent.model, config.judge, config.provider_tuning)
     why = "" if config.judge.model.name else " (the default: a model of another family than the agent's)"
     return [*lines, f"  judge          {_served(settings, config)}{why}"]
 

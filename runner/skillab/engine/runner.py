@@ -180,6 +180,8 @@ class Execution:
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
                                         3 if original is not None else 2, min_delta_pts=engine.min_delta_pts,
                                         gate_on=engine.gate_on)
+        # Each case's place in the seeded order of ``--stop-early``.
+        self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}
         self.kept_workspaces: Path | None = None
         self.consistency: JudgeConsistency | None = None
         self.started = datetime.now(UTC)
@@ -288,7 +290,7 @@ class Execution:
         lookups = True
         slots = arms_in_flight(self.config.engine.concurrency)
         while queue or pending or waiting:
-            while queue and len(pending) < slots and not self._halted():
+            while queue and len(pending) < slots and not self._halted() and self._admits(queue[0][0], pending):
                 case_index, job, slot = queue.popleft()
                 if slot and not settled:
                     waiting.append((case_index, job, slot))
@@ -330,6 +332,13 @@ class Execution:
                 settled, lookups = True, bool(served)
                 queue.extendleft(reversed(waiting))
                 waiting = []
+
+    def _admits(self, case_index: int, pending: dict[Future[ArmRecord], Any]) -> bool:
+        """Whether ``--stop-early`` lets this case start now (a look it lies past is undecided);
+        with nothing in flight every case may start, so a held run never stalls."""
+        if self.early is None or not pending:
+            return True
+        return self.early.admits(self._positions[case_index])
 
     def _halted(self) -> bool:
         return self.stopped is not None or (self.early is not None and self.early.stopped_at is not None)
@@ -439,7 +448,9 @@ class Execution:
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
-            stop_early=(self.early.block(records, [c.name for c in self.prepared.graded])
+            stop_early=(self.early.block(records, [c.name for c in self.prepared.graded],
+                                         arms_ran=list(self.arms.values()),
+                                         concurrency=self.config.engine.concurrency)
                         if self.early is not None else None),
             judge_consistency=self.consistency,
             context_budget=context_block(self.prepared.skill, self.adapter.name,
