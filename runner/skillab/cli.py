@@ -509,6 +509,10 @@ def add_report_arguments(group) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     from .sandbox.guard import guard_process
 
+    if argv is None:  # a program of its own: a library caller's environment is its own business
+        from .key_handoff import isolate_keys
+
+        isolate_keys()
     guard_process()
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)

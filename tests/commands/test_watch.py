@@ -97,3 +97,59 @@ def test_watch_refuses_no_cache(tmp_path, capsys):
     skill = make_skill(tmp_path, [grep_case("a")])
     assert main(["run", str(skill), "--adapter", "mock", "--watch", "--no-cache"]) == 2
     assert "drop --no-cache" in capsys.readouterr().err
+
+
+def deep_tree(root: Path, levels: int) -> Path:
+    """``levels`` nested folders under ``root`` (deeper than Python's recursion limit)."""
+    root.mkdir(exist_ok=True)
+    fd = os.open(root, os.O_RDONLY)
+    for _ in range(levels):  # one folder at a time, each opened from its parent
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    leaf = os.open("leaf.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+    os.write(leaf, b"x")
+    os.close(leaf)
+    os.close(fd)
+    return root.joinpath(*["d"] * levels)
+
+
+def remove_deep_tree(root: Path, levels: int) -> None:
+    """What ``deep_tree`` made, removed from the bottom up (``shutil.rmtree`` recurses)."""
+    fds = [os.open(root, os.O_RDONLY)]
+    for _ in range(levels):
+        fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+    os.unlink("leaf.txt", dir_fd=fds[-1])
+    os.close(fds.pop())
+    while fds:
+        fd = fds.pop()
+        os.rmdir("d", dir_fd=fd)
+        os.close(fd)
+
+
+def test_a_deep_tree_the_run_refuses_is_watched_without_a_crash(tmp_path):
+    proc, skill, out, log = start(tmp_path, "--watch-max-runs", "3")
+    try:
+        wait_for(log, "watching", proc=proc)
+        deep_tree(skill / "nest", 1200)  # a change: the second run refuses it in one line
+        wait_for(log, "nest too deep", proc=proc)
+        wait_for(log, "watching", count=2, proc=proc)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=LIMIT_S) == 130, log.read_text()[-2000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if (skill / "nest").exists():
+            remove_deep_tree(skill / "nest", 1200)
+    assert "Traceback" not in log.read_text() and "RecursionError" not in log.read_text()
+
+
+def test_the_snapshot_sees_a_file_below_a_deep_tree(tmp_path):
+    from skillab.commands.watch import snapshot
+
+    leaf = deep_tree(tmp_path / "nest", 1200) / "leaf.txt"
+    try:
+        assert str(leaf) in snapshot([tmp_path], set())
+    finally:
+        remove_deep_tree(tmp_path / "nest", 1200)

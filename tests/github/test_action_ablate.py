@@ -45,3 +45,37 @@ def test_a_pr_adding_a_harmful_section_and_growing_the_description(tmp_path, git
     # The description grew by 360 characters: 90 estimated tokens in the listing, body and total.
     budget = result.results()["suites"][0]["context_budget"]
     assert budget["change_tokens"] > 90 and f"{budget['change_tokens']:+,} tok against the original" in body
+
+
+def large_ablation(skill: str, parts: int) -> dict:
+    """An ablation document of ``parts`` parts, each with a long label and a note."""
+    return {
+        "skill": skill, "full": {"summary": "+40.0 pts (95% CI +20.0 to +60.0)", "lift_pts": 40.0},
+        "spend": {"model_calls": 10 * parts, "cached_arms": 0, "cost_usd": 1.25}, "grader_files": [],
+        "changed_in_pr": [f"## Section {i} " + "w" * 60 for i in range(0, parts, 2)],
+        "parts": [{"label": f"## Section {i} " + "w" * 60, "role": "dead weight", "contribution_pts": 0.0,
+                   "ci95": [-5.0, 5.0], "p_adjusted": 1.0, "tokens": 1234, "note": "n" * 150}
+                  for i in range(parts)],
+    }
+
+
+def test_the_whole_comment_fits_githubs_limit_with_a_large_ablation():
+    from skillab.github.ablation import ablation_markdown, report_with_appendix
+    from skillab.github.comment import with_marker
+    from skillab.reports.markdown import GITHUB_COMMENT_LIMIT, render_markdown
+    from skillab.reports.markdown_cases import size
+
+    from ..reports.test_markdown_report import big_document, logs
+
+    suites = logs(big_document(900))
+    ablations = [large_ablation(f"skill-{n}", 300) for n in range(3)]
+    body = report_with_appendix(lambda budget: render_markdown(suites, max_chars=budget), ablation_markdown(ablations))
+    assert size(with_marker(body, "skills")) <= GITHUB_COMMENT_LIMIT
+    assert body.startswith(render_markdown(suites)[:200])  # the report's head is whole
+    assert "### Ablation: which part of skill-0 earns its tokens" in body
+    assert "cut here to fit GitHub's comment limit" in body
+    # A small ablation beside a small report is appended whole.
+    small = [large_ablation("skill-small", 3)]
+    body = report_with_appendix(lambda budget: render_markdown(logs(big_document(3)), max_chars=budget),
+                                ablation_markdown(small))
+    assert "## Section 2" in body.replace("\\#", "#") and "cut here" not in body

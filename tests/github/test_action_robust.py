@@ -84,7 +84,8 @@ def test_a_deep_tree_a_bad_sibling_trigger_set_and_a_bad_history_line_stop_nothi
     crowd = suites["alpha"]["triggers"]["crowd"]
     assert crowd["siblings"] == ["beta", "gamma"]  # delta's skill cannot load: left out
     assert any("beta's trigger queries left out" in w for w in crowd["warnings"])
-    assert any("history.jsonl:1: not a history entry" in w for w in suites["alpha"]["warnings"])
+    # Unsigned (a hand edit): ignored with a notice, before its content is even read.
+    assert any("history.jsonl: 1 line(s) ignored: not signed" in w for w in suites["alpha"]["warnings"])
     # The bad line stays, and both good runs were appended after it.
     lines = (workspace / ".skillab" / "history.jsonl").read_text().splitlines()
     assert lines[0] == BAD_HISTORY_LINE.strip() and len(lines) == 3

@@ -11,9 +11,10 @@ import yaml
 
 from skillab.cli import main
 from skillab.core.wire import to_wire
-from skillab.log.history import parse_history, read_history
+from skillab.log.history import parse_history, read_history, signed_line
 from skillab.log.history_entry import HISTORY_FORMAT, HistoryEntry, suite_key
 from skillab.scoring.trend import compute_trend, record_run, same_skill_comparisons
+from skillab.signing import cache_key, entry_mac
 
 from ..skillgen import answers, grep_case, make_skill
 
@@ -25,6 +26,19 @@ def entry(**changes) -> HistoryEntry:
         original_delta_pts=None, verdict="mixed", cost_usd=None, recorded_at="2026-11-01T10:00:00+00:00",
     )
     return replace(base, **changes)
+
+
+def line_of(e: HistoryEntry) -> bytes:
+    """``e``'s line as skillab writes it: signed with this user's key."""
+    return signed_line(e, cache_key())
+
+
+def signed_raw(raw: bytes) -> bytes:
+    """A hand-made JSON object line, signed as if skillab had written it (to reach the checks
+    behind the signature)."""
+    data = json.loads(raw)
+    data["mac"] = entry_mac(cache_key(), data)
+    return json.dumps(data).encode()
 
 
 def document(rates: dict, *, suite: str = "skills/demo/eval.yaml", model: str | None = None,
@@ -130,7 +144,7 @@ def test_only_the_same_suite_model_and_adapter_are_comparable(tmp_path):
         entry(adapter="agent"),
         entry(suite="skills/other/eval.yaml"),
     ]
-    path.write_bytes(b"".join(e.to_line() for e in others))
+    path.write_bytes(b"".join(line_of(e) for e in others))
     first = record_run(document({"with_skill": 1.0, "without_skill": 0.25}), path)
     assert first.trend is not None and first.trend.previous is None
     second = record_run(document({"with_skill": 0.75, "without_skill": 0.25}), path)
@@ -154,7 +168,7 @@ def test_an_entry_keeps_what_the_issue_lists(tmp_path, monkeypatch):
         "recorded_at": "2026-11-02T09:30:00+00:00", "runs": 1, "cases": 4, "format": HISTORY_FORMAT,
         "suite_hash": "", "case_selection": line["case_selection"], "pass_k": 1,
         "adapter_identity": line["adapter_identity"], "judge": line["judge"], "case_passes": {},
-        "original_hash": "",
+        "original_hash": "", "mac": line["mac"],
     }
 
 
@@ -180,8 +194,8 @@ def test_suite_paths_are_keyed_relative_to_the_current_directory(tmp_path, monke
 
 
 def test_garbage_lines_are_skipped_with_a_warning_that_names_the_line():
-    good = entry().to_line()
-    data = good + b"{not json\n" + b"[1, 2]\n" + b'{"format": "skillab.history/9"}\n' + b"\n" + good
+    good = line_of(entry())
+    data = good + b"{not json\n" + b"[1, 2]\n" + signed_raw(b'{"format": "skillab.history/9"}') + b"\n\n" + good
     entries, warnings = parse_history(data, "h.jsonl")
     assert len(entries) == 2
     assert warnings == [
@@ -198,7 +212,7 @@ def test_many_bad_lines_give_a_capped_number_of_warnings():
 
 def test_a_line_cut_short_does_not_swallow_the_next_entry(tmp_path):
     path = tmp_path / "h.jsonl"
-    path.write_bytes(entry().to_line() + b'{"suite": "skills/de')
+    path.write_bytes(line_of(entry()) + b'{"suite": "skills/de')
     result = record_run(document({"with_skill": 0.5, "without_skill": 0.25}), path)
     assert result.warnings == [f"{path}:2: not a history entry (not JSON); line skipped"]
     entries, warnings = read_history(path)
@@ -221,7 +235,8 @@ def test_lines_that_parse_but_are_no_entry_are_skipped_not_a_crash():
         b'"pass_rate":{"with_skill":NaN},"verdict":"pass","recorded_at":"t"}',
         b"[" * 100_000,
     ]
-    entries, warnings = parse_history(b"\n".join(bad) + b"\n" + entry().to_line(), "h")
+    signed = [signed_raw(raw) for raw in bad[:3]] + bad[3:]
+    entries, warnings = parse_history(b"\n".join(signed) + b"\n" + line_of(entry()), "h")
     assert len(entries) == 1 and len(warnings) == 4
     assert "'runs' is not a whole number" in warnings[0] and "is not a [passed, graded] pair" in warnings[1]
     assert "finite" in warnings[2] and warnings[3] == "h: 1 more unreadable lines skipped"
@@ -349,3 +364,37 @@ def test_a_history_path_that_cannot_be_written_warns_and_the_run_passes(tmp_path
     code, out, _ = run(skill, tmp_path, capsys, "--history", str(tmp_path))
     assert code == 0
     assert "this run is not recorded" in out
+
+
+# -- authenticity -------------------------------------------------------------------------------
+
+
+def test_an_edited_line_is_ignored_with_one_notice_and_makes_no_trend(tmp_path, capsys):
+    """A pull request edits the checkout's history so the last run reads 0% with the skill: the
+    next run would say the skill "moved 0.0% → 100.0%". The edited line fails its signature."""
+    history = tmp_path / "h.jsonl"
+    skill = skill_with(tmp_path, {"a": answers("SKILLED", "plain"), "b": answers("SKILLED", "plain")})
+    code, _, _ = run(skill, tmp_path, capsys, "--history", str(history))
+    assert code == 0
+    line = json.loads(history.read_text())
+    line["pass_rate"]["with_skill"] = 0.0
+    line["delta_pts"] = 0.0
+    history.write_text(json.dumps(line) + "\n")
+    code, out, _ = run(skill, tmp_path, capsys, "--history", str(history))
+    assert code == 0
+    assert "0.0% → 100.0%" not in out and "moved" not in out
+    assert "first comparable run" in out
+    doc = json.loads((tmp_path / "r.json").read_text())
+    notices = [w for w in doc["warnings"] if "not signed with this user's key" in w]
+    assert notices == [f"{history}: 1 line(s) ignored: not signed with this user's key (edited, or written "
+                       "with another key)"]
+
+
+def test_lines_signed_with_another_key_are_ignored_and_this_keys_lines_read(tmp_path):
+    mine, theirs = b"k" * 32, b"t" * 32
+    from skillab.log.history import signed_line
+
+    data = signed_line(entry(skill_hash="theirs"), theirs) + signed_line(entry(skill_hash="mine"), mine)
+    entries, warnings = parse_history(data, "h", mine)
+    assert [e.skill_hash for e in entries] == ["mine"]
+    assert warnings == ["h: 1 line(s) ignored: not signed with this user's key (edited, or written with another key)"]

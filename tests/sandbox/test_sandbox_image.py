@@ -139,8 +139,8 @@ def test_a_task_that_needs_its_own_image_runs_in_it_under_sandbox_image(store, t
 
 @pytest.mark.parametrize("base, pull, said", [
     ("ubuntu:24.04", "never", "SKILLAB_IMAGE_PULL=never"),
-    # A registry that does not answer (loopback, nothing listening): the pull is tried and fails.
-    ("127.0.0.1:9/nothing/base:1", "", "could not be pulled"),
+    # A registry on the host's loopback: never pulled from (a Dockerfile must not reach the host).
+    ("127.0.0.1:9/nothing/base:1", "", "loopback or link-local"),
 ])
 def test_a_missing_base_is_pulled_or_the_error_says_how_to_provide_it(store, tmp_path, monkeypatch, base, pull, said):
     monkeypatch.setenv(STORE_ENV, str(store))

@@ -98,9 +98,14 @@ def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | No
     if args.resume is None:
         return [None] * len(prepared)
     from ..engine.meta import suite_hash
+    from ..engine.resume import header_problem
 
     adapter = args.adapter[0] if args.adapter else "agent"
     documents = load_results(args.resume)
+    for loaded in documents:
+        problem = header_problem(loaded)
+        if problem is not None:
+            raise UsageError(f"--resume {args.resume}: not a skillab results document ({problem})")
     earlier: dict[Path, dict] = {}
     for loaded in documents:
         path = Path(loaded["suite"]["path"]).resolve()

@@ -87,20 +87,29 @@ def _outputs(args: argparse.Namespace) -> set[str]:
 
 
 def snapshot(roots: list[Path], skip: set[str]) -> Snapshot:
-    """Size and modification time of every watched file."""
+    """Size and modification time of every watched file. The walk keeps its own stack: a tree
+    nested deeper than Python's recursion limit (which the run refuses, and says why) is watched
+    like any other, so fixing it is seen. Links are not followed."""
     seen: Snapshot = {}
-    for root in roots:
-        for directory, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS and str(Path(directory, d)) not in skip]
-            for name in filenames:
-                path = os.path.join(directory, name)
-                if path in skip:
+    pending = [str(root) for root in roots]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.path in skip:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in IGNORED_DIRS:
+                        pending.append(entry.path)
                     continue
-                try:
-                    info = os.stat(path)
-                except OSError:
-                    continue
-                seen[path] = (info.st_size, info.st_mtime_ns)
+                info = os.stat(entry.path)
+            except OSError:
+                continue
+            seen[entry.path] = (info.st_size, info.st_mtime_ns)
     return seen
 
 

@@ -27,17 +27,18 @@ import hmac
 import json
 import math
 import os
-import secrets
 import stat
-import tempfile
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_json
 from ..core.records import ArmRecord
+from ..signing import KEY_ENV as KEY_ENV  # the key and signature live in ``signing``, named here too
+from ..signing import cache_key as cache_key
+from ..signing import entry_mac as entry_mac
+from ..signing import key_file as key_file
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from .arm import ArmJob
 
 ENTRY_FORMAT = "skillab.baseline/2"
-KEY_ENV = "SKILLAB_CACHE_KEY"
 # Skipped entries named in the warnings; the rest are counted.
 _NAMED_SKIPS = 3
 # An arm's record with its transcript is kilobytes to a few MiB; far beyond is no entry.
@@ -77,54 +77,6 @@ def scope_digest(parts: dict[str, Any]) -> str:
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "skillab" / "baselines"
-
-
-def key_file(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the user's own cache key lives: their config directory, never a checkout's."""
-    environ = os.environ if environ is None else environ
-    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".config")
-    return Path(base) / "skillab" / "baseline-cache.key"
-
-
-def cache_key(environ: Mapping[str, str] | None = None) -> bytes | str:
-    """The key entries are signed with: ``SKILLAB_CACHE_KEY`` when set, else the user's key file
-    (made on first use, readable by its owner only). A reason (a ``str``) when neither can be had."""
-    environ = os.environ if environ is None else environ
-    if environ.get(KEY_ENV):
-        return hashlib.sha256(environ[KEY_ENV].encode()).digest()
-    path = key_file(environ)
-    try:
-        if not path.exists():
-            _make_key(path)
-        text = path.read_text(encoding="ascii").strip()
-    except (OSError, ValueError) as exc:
-        return f"its key file {path} cannot be made or read ({getattr(exc, 'strerror', None) or exc})"
-    if len(text) < 32:
-        return f"its key file {path} holds no key (delete it to make a new one)"
-    return hashlib.sha256(text.encode()).digest()
-
-
-def _make_key(path: Path) -> None:
-    """A new random key at ``path``, owner-only; linked into place whole, so a run starting at
-    the same moment reads this key or its own, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key.")  # mode 0600
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_hex(32) + "\n")
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another run made it first: use that one
-    finally:
-        os.unlink(tmp)
-
-
-def entry_mac(key: bytes, entry: Mapping[str, Any]) -> str:
-    """HMAC-SHA256 over the entry's canonical JSON, its ``mac`` left out."""
-    body = {name: value for name, value in entry.items() if name != "mac"}
-    blob = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hmac.new(key, blob.encode(), hashlib.sha256).hexdigest()
 
 
 @dataclass

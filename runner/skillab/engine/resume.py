@@ -19,6 +19,24 @@ _ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original", "placeb
 UNFINISHED = "unfinished: the run stopped before this arm finished"
 
 
+def header_problem(document: dict[str, Any]) -> str | None:
+    """What keeps ``document`` from being resumed at all, or None. Its case records may still be
+    damaged: those arms run again (``kept_arms``)."""
+    suite = document.get("suite")
+    if not isinstance(suite, dict) or not isinstance(suite.get("path"), str) or "\0" in suite["path"]:
+        return "`suite.path` is not a path"
+    if any(suite.get(key) is not None and not isinstance(suite[key], str) for key in ("skill_hash", "suite_hash")):
+        return "`suite.skill_hash` or `suite.suite_hash` is not text"
+    adapter = document.get("adapter")
+    if not isinstance(adapter, dict) or not isinstance(adapter.get("name"), str):
+        return "`adapter.name` is not text"
+    if not isinstance(document.get("models", {}), dict):
+        return "`models` is not an object"
+    if not isinstance(document.get("cases", []), list):
+        return "`cases` is not a list"
+    return None
+
+
 def check_resumable(document: dict[str, Any], adapter: Agent, judge: ExpectationJudge | None) -> None:
     """``--resume`` keeps arms only of the same experiment: the agent as configured (its
     identity: script, skill loading, turn cap...; not the endpoint, as the same model may be

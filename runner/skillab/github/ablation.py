@@ -89,4 +89,24 @@ def ablation_markdown(documents: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["ActionAblations", "ablate_locations", "ablation_markdown", "changed_in_pr", "changed_sections"]
+def report_with_appendix(render: Callable[[int], str], appendix: str) -> str:
+    """The report ``render`` makes for a budget of characters, then ``appendix`` (the ablation
+    and routing sections), the whole within GitHub's comment limit: the appendix gets what the
+    full report leaves, and at least half when that is too little (cut at a line, with a note);
+    the report fits the rest."""
+    from ..reports.markdown import DEFAULT_MAX_CHARS, cut_to_fit
+    from ..reports.markdown_cases import size
+
+    full = render(DEFAULT_MAX_CHARS)
+    if not appendix:
+        return full
+    if size(full) + 1 + size(appendix) <= DEFAULT_MAX_CHARS:
+        return full + "\n" + appendix
+    room = max(DEFAULT_MAX_CHARS // 2, DEFAULT_MAX_CHARS - size(full) - 1)
+    if size(appendix) > room:
+        appendix = cut_to_fit(appendix, room, where="the ablation and routing results in the run's artifacts")
+    return render(DEFAULT_MAX_CHARS - size(appendix) - 1) + "\n" + appendix
+
+
+__all__ = ["ActionAblations", "ablate_locations", "ablation_markdown", "changed_in_pr", "changed_sections",
+           "report_with_appendix"]

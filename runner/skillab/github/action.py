@@ -367,15 +367,18 @@ class Action:
         verdicts = [f"Check failed: {reason}" for reason in state.failures]
         if state.interrupted:
             verdicts.insert(0, "Interrupted: these are partial results.")
-        report = render_markdown(logs, failed=failed, run_url=self.ctx.run_url, notes=state.notes, checks=verdicts)
-        if state.ablations:
-            from .ablation import ablation_markdown
+        from .ablation import ablation_markdown, report_with_appendix
 
-            report += "\n" + ablation_markdown(state.ablations)
+        # What follows the report (ablations, routing diffs) is fitted with it into one comment.
+        appendix = [ablation_markdown(state.ablations)] if state.ablations else []
         if state.routes:
             from ..reports.routing import render_markdown as routing_markdown
 
-            report += "".join("\n" + redact(routing_markdown(doc), self.env) for doc in state.routes)
+            appendix += [redact(routing_markdown(doc), self.env) for doc in state.routes]
+        report = report_with_appendix(
+            lambda budget: render_markdown(logs, failed=failed, run_url=self.ctx.run_url, notes=state.notes,
+                                           checks=verdicts, max_chars=budget),
+            "\n".join(appendix))
         paths = self.write_files(logs, report)
         summary_extra = self.comment(report)
         verdict = overall_verdict(logs, failed) or ("error" if state.failures else "none")

@@ -6,6 +6,11 @@ writes its line with one ``write`` on an ``O_APPEND`` descriptor, so lines never
 line that is not an entry (a crash mid-write, a hand edit, a newer skillab) is skipped with a
 warning; the history is a convenience and never fails a run.
 
+The history may sit in a checkout, where a pull request can edit any line and make the trend say
+the skill "moved 0.0% → 100.0%". Each line carries the HMAC of the key that signs the baseline
+cache (``signing``: never in a checkout), and a line without this key's signature is ignored,
+with one notice that counts them.
+
 An entry is a ``history_entry.HistoryEntry``; the trend (``scoring.trend``) compares it with the
 previous comparable one, read under the same lock as the append (``append_entry``).
 """
@@ -20,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from ..signing import cache_key, entry_mac, signed
 from .history_entry import HistoryEntry
 
 T = TypeVar("T")
@@ -28,15 +34,24 @@ T = TypeVar("T")
 _MAX_LINE_WARNINGS = 3
 
 
-def parse_history(data: bytes, source: str) -> tuple[list[HistoryEntry], list[str]]:
-    """Every readable entry, and one warning per skipped line (capped)."""
+def parse_history(data: bytes, source: str, key: bytes | str | None = None) -> tuple[list[HistoryEntry], list[str]]:
+    """Every readable entry signed with ``key`` (default: ``signing.cache_key()``), one warning
+    per skipped line (capped), and one notice counting the lines no signature vouches for."""
+    key = cache_key() if key is None else key
+    if not isinstance(key, bytes):
+        return [], [f"{source}: history not used: {key}"]
     entries: list[HistoryEntry] = []
     skipped: list[str] = []
+    unsigned = 0
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:
-            entries.append(HistoryEntry.from_dict(json.loads(raw)))
+            line = json.loads(raw)
+            if isinstance(line, dict) and not signed(key, line):
+                unsigned += 1
+                continue
+            entries.append(HistoryEntry.from_dict(line))
         except (ValueError, TypeError, RecursionError) as exc:  # JSON and Unicode errors are ValueErrors
             reason = ("not JSON" if isinstance(exc, json.JSONDecodeError) else
                       "nested too deep" if isinstance(exc, RecursionError) else str(exc))
@@ -44,11 +59,22 @@ def parse_history(data: bytes, source: str) -> tuple[list[HistoryEntry], list[st
     warnings = skipped[:_MAX_LINE_WARNINGS]
     if len(skipped) > _MAX_LINE_WARNINGS:
         warnings.append(f"{source}: {len(skipped) - _MAX_LINE_WARNINGS} more unreadable lines skipped")
+    if unsigned:
+        warnings.append(f"{source}: {unsigned} line(s) ignored: not signed with this user's key (edited, "
+                        "or written with another key)")
     return entries, warnings
 
 
-def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
-    """The entries of ``path`` (none when it does not exist yet), and warnings."""
+def signed_line(entry: HistoryEntry, key: bytes | str) -> bytes:
+    """``entry``'s line, with ``key``'s HMAC over it when there is a key."""
+    line = json.loads(entry.to_line())
+    if isinstance(key, bytes):
+        line["mac"] = entry_mac(key, line)
+    return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def read_history(path: Path, key: bytes | str | None = None) -> tuple[list[HistoryEntry], list[str]]:
+    """The signed entries of ``path`` (none when it does not exist yet), and warnings."""
     path = Path(path)
     try:
         # Non-blocking: a FIFO committed in its place must not hang the run (see ``_not_a_file``).
@@ -61,22 +87,25 @@ def read_history(path: Path) -> tuple[list[HistoryEntry], list[str]]:
         if problem := _not_a_file(fd, path):
             return [], [problem]
         fcntl.flock(fd, fcntl.LOCK_SH)
-        return parse_history(_read_all(fd), str(path))
+        return parse_history(_read_all(fd), str(path), key)
     finally:
         os.close(fd)
 
 
-def append_entry(path: Path, entry: HistoryEntry,
-                 judge: Callable[[list[HistoryEntry]], T]) -> tuple[T | None, list[str]]:
-    """Append ``entry`` to ``path``; ``judge`` is told the entries before it and its answer is
-    returned (None when the history could not be opened); problems become warnings.
+def append_entry(path: Path, entry: HistoryEntry, judge: Callable[[list[HistoryEntry]], T],
+                 key: bytes | str | None = None) -> tuple[T | None, list[str]]:
+    """Append ``entry`` to ``path``, signed with ``key`` (default: ``signing.cache_key()``);
+    ``judge`` is told the signed entries before it and its answer is returned (None when the
+    history could not be opened); problems become warnings.
 
     The read of the earlier entries and the append happen under one exclusive lock, so two runs
     finishing together each see a whole file and add a whole line.
     """
+    signing_key = cache_key() if key is None else key
+
     def decide(data: bytes) -> tuple[T, bytes, list[str]]:
-        entries, warnings = parse_history(data, str(path))
-        return judge(entries), entry.to_line(), warnings
+        entries, warnings = parse_history(data, str(path), signing_key)
+        return judge(entries), signed_line(entry, signing_key), warnings
 
     return locked_append(Path(path), decide, "history", "this run is not recorded")
 

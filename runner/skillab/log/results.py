@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -82,10 +83,53 @@ def write_document(document: dict[str, Any], path: Path) -> None:
 
 
 def load_documents(path: Path) -> list[dict[str, Any]]:
-    """The suite documents in a results file (one, or a set)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    """The suite documents in a results file (one, or a set): objects, read as strict JSON;
+    ``ValueError`` saying what does not fit otherwise (a file is anyone's to craft)."""
+    data = read_json(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"a JSON {_json_type(data)} at the top, not a results document's object")
     if data.get("format") == SET_FORMAT:
-        return list(data["suites"])
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a skillab results document (format {data.get('format')!r})")
-    return [data]
+        suites = data.get("suites")
+        if not isinstance(suites, list) or not all(isinstance(doc, dict) for doc in suites):
+            raise ValueError("`suites` is not a list of results documents")
+        documents = list(suites)
+    elif data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a skillab results document (format {str(data.get('format'))[:80]!r})")
+    else:
+        documents = [data]
+    return documents
+
+
+# A results document's integers are counts and milliseconds; beyond this one is crafted.
+_MAX_INT = 2**63
+
+
+def read_json(text: str) -> Any:
+    """``text`` as strict JSON: no ``NaN`` or ``Infinity``, no number beyond a float's range or
+    an int64's, no nesting deeper than the parser's recursion allows; ``ValueError`` otherwise."""
+    try:
+        return json.loads(text, parse_constant=_not_json, parse_float=_finite, parse_int=_bounded)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _bounded(text: str) -> int:
+    value = int(text)
+    if abs(value) >= _MAX_INT:
+        raise ValueError(f"the integer {text[:40]}... is out of range")
+    return value
+
+
+def _json_type(value: Any) -> str:
+    return {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")

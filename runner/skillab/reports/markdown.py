@@ -145,7 +145,7 @@ def render_markdown(
     body = "\n\n".join(part for part in (head, cases, foot) if part) + "\n"
     if size(body) > max_chars:
         # Only a table of hundreds of suites gets here: keep whole rows, say what is missing.
-        body = _hard_trim(body, max_chars)
+        body = cut_to_fit(body, max_chars)
     return body
 
 
@@ -379,8 +379,9 @@ def _distinct(values: Any) -> str:
     return ", ".join(escape.code_span(v, 60) for v in seen)
 
 
-def _hard_trim(body: str, max_chars: int) -> str:
-    note = "\n\n_The report is cut here to fit GitHub's comment limit; see results.json._\n"
+def cut_to_fit(body: str, max_chars: int, where: str = "results.json") -> str:
+    """``body`` cut after its last whole line that fits, with a note that says where the rest is."""
+    note = f"\n\n_The report is cut here to fit GitHub's comment limit; see {where}._\n"
     kept: list[str] = []
     used = size(note)
     for line in body.split("\n"):

@@ -1,8 +1,16 @@
 """The ``image`` backend: a task that brings a Dockerfile runs on that image's root filesystem.
 
 The image is built once per content digest (the Dockerfile and its build context) with
-``buildah bud --isolation chroot --storage-driver vfs``, which needs no daemon, and its root
-filesystem is exposed with ``buildah mount``. Every command of the suite (setup, the agent's
+``buildah bud --storage-driver vfs``, which needs no daemon, and its root filesystem is exposed
+with ``buildah mount``. The Dockerfile is the suite's code, so its build gets no more than an arm:
+each ``RUN`` step is a runc container (``--isolation oci``: its own pid, mount, ipc and uts
+namespaces, pivot_root, so no chroot to climb out of and nothing of the host's files in view) in
+its own user namespace, whose capabilities reach no object of the host, with no network; buildah
+itself runs in fresh network, pid, ipc and uts namespaces, so ``ADD <url>`` reaches nothing either.
+Only the operator grants the build a network (``SKILLAB_IMAGE_BUILD_NETWORK=host``), never the
+suite. A step's root is uid 0 in that namespace, as an arm's is in bwrap's (vfs leaves a layer's
+top directory owned by the host's root, so a shifted root could not write ``/``); every other uid
+maps to a range no host account uses. Every command of the suite (setup, the agent's
 tools, the verifier) then runs under bubblewrap exactly as with ``bwrap``, except that the
 read-only root is the image's instead of the host's system directories. The arm's workspace is
 still the only writable path, so the verifier sees what the agent left, in the same environment.
@@ -21,6 +29,7 @@ gets the skill, through its adapter, in its workspace.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 import re
 import shutil
@@ -40,6 +49,11 @@ BUILD_TIMEOUT_S = 1800.0
 STORE_ENV = "SKILLAB_IMAGE_STORE"
 PULL_ENV = "SKILLAB_IMAGE_PULL"
 PULL_TIMEOUT_S = 900.0
+BUILD_NETWORK_ENV = "SKILLAB_IMAGE_BUILD_NETWORK"
+BUILD_NETWORKS = ("none", "host")
+# Where a build's uids and gids 1..65535 live on the host: far above any real account's.
+BUILD_ID_BASE = 2_000_000_000
+BUILD_ID_COUNT = 65536
 IMAGE_PREFIX = "localhost/skillab-task"
 SKILLS_DIR = "skills"
 
@@ -140,10 +154,36 @@ def build_image(buildah: str, environment: Path) -> BuiltImage:
         shutil.copytree(environment, context, symlinks=True,
                         ignore=lambda d, names: [SKILLS_DIR] if Path(d) == environment else [])
         (context / SKILLS_DIR).mkdir()
-        _buildah(buildah, "bud", "--isolation", "chroot", "--pull=never", "--layers=false",
+        _buildah(buildah, "bud", *build_isolation_args(), "--pull=never", "--layers=false",
                  "-t", tag, "-f", str(context / "Dockerfile"), str(context),
-                 timeout=BUILD_TIMEOUT_S)
+                 timeout=BUILD_TIMEOUT_S, confine=build_network() == "none")
     return BuiltImage(tag, digest, built=True)
+
+
+def build_network() -> str:
+    network = os.environ.get(BUILD_NETWORK_ENV, "none") or "none"
+    if network not in BUILD_NETWORKS:
+        raise UsageError(f"{BUILD_NETWORK_ENV}={network!r}: expected one of {', '.join(BUILD_NETWORKS)}")
+    return network
+
+
+def build_isolation_args() -> list[str]:
+    """How ``buildah bud`` runs each ``RUN`` step: a runc container in its own user namespace."""
+    runc = shutil.which("runc", path=TRUSTED_PATH)
+    if runc is None:
+        raise UsageError("--sandbox image needs runc to build images (apt-get install runc)")
+    args = ["--isolation", "oci", "--runtime", runc, "--network", build_network()]
+    for flag in ("--userns-uid-map", "--userns-gid-map"):
+        args += [flag, "0:0:1", flag, f"1:{BUILD_ID_BASE + 1}:{BUILD_ID_COUNT - 1}"]
+    return args
+
+
+def confined(command: list[str]) -> list[str]:
+    """``command`` in fresh network, pid, ipc and uts namespaces (``unshare``, as root)."""
+    unshare = shutil.which("unshare", path=TRUSTED_PATH)
+    if unshare is None:
+        raise UsageError("--sandbox image needs unshare (util-linux) to build images")
+    return [unshare, "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc", *command]
 
 
 def base_images(dockerfile: str) -> list[str]:
@@ -177,6 +217,10 @@ def provide_base(buildah: str, image: str) -> None:
            f"--storage-driver vfs pull {image}`; offline, load a saved copy into the same store "
            f"(`... pull docker-archive:/path/image.tar`, or `oci-archive:`), or tag a local image as "
            f"localhost/{image.split('/')[-1]} (`... tag IMAGE localhost/{image.split('/')[-1]}`)")
+    if on_the_host(image):
+        raise UsageError(f"--sandbox image: the base image {image} is not in skillab's image store ({store}) and "
+                         "names a registry on the host's loopback or link-local addresses, which a build never "
+                         f"reaches: {how}")
     if os.environ.get(PULL_ENV, "").lower() == "never":
         raise UsageError(f"--sandbox image: the base image {image} is not in skillab's image store ({store}) and "
                          f"{PULL_ENV}=never: {how}")
@@ -187,6 +231,23 @@ def provide_base(buildah: str, image: str) -> None:
                          f"and could not be pulled ({exc}); {how}") from None
     if not _succeeds(buildah, "inspect", "--type", "image", image):  # a short name resolves as Docker's
         _buildah(buildah, "tag", docker_reference(image), image)
+
+
+def on_the_host(image: str) -> bool:
+    """Whether ``image`` names a registry at ``localhost`` or a loopback, link-local or
+    unspecified address: a Dockerfile's ``FROM`` must not make skillab call the host's own
+    services or a cloud's metadata address."""
+    first, _, rest = image.partition("/")
+    if not rest or not ("." in first or ":" in first or first.lower() == "localhost"):
+        return False
+    host = first[1:].partition("]")[0] if first.startswith("[") else first.partition(":")[0]
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_link_local or address.is_unspecified
 
 
 def docker_reference(image: str) -> str:
@@ -207,11 +268,13 @@ def _succeeds(buildah: str, *args: str) -> bool:
     return True
 
 
-def _buildah(buildah: str, *args: str, check: bool = True, timeout: float = 300.0) -> str:
+def _buildah(buildah: str, *args: str, check: bool = True, timeout: float = 300.0, confine: bool = False) -> str:
     root = storage_root()
     command = [buildah, "--root", str(root / "storage"), "--runroot", str(root / "run"),
                "--storage-driver", "vfs", *args]
-    env = {"PATH": TRUSTED_PATH, "HOME": str(root), "BUILDAH_ISOLATION": "chroot"}
+    if confine:
+        command = confined(command)
+    env = {"PATH": TRUSTED_PATH, "HOME": str(root), "BUILDAH_ISOLATION": "oci"}
     try:
         done = subprocess.run(command, capture_output=True, env=env, timeout=timeout,
                               stdin=subprocess.DEVNULL)

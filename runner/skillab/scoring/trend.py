@@ -130,15 +130,16 @@ class Recorded:
     warnings: list[str] = field(default_factory=list)
 
 
-def record_into(log: RunLog, path: Path) -> RunLog:
-    """Record a finished run; its log with the trend and any history warnings."""
-    recorded = record_run(log.to_json(), path)
+def record_into(log: RunLog, path: Path, key: bytes | str | None = None) -> RunLog:
+    """Record a finished run; its log with the trend and any history warnings. ``key`` signs
+    the history (``log.history``); default: ``signing.cache_key()``."""
+    recorded = record_run(log.to_json(), path, key)
     settings = dataclasses.replace(log.settings, trend=recorded.trend,
                                    warnings=(*log.settings.warnings, *recorded.warnings))
     return dataclasses.replace(log, settings=settings)
 
 
-def record_run(document: dict[str, Any], path: Path) -> Recorded:
+def record_run(document: dict[str, Any], path: Path, key: bytes | str | None = None) -> Recorded:
     """Append the run's entry to the history at ``path`` and return its trend against the entries
     before it; problems become warnings."""
     entry = HistoryEntry.from_document(document)
@@ -149,5 +150,5 @@ def record_run(document: dict[str, Any], path: Path) -> Recorded:
         # What the HTML report charts, as the history held it now: the run carries it.
         return dataclasses.replace(found, series=trend_series(entries, entry))
 
-    found, warnings = append_entry(Path(path), entry, trend)
+    found, warnings = append_entry(Path(path), entry, trend, key)
     return Recorded(found, warnings)

@@ -68,8 +68,10 @@ def recorded(log: RunLog, config: RunConfig) -> RunLog:
     if history is None or log.interrupted or config.engine.shard is not None:
         return log
     from ..scoring.trend import record_into
+    from ..signing import cache_key
 
-    return record_into(log, history)
+    # The key of the baseline cache: the Action's cache-key input reaches it this way.
+    return record_into(log, history, cache_key(config.credentials.environ))
 
 
 def ledgered(log: RunLog, config: RunConfig) -> RunLog:
