@@ -103,10 +103,12 @@ def test_it_serves_prints_the_base_url_and_stops_its_server_on_ctrl_c(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
-    # The server went with it: the port is free again.
+    # The server went with it: the port can be listened on again (SO_REUSEADDR, as a server
+    # binds: the connection above may linger in TIME_WAIT, which is no listener).
     deadline = time.monotonic() + 10
     while True:
         with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 sock.bind(("127.0.0.1", port))
                 break

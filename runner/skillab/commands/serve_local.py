@@ -133,6 +133,8 @@ def server_command(gguf: Path, port: int, threads: int | None) -> list[str]:
 
 def _port_free(port: int) -> bool:
     with socket.socket() as sock:
+        # As the server binds it: a connection of the last server's left in TIME_WAIT is no user.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
