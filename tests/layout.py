@@ -45,6 +45,9 @@ OVERRIDES: dict[str, str | None] = {
     "test_real_agents_e2e": None,
     "test_layout": None,  # tests/ itself
     "test_polish": None,  # small things across the CLI's output
+    "test_readme_commands": None,  # the README's commands, run as written
+    "test_docs": None,  # README and docs/ as a whole: links, nav, the site build
+    "test_node_cli": None,  # tests/node_cli.py, the tests' own helper
     "test_readme_worked_example": None,  # docs/architecture.md's worked example, run as written
     "test_reporter_signatures": "reports",  # every reporter's entry point takes RunLog
     "test_statistics": "scoring",  # the lift's test, interval and sentences (scoring/statistics)

@@ -1,41 +1,83 @@
-"""Find (or install) an agent CLI from npm for the tests that drive it.
+"""Find (or install) an agent CLI from npm for the tests that drive it, at the version the image pins.
 
-Order: the ``SKILLAB_<NAME>_BIN`` variable, else ``tests/.node`` (where ``.ci/run`` installs the
-CLIs), else the executable on PATH, else ``npm install --prefix tests/.node`` now. Only a
-machine without npm skips.
+The versions are the runner image's (``Dockerfile``: ``CLAUDE_CODE_VERSION``, ``CODEX_VERSION``,
+``GEMINI_CLI_VERSION``), the one place they are written: ``.ci/run`` installs the same versions
+into ``tests/.node``, and an unpinned install would test whatever the registry serves that day.
+
+Order: the ``SKILLAB_<NAME>_BIN`` variable (the caller's choice, any version), else
+``tests/.node`` when it holds the pinned version, else ``npm install --prefix tests/.node
+PACKAGE@VERSION`` now. A machine without npm skips, saying which package and version it needed.
+
+    python -m tests.node_cli          # the pinned packages, one ``package@version`` a line
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
+import re
 import shutil
 import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 NODE_PREFIX = Path(__file__).parent / ".node"
+DOCKERFILE = Path(__file__).resolve().parent.parent / "Dockerfile"
 
 
-def npm_binary(env_var: str, executable: str, package: str) -> str:
-    explicit = os.environ.get(env_var)
+@dataclass(frozen=True)
+class AgentCli:
+    executable: str
+    package: str  # on npm
+    arg: str  # the Dockerfile ARG that pins its version
+    env_var: str  # names a binary to use instead, any version
+
+    @property
+    def version(self) -> str:
+        match = re.search(rf"^ARG {self.arg}=(\S+)$", DOCKERFILE.read_text(), re.M)
+        if match is None:
+            raise LookupError(f"{DOCKERFILE.name} has no 'ARG {self.arg}=VERSION' line, which pins {self.package}")
+        return match.group(1)
+
+    @property
+    def spec(self) -> str:
+        return f"{self.package}@{self.version}"
+
+
+CLIS = {cli.executable: cli for cli in (
+    AgentCli("claude", "@anthropic-ai/claude-code", "CLAUDE_CODE_VERSION", "SKILLAB_CLAUDE_BIN"),
+    AgentCli("codex", "@openai/codex", "CODEX_VERSION", "SKILLAB_CODEX_BIN"),
+    AgentCli("gemini", "@google/gemini-cli", "GEMINI_CLI_VERSION", "SKILLAB_GEMINI_BIN"),
+)}
+
+
+def installed_version(cli: AgentCli, prefix: Path = NODE_PREFIX) -> str | None:
+    try:
+        return str(json.loads((prefix / "node_modules" / cli.package / "package.json").read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def npm_binary(executable: str, prefix: Path = NODE_PREFIX) -> str:
+    import pytest  # here, not above: .ci/run asks this module for the pins before pytest is installed
+
+    cli = CLIS[executable]
+    explicit = os.environ.get(cli.env_var)
     if explicit:
         return explicit
-    local = NODE_PREFIX / "node_modules" / ".bin" / executable
-    if local.exists():
+    local = prefix / "node_modules" / ".bin" / executable
+    if local.exists() and installed_version(cli, prefix) == cli.version:
         return str(local)
-    on_path = shutil.which(executable)
-    if on_path:
-        return on_path
     if shutil.which("npm") is None:
-        pytest.skip(f"npm is not installed, so {package} cannot be fetched")
-    NODE_PREFIX.mkdir(exist_ok=True)
-    with open(NODE_PREFIX / ".install.lock", "w") as lock:
+        pytest.skip(f"npm is not installed, so {cli.spec} cannot be fetched (or set {cli.env_var})")
+    prefix.mkdir(exist_ok=True)
+    with open(prefix / ".install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers install once
-        if not local.exists():
+        if installed_version(cli, prefix) != cli.version or not local.exists():
             subprocess.run(
-                ["npm", "install", "--prefix", str(NODE_PREFIX), "--no-audit", "--no-fund", package],
+                ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", cli.spec],
                 check=True,
                 capture_output=True,
                 timeout=900,
@@ -43,9 +85,17 @@ def npm_binary(env_var: str, executable: str, package: str) -> str:
     return str(local)
 
 
+def claude_binary() -> str:
+    return npm_binary("claude")
+
+
 def codex_binary() -> str:
-    return npm_binary("SKILLAB_CODEX_BIN", "codex", "@openai/codex")
+    return npm_binary("codex")
 
 
 def gemini_binary() -> str:
-    return npm_binary("SKILLAB_GEMINI_BIN", "gemini", "@google/gemini-cli")
+    return npm_binary("gemini")
+
+
+if __name__ == "__main__":
+    sys.stdout.write("".join(f"{cli.spec}\n" for cli in CLIS.values()))

@@ -1,4 +1,4 @@
-"""The dependency rule (README, "Architecture"): the import-linter contracts in pyproject.toml
+"""The dependency rule (docs/architecture.md): the import-linter contracts in pyproject.toml
 hold with no import excused, they fail on an upward import, no module is over 400 lines, and
 neither skillab's packages nor its modules import each other in a cycle."""
 

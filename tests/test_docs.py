@@ -182,3 +182,12 @@ def test_the_site_builds_strict(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_the_development_pages_suite_commands_are_what_ci_runs():
+    page = (DOCS / "development.md").read_text(encoding="utf-8").split("## Running the suite faster", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", page, re.S)
+    assert block, "the page lost its commands"
+    ci = (ROOT / ".ci" / "run").read_text()
+    for command in block.group(1).strip().splitlines():
+        assert re.search(rf"^{re.escape(command)}( |$)", ci, re.M), f".ci/run does not run {command!r}"

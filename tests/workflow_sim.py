@@ -4,7 +4,11 @@ Each job starts from a fresh checkout at the same path (as ``/github/workspace``
 run in order (after a failed step only those with ``if: always()``), and what outlives a job —
 artifacts and ``actions/cache`` entries — lives in directories of the simulation. The skillab
 step is ``skillab action`` as its own process against the fake GitHub server, with the workflow's
-``with:`` and ``env:`` expanded; the one substitution is the mock agent for the model.
+``with:`` and ``env:`` expanded. Without ``secrets`` the one substitution is the mock agent for
+the model (inputs naming a secret are left out); with them, the step runs the workflow's model
+with the repository's secrets as the workflow names them, and ``env`` points the providers at
+fake servers. The checkout holds the workflow file where GitHub finds it, and the step gets
+``GITHUB_WORKFLOW_REF`` and ``GITHUB_JOB`` as on GitHub.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from .action_harness import ActionResult, run_action
+from .action_harness import REPO, ActionResult, run_action
 
 OURS = "OWNER/skillab@"
 _EXPR = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
@@ -39,6 +43,11 @@ class WorkflowSim:
     scratch: Path
     api_url: str
     event_file: str = "pull_request_opened.json"
+    event_name: str = "pull_request"
+    # The repository's secrets; None runs the mock agent instead of the workflow's model.
+    secrets: dict[str, str] | None = None
+    # Added to the skillab step's environment (base URLs of fake model servers).
+    env: dict[str, str] = field(default_factory=dict)
     run_id: int = 1
     artifacts: dict[str, Path] = field(default_factory=dict)
     caches: list[tuple[str, Path]] = field(default_factory=list)
@@ -61,7 +70,8 @@ class WorkflowSim:
         workspace = self.workspace
         shutil.rmtree(workspace, ignore_errors=True)
         context = {"matrix": matrix or {}, "github": {"sha": "9049f1265b7d61be4a8904a9a27120d2064dab3b",
-                                                     "run_id": self.run_id, "run_attempt": 1}}
+                                                     "run_id": self.run_id, "run_attempt": 1},
+                   "secrets": self.secrets or {}, "inputs": self._dispatch_defaults(), "job": name}
         job = JobRun(0, workspace)
         for step in self.jobs[name]["steps"]:
             if job.code != 0 and "always()" not in str(step.get("if", "")):
@@ -75,7 +85,10 @@ class WorkflowSim:
         args = {k: self._expand(v, context) for k, v in (step.get("with") or {}).items()}
         ws = job.workspace
         if uses.startswith("actions/checkout@"):
-            shutil.copytree(self.pristine, ws)
+            shutil.copytree(self.pristine, ws, symlinks=True)
+            target = ws / ".github" / "workflows" / self.workflow.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(self.workflow, target)
         elif uses.startswith("actions/cache/restore@"):
             found = self._cache(args["key"], args.get("restore-keys", ""))
             if found is not None:
@@ -92,10 +105,15 @@ class WorkflowSim:
                 if fnmatch.fnmatch(name, args["pattern"]):
                     shutil.copytree(stored, ws / args["path"] / name)
         elif uses.startswith(OURS):
-            inputs = {k: v for k, v in args.items() if not str(step["with"][k]).startswith("${{ secrets.")}
-            inputs.update(adapter="mock", model="")
+            if self.secrets is None:
+                inputs = {k: v for k, v in args.items() if not str(step["with"][k]).startswith("${{ secrets.")}
+                inputs.update(adapter="mock", model="")
+            else:
+                inputs = args
             env = {k: self._expand(v, context) for k, v in (step.get("env") or {}).items()}
-            job.action = run_action(ws, event_name="pull_request", event_file=self.event_file,
+            env.update(self.env, GITHUB_JOB=context["job"],
+                       GITHUB_WORKFLOW_REF=f"{REPO}/.github/workflows/{self.workflow.name}@refs/heads/main")
+            job.action = run_action(ws, event_name=self.event_name, event_file=self.event_file,
                                     api_url=self.api_url, inputs=inputs, env=env)
             context["steps"] = {step.get("id", "skillab"): {"outputs": job.action.outputs}}
             return job.action.code
@@ -104,6 +122,12 @@ class WorkflowSim:
         else:
             raise AssertionError(f"the simulation does not know the step {step}")
         return 0
+
+    def _dispatch_defaults(self) -> dict[str, str]:
+        """``inputs`` of a workflow_dispatch run started with every default."""
+        triggers = yaml.safe_load(self.workflow.read_text()).get(True) or {}  # YAML 1.1 reads `on` as True
+        declared = (triggers.get("workflow_dispatch") or {}).get("inputs") or {} if isinstance(triggers, dict) else {}
+        return {name: str(spec.get("default", "")) for name, spec in declared.items()}
 
     def _expand(self, value: Any, context: dict[str, Any]) -> str:
         def lookup(match: re.Match) -> str:

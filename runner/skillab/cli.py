@@ -61,6 +61,7 @@ COMMANDS = {
     "ablate": ".commands.ablate:cmd_ablate",
     "cache": ".commands.cache:cmd_cache",
     "route": ".commands.route:cmd_route",
+    "serve-local": ".commands.serve_local:cmd_serve_local",
 }
 
 
@@ -312,6 +313,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
                                 formatter_class=_Formatter), _Formatter)
+
+    p_serve = add_parser("serve-local", help="serve a small real model on 127.0.0.1 for skillab run (no key, "
+                                             "offline once installed)", formatter_class=_Formatter)
+    if isinstance(p_serve, argparse.ArgumentParser):
+        from .commands.serve_local import add_serve_local_arguments
+
+        add_serve_local_arguments(p_serve)
 
     describe_action(add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
                                formatter_class=_Formatter))

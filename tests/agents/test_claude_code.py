@@ -1,17 +1,14 @@
 """The claude-code adapter against the real ``claude`` CLI from npm, pointed at the fake server.
 
-The CLI comes from ``SKILLAB_CLAUDE_BIN``, else ``tests/.node`` (where ``.ci/run`` installs it:
-``npm install --prefix tests/.node @anthropic-ai/claude-code``), else ``claude`` on PATH, else it
-is installed into ``tests/.node`` now. Only a machine without npm skips these tests.
+The CLI comes from ``SKILLAB_CLAUDE_BIN``, else ``tests/.node`` at the version the image pins
+(where ``.ci/run`` installs it), else that version is installed there now (``tests/node_cli.py``).
+Only a machine without npm skips these tests.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,49 +22,16 @@ from skillab.suite.model import Case
 
 from ..configs import run_config
 from ..fakes.model_server import overloaded, text, tool_call, unauthorized
+from ..node_cli import claude_binary
 from ..skillgen import make_skill
 
-NODE_PREFIX = Path(__file__).parent.parent / ".node"
 KEY = "sk-ant-api03-" + "Cc0de" * 9
 SKILL_BODY = "Write RESULT.md containing the single line SKILL-FOLLOWED."
 
 
-def _claude_binary() -> str:
-    explicit = os.environ.get("SKILLAB_CLAUDE_BIN")
-    if explicit:
-        return explicit
-    local = NODE_PREFIX / "node_modules" / ".bin" / "claude"
-    if local.exists():
-        return str(local)
-    on_path = shutil.which("claude")
-    if on_path:
-        return on_path
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed, so the real Claude Code CLI cannot be fetched")
-    NODE_PREFIX.mkdir(exist_ok=True)
-    with open(NODE_PREFIX / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers install once
-        if not local.exists():
-            subprocess.run(
-                [
-                    "npm",
-                    "install",
-                    "--prefix",
-                    str(NODE_PREFIX),
-                    "--no-audit",
-                    "--no-fund",
-                    "@anthropic-ai/claude-code",
-                ],
-                check=True,
-                capture_output=True,
-                timeout=900,
-            )
-    return str(local)
-
-
 @pytest.fixture(scope="module")
 def claude() -> str:
-    return _claude_binary()
+    return claude_binary()
 
 
 

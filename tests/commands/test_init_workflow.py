@@ -1,5 +1,5 @@
 """The workflow ``skillab init`` writes runs as written: its ``with:`` inputs, with the secrets
-the README asks for, go through ``skillab action`` against a fake model server."""
+docs/action.md asks for, go through ``skillab action`` against a fake model server."""
 
 from __future__ import annotations
 

@@ -49,7 +49,8 @@ def test_claude_code_reports_the_model_its_answers_came_from(tmp_path, server):
     from skillab.sandbox.workspace import Workspace
     from skillab.suite.model import Case
 
-    from ..agents.test_claude_code import KEY, _claude_binary
+    from ..agents.test_claude_code import KEY
+    from ..node_cli import claude_binary
 
     def answer(request):
         if "Skill" not in request.tool_names:
@@ -58,7 +59,7 @@ def test_claude_code_reports_the_model_its_answers_came_from(tmp_path, server):
 
     server.handler = answer
     workspace = Workspace.create(tmp_path / "arms", "arm")
-    agent = ClaudeCodeAdapter(_claude_binary(), api_key=KEY, model="claude-haiku-4-5",
+    agent = ClaudeCodeAdapter(claude_binary(), api_key=KEY, model="claude-haiku-4-5",
                               base_url=server.url, max_retries=0)
     result = agent.run(ArmRequest(case=Case(name="t", prompt="Say done."), arm="without_skill",
                                   skill=None, workspace=workspace.root))

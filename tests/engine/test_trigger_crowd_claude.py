@@ -15,9 +15,10 @@ from skillab.engine.prepare import prepare_suite
 from skillab.engine.trigger import run_triggers
 from skillab.sandbox.backend import default_backend
 
-from ..agents.test_claude_code import KEY, _claude_binary, turns_so_far
+from ..agents.test_claude_code import KEY, turns_so_far
 from ..configs import run_config
 from ..fakes.model_server import text, tool_call
+from ..node_cli import claude_binary
 
 LISTING = "The following skills are available for use with the Skill tool:"
 ENTRY = re.compile(r"^- ([\w.-]+)(?:: (.*))?$")
@@ -72,7 +73,7 @@ def routing_model(req):
 
 @pytest.fixture(scope="module")
 def claude() -> str:
-    return _claude_binary()
+    return claude_binary()
 
 
 def test_candidate_among_siblings_steals_a_query_and_the_listing_overflows(claude, server, tmp_path):

@@ -18,7 +18,7 @@ from skillab.formats.plugin_eval.specs import CaseGrader, PluginCaseGrader, Tool
 from skillab.grading.graders import GradingInput
 from skillab.suite import load_suite
 
-from ..node_cli import npm_binary
+from ..node_cli import claude_binary
 
 SKILL_MD = "---\nname: changelog\ndescription: Keep a Changelog entries.\n---\nGroup under ### Added.\n"
 
@@ -97,7 +97,7 @@ def test_a_case_resuming_a_recorded_session_is_refused_in_one_line(tmp_path):
 
 
 def test_the_blank_case_the_pinned_cli_writes_is_refused_until_it_is_filled(tmp_path):
-    claude = npm_binary("SKILLAB_CLAUDE_BIN", "claude", "@anthropic-ai/claude-code")
+    claude = claude_binary()
     root = tmp_path / "p"
     root.mkdir()
     (root / "SKILL.md").write_text(SKILL_MD)

@@ -62,6 +62,7 @@ def test_broken_suites_become_error_rows_and_the_good_one_still_runs(mixed_repo,
     assert len(comments) == 1 and "skills/bad-date" in comments[0]["body"]
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_sigterm_stops_the_run_kills_its_commands_and_writes_everything(tmp_path, github):
     workspace = tmp_path / "workspace"
     marker = f"{time.time_ns() % 10**6}.5"  # a unique sleep length, to find the command again

@@ -84,6 +84,7 @@ def where(text: str, name: str) -> Path:
     return Path(re.search(rf"^{re.escape(name)}:\s+(\S+)$", text, re.M).group(1))
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_a_pull_request_through_the_image(image, checkout, github):
     github.state.pr_files[(REPO, 1)] = [{"filename": "skills/alpha/SKILL.md", "status": "modified"}]
     github.state.add_comment(REPO, 1, "<!-- skillab:report path=. -->\nfake", user="mallory")
@@ -115,6 +116,7 @@ def test_a_workspace_owned_by_another_uid(image, checkout, github):
     assert where(text, "step summary").read_text().startswith("## ")
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_sigterm_to_the_container_writes_partial_results_and_exits(image, checkout, github):
     slow = grep_case("slow")
     slow["validators"] = [{"cmd": "sleep 300", "label": "slow"}]

@@ -1,5 +1,5 @@
 """The Action used from a vendored copy (`uses: ./.github/actions/skillab`), before any release
-exists: the copy made as the README says, the workflow ``skillab init`` writes for it, and the
+exists: the copy made as docs/action.md says, the workflow ``skillab init`` writes for it, and the
 step GitHub runs from it, building the image from the copy's own Dockerfile."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def vendor(workspace: Path) -> Path:
-    """The README's recipe: a copy of the skillab repository's files at .github/actions/skillab."""
+    """docs/action.md's recipe: a copy of the skillab repository's files at .github/actions/skillab."""
     target = workspace / ".github" / "actions" / "skillab"
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, text=True,
                              check=True).stdout.split("\0")

@@ -201,6 +201,7 @@ def test_a_failed_validator_decides_the_arm_when_the_judge_is_unreadable(tmp_pat
     assert case["outcome"] == "fail_kept"
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_a_stop_ends_a_model_call_in_flight():
     with FakeModelServer() as server:
         server.push(Hang(30))
@@ -215,6 +216,7 @@ def test_a_stop_ends_a_model_call_in_flight():
     assert time.monotonic() - started < 3
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_sigterm_does_not_wait_for_the_model_call_in_flight(tmp_path):
     import os
     import signal

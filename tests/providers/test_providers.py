@@ -539,6 +539,7 @@ def test_a_cut_stream_is_retried_not_graded(server):
     assert caught.value.retryable
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_a_trickling_stream_ends_at_the_calls_deadline(server):
     # Every event arrives well within the read timeout, but the whole answer would take ~6 s.
     server.push(*(text("slow", event_gap_s=1.0) for _ in range(3)))
@@ -550,6 +551,7 @@ def test_a_trickling_stream_ends_at_the_calls_deadline(server):
     assert time.monotonic() - started < 4.0
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_slow_attempts_share_one_deadline(server):
     server.push(Hang(30), Hang(30), Hang(30))
     policy = RetryPolicy(max_attempts=3, base_delay_s=0.001, deadline_s=1.0)

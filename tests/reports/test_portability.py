@@ -19,9 +19,8 @@ from skillab.core.runlog import RunLog
 from skillab.reports.markdown_view import FailedSuite
 from skillab.reports.portability import is_portability_run, render_markdown
 
-from ..agents.test_claude_code import _claude_binary
 from ..fakes.model_server import text, tool_call
-from ..node_cli import codex_binary, gemini_binary
+from ..node_cli import claude_binary, codex_binary, gemini_binary
 from .test_markdown_report import document, record
 
 EXAMPLE = Path(__file__).resolve().parent.parent.parent / "examples" / "changelog-entry"
@@ -79,7 +78,7 @@ def agents_on_path(tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, binary in (
-        ("claude", _claude_binary()),
+        ("claude", claude_binary()),
         ("codex", codex_binary()),
         ("gemini", gemini_binary()),
     ):

@@ -24,11 +24,12 @@ from skillab.sandbox.backend import choose_sandbox
 from skillab.sandbox.workspace import Workspace
 
 from ..agents.test_claude_code import KEY as CLAUDE_KEY
-from ..agents.test_claude_code import _claude_binary, request
+from ..agents.test_claude_code import request
 from ..agents.test_cli_agents import CLIS
 from ..agents.test_cli_agents import adapter as cli_adapter
 from ..configs import run_config
 from ..fakes.model_server import text, tool_call
+from ..node_cli import claude_binary
 
 IN_TOKENS, OUT_TOKENS = 1200, 40
 
@@ -148,7 +149,7 @@ def claude_arm(server, workspace, command: str):
                          input_tokens=IN_TOKENS, output_tokens=OUT_TOKENS)
 
     server.handler = reply
-    agent = ClaudeCodeAdapter(_claude_binary(), api_key=CLAUDE_KEY, model=CLAUDE_MODEL,
+    agent = ClaudeCodeAdapter(claude_binary(), api_key=CLAUDE_KEY, model=CLAUDE_MODEL,
                               base_url=server.url, max_retries=0)
     return agent.run(request(workspace))
 
@@ -194,7 +195,7 @@ def test_the_runs_cost_cap_is_held_by_the_proxy_across_arms(server, tmp_path, mo
     # refused its first request (nothing reaches the upstream) and the arm is an error.
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "claude").symlink_to(_claude_binary())
+    (bin_dir / "claude").symlink_to(claude_binary())
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     monkeypatch.setenv("ANTHROPIC_API_KEY", CLAUDE_KEY)
     config = run_config(adapter="claude-code", model="claude-haiku-4-5", base_url=server.url,

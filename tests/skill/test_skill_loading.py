@@ -53,6 +53,7 @@ def test_an_unclosed_fence_reads_as_body_with_a_warning(tmp_path):
     assert loaded.name == "my-skill" and "never closed" in loaded.warnings[0] and loaded.body.startswith("---")
 
 
+@pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_a_525_byte_alias_bomb_fails_fast_with_a_clear_error(tmp_path):
     assert len(ALIAS_BOMB.encode()) < 600
     started = time.monotonic()

@@ -118,7 +118,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         say(f"added {', '.join(ignores)} to {root / '.gitignore'}")
     if workflow_file in files and uses == PLACEHOLDER_REF:
         say(f"{workflow_file}: replace OWNER in `uses: {PLACEHOLDER_REF}` with the GitHub repository "
-            "you take skillab from, or run init with --action-ref (README: \"Which uses: line\")")
+            "you take skillab from, or run init with --action-ref (docs/action.md: \"Which uses: line\")")
     quoted = shlex.quote(str(directory))
     say(f"next: skillab validate {quoted} && skillab run {quoted} --adapter mock")
     return EXIT_OK

@@ -76,7 +76,7 @@ PLACEHOLDER_NOTE = """\
       # OWNER/skillab: the GitHub repository you take skillab from (for example acme/skillab),
       # at a release tag (@v1) or a commit SHA. Before a release, vendor it instead: copy the
       # skillab repository to .github/actions/skillab and write `uses: ./.github/actions/skillab`
-      # (skillab init --action-ref writes either for you; README: "Which uses: line").
+      # (skillab init --action-ref writes either for you; docs/action.md in skillab: "Which uses: line").
 """
 VENDORED_NOTE = """\
       # The Action vendored in this repository (a copy of the skillab repository).

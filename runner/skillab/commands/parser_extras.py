@@ -73,7 +73,7 @@ def action_epilog() -> str:
     """``skillab action --help``: every input with its variable and default, and the exit codes."""
     from ..github.inputs import INPUTS
 
-    lines = ["inputs (README: GitHub Action > Inputs):"]
+    lines = ["inputs (docs/action.md, Inputs):"]
     for spec in INPUTS:
         default = spec.action_default
         lines.append(f"  {spec.name:<24} {spec.env_name}" + (f" (default {default})" if default else ""))

@@ -38,6 +38,7 @@ from .event import ActionContext
 from .inputs import ActionInputs, read_inputs
 from .original import choose_original
 from .outcome import ActionRun, SuiteOutcome
+from .report_upload import uploads_report
 from .runtime import ignore_stop_signals
 from .suite_failures import SuiteFailures
 from .trust import verify_checkout
@@ -48,7 +49,7 @@ HISTORY_FILE = Path(".skillab") / "history.jsonl"
 PR_TARGET_WARNING = (
     "skillab runs on pull_request_target: the suites, skills and graders come from the pull "
     "request and run with this repository's secrets. Run it only behind a maintainer's approval, "
-    "with the head checked out by SHA (see the trust model in skillab's README)."
+    "with the head checked out by SHA (see the trust model in skillab's docs/action.md)."
 )
 
 
@@ -377,7 +378,8 @@ class Action:
             appendix += [redact(routing_markdown(doc), self.env) for doc in state.routes]
         report = report_with_appendix(
             lambda budget: render_markdown(logs, failed=failed, run_url=self.ctx.run_url, notes=state.notes,
-                                           checks=verdicts, max_chars=budget),
+                                           checks=verdicts, max_chars=budget,
+                                           html_artifact=uploads_report(self.env, self.ctx.workspace, RESULTS_DIR)),
             "\n".join(appendix))
         paths = self.write_files(logs, report)
         summary_extra = self.comment(report)

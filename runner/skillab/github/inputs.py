@@ -1,4 +1,4 @@
-"""The Action's inputs: ONE table that ``action.yml``, the README and the tests are held to.
+"""The Action's inputs: ONE table that ``action.yml``, docs/action.md and the tests are held to.
 
 GitHub hands each input to a container action as ``INPUT_<NAME>``: the name upper-cased with
 spaces turned into underscores and hyphens kept (``judge-model`` → ``INPUT_JUDGE-MODEL``). This

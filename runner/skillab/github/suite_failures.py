@@ -54,7 +54,15 @@ class SuiteFailures:
     def no_credentials(self, outcome: SuiteOutcome, exc: ProviderAuthError) -> str:
         message = redact(str(exc), self.env)
         pr = self.event.pull_request
-        if pr is not None and pr.is_fork:
+        if self.event.name == "pull_request_target":
+            # This event runs with the repository's secrets, forks included: the workflow is what
+            # left the key out, and only a maintainer can add it.
+            message += (
+                " — pull_request_target runs with this repository's secrets, so the workflow does "
+                "not pass this key to the skillab step: add it to the step's `with:` "
+                "(anthropic-api-key, openai-api-key, gemini-api-key) or `env:`"
+            )
+        elif pr is not None and pr.is_fork:
             message += (
                 " — secrets are not passed to workflows triggered from forks, so this pull "
                 "request cannot be evaluated here; a maintainer can run the workflow manually"

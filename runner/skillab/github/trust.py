@@ -91,7 +91,7 @@ def _parents(repo: GitRepo, commit: str) -> tuple[str, ...]:
 def _advice(event_name: str, head: str, commit: str | None, reason: str | None) -> str:
     found = reason or (f"the workspace holds {commit[:12]}" if commit else "the workspace has no commit checked out")
     fix = ("check out the head by SHA: `actions/checkout` with `ref: "
-           "${{ github.event.pull_request.head.sha }}`, behind an approval (see the README's trust model)"
+           "${{ github.event.pull_request.head.sha }}`, behind an approval (see the trust model in skillab's docs/action.md)"
            if event_name == "pull_request_target"
            else "check out the pull request itself (`actions/checkout` with its default ref)")
     return (f"refusing to evaluate: the pull request's head is {head[:12]} but {found}, so the "

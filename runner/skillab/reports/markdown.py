@@ -97,13 +97,15 @@ def render_markdown(
     max_chars: int = DEFAULT_MAX_CHARS,
     notes: Sequence[str] = (),
     checks: Sequence[str] = (),
+    html_artifact: bool = False,
 ) -> str:
     """The report for ``logs`` (then a row for each ``failed`` suite), at most ``max_chars``
     long (counted as GitHub counts).
 
     ``notes`` are plain sentences about the run as a whole (a skipped suite, a parse error);
     ``checks`` say why the check failed, right under the headline where a reviewer looks
-    first. Both are escaped like everything else.
+    first. Both are escaped like everything else. ``html_artifact``: the workflow run uploads
+    ``report.html``, so the footer may send readers to it.
     """
     views = [SuiteView.from_log(i, log) for i, log in enumerate(logs)]
     failed_rows = [SuiteView.failed(len(logs) + i, suite) for i, suite in enumerate(failed)]
@@ -139,7 +141,7 @@ def render_markdown(
         )
         if part
     )
-    foot = _footer(views + failed_rows, run_url)
+    foot = _footer(views + failed_rows, run_url, html_artifact)
     budget = max_chars - size(head) - size(foot) - _TRIM_NOTE_RESERVE
     cases = cases_section(suites, budget)
     body = "\n\n".join(part for part in (head, cases, foot) if part) + "\n"
@@ -353,7 +355,7 @@ def _notes(notes: Sequence[str]) -> str:
     return "\n".join(f"> {escape.inline(note, 500)}" for note in notes)
 
 
-def _footer(suites: list[SuiteView], run_url: str | None) -> str:
+def _footer(suites: list[SuiteView], run_url: str | None, html_artifact: bool) -> str:
     parts = [f"skillab {escape.inline(__version__, 20)}"] if suites else []
     # A suite that could not run (an invalid suite's row) has no adapter or models to tell.
     suites = [s for s in suites if s.version != "?"]
@@ -369,8 +371,8 @@ def _footer(suites: list[SuiteView], run_url: str | None) -> str:
         parts.append(f"{tokens:,} tokens" + (f" · ${sum(costs):.4f}" if costs else ""))
     if run_url:
         safe = run_url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
-        parts.append(f"[workflow run]({safe}) (both arms of every case side by side: "
-                     "`report.html` in its artifacts)")
+        parts.append(f"[workflow run]({safe})" + (" (both arms of every case side by side: "
+                                                   "`report.html` in its artifacts)" if html_artifact else ""))
     return "---\n<sub>" + " · ".join(parts) + "</sub>" if parts else ""
 
 

@@ -3,7 +3,7 @@
 ``eval.yaml`` is the skillevaluation spec's file name, and also waza's, Vally's, dotnet/skills',
 Agent Eval Harness's and skillgrade's (imported: ``formats/skillgrade``); ``criteria.json`` is ruby-skill-bench's and
 Tessl's. The marker keys below come
-from each format's published schema (see the README's "Suite formats"). A format skillab imports
+from each format's published schema (see docs/suite-formats.md). A format skillab imports
 is loaded; a format it does not import gets one line naming the format and what to do, instead of
 a list of schema errors about keys that belong to another tool.
 """

@@ -18,7 +18,7 @@ class DimensionGrader:
     """The judge scores one arm's work per dimension, blind to the other arm.
 
     The arm passes when its total reaches ``pass_threshold``; ``minimum_delta`` is the
-    with-minus-without total the format's own verdict also requires (reported, see README).
+    with-minus-without total the format's own verdict also requires (reported, see docs/suite-formats.md).
     """
 
     # Whether grading asks the judge model, and whether it reads the files the agent changed.

@@ -1,0 +1,107 @@
+"""The agent CLIs the tests drive are the versions the image pins, on a fresh clone too: where
+``tests/.node`` is missing (or holds another version) the tests install ``PACKAGE@VERSION`` with the
+Dockerfile's version, and ``.ci/run`` installs the same list from the same place."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .node_cli import CLIS, installed_version, npm_binary
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A stand-in for npm on PATH: it records its arguments and lays out what `npm install --prefix P
+# PKG@VERSION` leaves (the package's package.json and its .bin link), offline.
+FAKE_NPM = r"""#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["NPM_LOG"], "a") as log:
+    log.write(" ".join(args) + "\n")
+prefix = args[args.index("--prefix") + 1]
+spec = args[-1]
+name, _, version = spec.rpartition("@")
+package = os.path.join(prefix, "node_modules", name)
+os.makedirs(package, exist_ok=True)
+with open(os.path.join(package, "package.json"), "w") as f:
+    json.dump({"name": name, "version": version}, f)
+bin_dir = os.path.join(prefix, "node_modules", ".bin")
+os.makedirs(bin_dir, exist_ok=True)
+exe = os.path.join(bin_dir, os.environ["NPM_EXE"])
+open(exe, "w").write("#!/bin/sh\n")
+os.chmod(exe, 0o755)
+"""
+
+
+@pytest.fixture
+def fake_npm(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    npm.write_text(FAKE_NPM)
+    npm.chmod(0o755)
+    log = tmp_path / "npm.log"
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv("NPM_LOG", str(log))
+    monkeypatch.delenv("SKILLAB_CODEX_BIN", raising=False)
+    return log
+
+
+def test_the_pins_are_the_dockerfiles():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    for cli in CLIS.values():
+        assert f"ARG {cli.arg}={cli.version}\n" in dockerfile
+
+
+def test_a_fresh_clone_installs_the_pinned_version(tmp_path, fake_npm, monkeypatch):
+    monkeypatch.setenv("NPM_EXE", "codex")
+    prefix = tmp_path / ".node"
+    binary = npm_binary("codex", prefix)
+    assert Path(binary) == prefix / "node_modules" / ".bin" / "codex"
+    [call] = fake_npm.read_text().splitlines()
+    assert call.split()[-1] == CLIS["codex"].spec == "@openai/codex@" + CLIS["codex"].version, call
+    # Installed once: the next test that asks finds it.
+    npm_binary("codex", prefix)
+    assert len(fake_npm.read_text().splitlines()) == 1
+
+
+def test_another_version_left_in_the_prefix_is_replaced_by_the_pinned_one(tmp_path, fake_npm, monkeypatch):
+    monkeypatch.setenv("NPM_EXE", "codex")
+    prefix = tmp_path / ".node"
+    old = prefix / "node_modules" / "@openai" / "codex"
+    old.mkdir(parents=True)
+    (old / "package.json").write_text(json.dumps({"version": "9.9.9"}))
+    (prefix / "node_modules" / ".bin").mkdir()
+    (prefix / "node_modules" / ".bin" / "codex").write_text("#!/bin/sh\n")
+    npm_binary("codex", prefix)
+    assert installed_version(CLIS["codex"], prefix) == CLIS["codex"].version != "9.9.9"
+
+
+def test_without_npm_the_skip_names_the_package_and_version(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("SKILLAB_GEMINI_BIN", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=re.escape(CLIS["gemini"].spec)):
+        npm_binary("gemini", tmp_path / ".node")
+
+
+def test_ci_installs_the_same_pins_from_the_same_place():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "$(python -m tests.node_cli)" in ci
+    for cli in CLIS.values():
+        assert f"{cli.package}@" not in ci, f".ci/run pins {cli.package} by hand"
+    listed = subprocess.run([sys.executable, "-m", "tests.node_cli"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert listed == [cli.spec for cli in CLIS.values()]
+
+
+def test_every_test_gets_its_cli_through_the_one_installer():
+    # npm run anywhere else in tests/ would choose its own version.
+    others = [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")
+              if ".node" not in p.parts and p.name not in {"node_cli.py", "test_node_cli.py"}
+              and re.search(r"[\[(,]\s*['\"]npm['\"]", p.read_text())]
+    assert others == []
