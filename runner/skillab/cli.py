@@ -249,6 +249,10 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     p_run.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                        help="suites (a skill directory with SKILL.md and eval.yaml, or a suite "
                            "file), or folders: every suite below them")
+    p_run.add_argument("--trust-config", action="store_true",
+                       help="accept the config file's settings that widen what the run reaches "
+                            "(base-url, provider, an unconfining sandbox, keep-workspaces, an import-"
+                            "path adapter, paths outside the file's tree); without it they exit 2")
     agent = p_run.add_argument_group("agent and models")
     agent.add_argument("--adapter", type=adapter_list, metavar="A[,B...]",
                        help="how the agent is invoked: mock (scripted answers, no model), llm (one "

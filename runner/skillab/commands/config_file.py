@@ -7,6 +7,10 @@ Each key is a run option's long flag without its dashes (``judge-model = "gpt-4.
 (``SKILLAB_MODEL`` and friends), then this file, then skillab's own default. Values are checked
 as the flag's would be; a relative path is taken from the file's directory. A bad file stops the
 run before anything starts (exit 2), naming the file and the key.
+
+The file is the repository's, and in a checked-out pull request its author's: it may not widen
+what the run reaches (``config_trust``). Such a key is refused unless the command line gives the
+flag itself or ``--trust-config``. Every report names the file and the keys it set.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.run_info import ConfigSource
 from ..errors import UsageError
+from .config_trust import FromFile, refusal
 
 FILE_NAMES = ("skillab.toml", "pyproject.toml")
 # The run options a file may set: what a team shares (models, sandbox, concurrency, cache,
@@ -75,7 +81,7 @@ def apply_config(parser: argparse.ArgumentParser, found: ConfigFile | None) -> N
     actions = {a.option_strings[-1].lstrip("-"): a for a in parser._actions
                if a.option_strings and a.option_strings[-1].startswith("--")}
     defaults: dict[str, Any] = {}
-    appends: dict[str, list[Any]] = {}
+    appends: dict[str, FromFile] = {}
     for raw_key, value in found.table.items():
         key = str(raw_key).replace("_", "-")
         if key not in KEYS or key not in actions:
@@ -87,17 +93,43 @@ def apply_config(parser: argparse.ArgumentParser, found: ConfigFile | None) -> N
         action = actions[key]
         if isinstance(action, argparse._AppendAction):
             # argparse appends a flag's values to a list default; the flag must replace it.
-            appends[action.dest] = _value(found, key, action, value)
+            appends[action.dest] = FromFile(key, _value(found, key, action, value))
         else:
-            defaults[action.dest] = _value(found, key, action, value)
-    parser.set_defaults(**defaults, config_appends=appends, config_file=found.where)
+            # Marked as the file's: a flag given replaces it, so what is still marked after
+            # parsing is what the file set (``finish``).
+            defaults[action.dest] = FromFile(key, _value(found, key, action, value))
+    parser.set_defaults(**defaults, config_appends=appends, config_file=found)
 
 
 def finish(args: argparse.Namespace) -> None:
-    """After parsing: a repeatable option the command line left empty takes the file's list."""
-    for dest, values in (getattr(args, "config_appends", None) or {}).items():
+    """After parsing: the file's values that no flag replaced take effect, once each passes the
+    trust rule (else exit 2, naming the file, the key and why); ``args.config_source`` records
+    them for the reports."""
+    found = getattr(args, "config_file", None)
+    if not isinstance(found, ConfigFile):
+        return
+    consent = bool(getattr(args, "trust_config", False))
+    used: list[str] = []
+    trusted: list[str] = []
+    for dest, marked in (getattr(args, "config_appends", None) or {}).items():
         if not getattr(args, dest, None):
-            setattr(args, dest, values)
+            setattr(args, dest, marked.value)
+            used.append(marked.key)
+    for dest, marked in list(vars(args).items()):
+        if not isinstance(marked, FromFile):
+            continue
+        why = refusal(marked.key, marked.value, found.path.parent)
+        if why is not None and not consent:
+            raise UsageError(f"{found.where}: {marked.key}: {why}. A repository's config file may not "
+                             f"widen what the run reaches: give --{marked.key} on the command line, "
+                             "or --trust-config to accept the file's value")
+        setattr(args, dest, marked.value)
+        used.append(marked.key)
+        if why is not None:
+            trusted.append(marked.key)
+    # Relative to where the run started, as the reports show paths (no runner's home in a comment).
+    shown = found.where.replace(str(found.path), os.path.relpath(found.path), 1)
+    args.config_source = ConfigSource(shown, tuple(sorted(used)), tuple(sorted(trusted))) if used else None
 
 
 def _value(found: ConfigFile, key: str, action: argparse.Action, value: Any) -> Any:

@@ -125,7 +125,7 @@ def apply_run_config(parser: argparse.ArgumentParser) -> None:
 
 
 def finish_run_config(args: argparse.Namespace) -> None:
-    if getattr(args, "config_appends", None):
+    if getattr(args, "config_file", None) is not None:
         from .config_file import finish
 
         finish(args)

@@ -15,6 +15,7 @@ from typing import Any
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
+    ConfigSource,
     ContextBudget,
     IsolationInfo,
     JudgeConsistency,
@@ -80,6 +81,8 @@ class RunSettings:
     # ``--stop-early``: the design, the seed and order of the cases, and where and why it
     # stopped (``engine.stop_early``); None for a run of every case.
     stop_early: StopEarly | None = None
+    # The settings a config file gave the run; None when none did.
+    config: ConfigSource | None = None
 
     @property
     def attempts(self) -> int:
@@ -124,6 +127,7 @@ class RunSettings:
             triggers=_optional(TriggerBlock, doc, "triggers"),
             context_budget=_optional(ContextBudget, doc, "context_budget"),
             stop_early=_optional(StopEarly, doc, "stop_early"),
+            config=_optional(ConfigSource, doc, "config"),
         )
 
 
@@ -218,6 +222,8 @@ class RunLog:
             doc["reward"] = to_wire(d.reward)
         if s.context_budget is not None:
             doc["context_budget"] = to_wire(s.context_budget)
+        if s.config is not None:
+            doc["config"] = to_wire(s.config)
         return doc
 
     @classmethod

@@ -162,6 +162,10 @@ def _headline(suites: list[SuiteView], graded: Sequence[RunLog], several_agents:
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
+    sources = sorted({log.settings.config.sentence() for log in graded if log.settings.config is not None})
+    if sources:
+        # The repository's config file chose these: a reviewer sees what it set.
+        line += "\n\n" + "\n\n".join(f"⚙️ {escape.inline(text, 400)}" for text in sources)
     early = [text for text in map(early_stop, graded) if text]
     if early:
         line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)

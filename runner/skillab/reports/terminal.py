@@ -106,7 +106,8 @@ def _header(log: RunLog) -> str:
         # Its numbers cover its share only: the merged document has the run's.
         parts.append(f"shard {s.shard.index}/{s.shard.count} (join with skillab merge)")
     header = " · ".join(parts)
-    return f"UNSANDBOXED · {header}" if s.isolation.unsandboxed else header
+    header = f"UNSANDBOXED · {header}" if s.isolation.unsandboxed else header
+    return header if s.config is None else f"{header}\n{s.config.sentence()}"
 
 
 def _case_rows(log: RunLog) -> list[str]:
