@@ -81,7 +81,7 @@ def test_bad_input_values_name_the_input(repo, github):
     result = run_action(repo, event_name="schedule", event_file="schedule.json", api_url=github.url,
                         inputs={"adapter": "mock", "runs": "many"}, in_process=True)
     assert result.code == 2
-    assert "::error::input 'runs' must be a whole number of at least 1, got 'many'" in result.stdout
+    assert "::error::input 'runs': expected an integer, got 'many'" in result.stdout
     assert result.summary.startswith("## ⚠️ skillab could not run") and "input 'runs'" in result.summary
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import main
-from skillab.commands.config_trust import refusal
+from skillab.core.options import BY_NAME
 
 from ..fakes.model_server import FakeModelServer, text
 from ..skillgen import answers, grep_case, make_skill
@@ -63,8 +63,9 @@ def test_an_absolute_output_outside_the_tree_is_refused(checkout, tmp_path, caps
 def test_a_link_in_the_tree_that_leads_out_is_outside(checkout, tmp_path):
     (tmp_path / "elsewhere").mkdir()
     (checkout / "out").symlink_to(tmp_path / "elsewhere")
-    assert refusal("markdown", checkout / "out" / "report.md", checkout) is not None
-    assert refusal("markdown", checkout / "reports" / "report.md", checkout) is None
+    markdown = BY_NAME["markdown"]
+    assert markdown.refusal(checkout / "out" / "report.md", checkout) is not None
+    assert markdown.refusal(checkout / "reports" / "report.md", checkout) is None
 
 
 @pytest.mark.parametrize(("line", "key"), [
