@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillab.cli import build_parser, main
-from skillab.core.options import BY_NAME, OPTIONS, render_reference
+from skillab.core.options import OPTIONS, render_reference
 from skillab.core.settings import RunConfig
 from skillab.errors import UsageError
 from skillab.github.inputs import INPUTS, read_inputs
