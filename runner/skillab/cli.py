@@ -22,7 +22,7 @@ from .commands.parser_extras import (
 )
 from .core.choices import finite_float, positive_int, probability, provider_name, reporter_choice, share, unit_interval
 from .core.defaults import DEFAULT_HISTORY_PATH
-from .core.options import GROUPS, VERDICTS, Command, not_taken, options_for
+from .core.options import FAIL_ON_CHOICES, GROUPS, Command, not_taken, options_for
 from .errors import EXIT_INTERRUPTED, SkillabError
 
 # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe.
@@ -54,8 +54,9 @@ examples:
 
 exit codes:
   0    the run finished and no gate failed
-  1    a gate failed: --fail-on-verdict, --min-delta-pts, the verdict is error (nothing could
-       be measured; --allow-error-verdict accepts it), or --max-cost-usd stopped the run
+  1    a gate failed: the verdict is fail (--fail-on-verdict: default fail, as the Action;
+       none turns it off), --min-delta-pts, the verdict is error (nothing could be measured;
+       --allow-error-verdict accepts it), or --max-cost-usd stopped the run
   2    usage or input error: bad flag, number, suite, skill, mock responses or output path;
        reported before any case runs
   130  interrupted (Ctrl-C): the cases that finished are kept, and every report says
@@ -246,7 +247,7 @@ def add_results_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", type=Path, default=Path("results.json"), metavar="PATH")
     parser.add_argument("--json", action="store_true", help="print the results document")
     add_report_arguments(parser)
-    parser.add_argument("--fail-on-verdict", action="append", choices=VERDICTS, default=[], metavar="V")
+    parser.add_argument("--fail-on-verdict", action="append", choices=FAIL_ON_CHOICES, default=[], metavar="V")
     parser.add_argument("--allow-error-verdict", action="store_true")
     parser.add_argument("--min-delta-pts", type=finite_float, metavar="PTS")
     parser.add_argument("--gate-on", choices=("point", "lower-bound"), default="point")

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.options import DEFAULT_FAIL_ON
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
@@ -308,7 +309,8 @@ def _checkpoint(args: argparse.Namespace, config: RunConfig):
 
 def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
     """The gates on finished runs: exit 1 with one line per failure, else 0."""
-    fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
+    chosen = set(args.fail_on_verdict or DEFAULT_FAIL_ON) - {"none"}
+    fail_on = chosen | (set() if args.allow_error_verdict else {"error"})
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
                   args.min_trigger_recall, args.max_false_trigger_rate,
                   max_skill_tokens=getattr(args, "max_skill_tokens", None))

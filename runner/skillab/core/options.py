@@ -41,6 +41,10 @@ Kind = Literal["value", "switch", "append"]
 RUN: frozenset[Command] = frozenset({"run"})
 BOTH: frozenset[Command] = frozenset({"run", "ablate"})
 VERDICTS = ("pass", "fail", "mixed", "error")
+# What --fail-on-verdict gates on when not given, as the Action's input does (``fail,error``;
+# error has its own opt-out, --allow-error-verdict); ``none`` turns the verdict gates off.
+DEFAULT_FAIL_ON = ("fail",)
+FAIL_ON_CHOICES = (*VERDICTS, "none")
 # The backends a config file may choose unasked: each confines a suite's commands at least as
 # bwrap does.
 CONFINING_SANDBOXES = ("bwrap", "image")
@@ -339,10 +343,10 @@ OPTIONS: tuple[Option, ...] = (
            help="after the table, both arms' reasons, longer output tails and answers"),
     Option("quiet", "report", group=OUTPUT, kind="switch", help="no progress on stderr"),
     # --- gates
-    Option("fail-on-verdict", "gate", group=GATES, kind="append", choices=VERDICTS, metavar="V",
+    Option("fail-on-verdict", "gate", group=GATES, kind="append", choices=FAIL_ON_CHOICES, metavar="V",
            config=True, commands=RUN,
-           help="exit 1 when the verdict is V (repeatable; choices: %(choices)s). error always fails "
-                "unless --allow-error-verdict",
+           help="exit 1 when the verdict is V (repeatable; choices: %(choices)s; default fail, as "
+                "the Action; none: no verdict gate). error always fails unless --allow-error-verdict",
            input=ActionInput("Comma-separated verdicts (fail, mixed, error) that fail the check when "
                              "any suite ends with one of them. Empty: never.", default="fail,error",
                              keep_blank=True)),

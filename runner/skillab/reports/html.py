@@ -20,6 +20,7 @@ from ..core.runlog import RunLog
 from ..core.triggers import RateInterval
 from ..core.wording import counted
 from . import html_cases
+from .escape import path_text
 from .findings import ARM_TITLES, FAILED_OUTCOMES
 from .html_cases import CaseRow, case_table, tags_of
 from .html_panels import suite_panels
@@ -81,7 +82,7 @@ def _suite(log: RunLog, key: str = "s0") -> list[str]:
     out = [
         f"<section class=\"suite\"><h2>{_e(settings.suite.skill)} "
         f"<span class=\"verdict {_e(cls)}\">{_e(verdict)}</span></h2>",
-        f"<p class=\"note\">{_e(settings.suite.path)} · adapter {_e(settings.adapter.name)}"
+        f"<p class=\"note\">{_e(path_text(settings.suite.path))} · adapter {_e(settings.adapter.name)}"
         + "".join(f" · {role} {_e(model)}" for role, model in models if model)
         + f" · runs {_e(settings.runs)}</p>",
     ]

@@ -247,7 +247,7 @@ def _table(suites: list[SuiteView]) -> str:
                    else f"{VERDICT_ICON.get(s.verdict, '')} {escape.inline(s.verdict, 20)}")
         k = f" (pass@{s.pass_k})" if s.pass_k > 1 else ""
         lines.append(
-            f"| {escape.inline(s.name, 80)} | {s.total_cases} | {fmt_rate(s.with_rate)}{k} | "
+            f"| {escape.inline(s.name, 80)} | {s.case_count} | {fmt_rate(s.with_rate)}{k} | "
             f"{fmt_rate(s.without_rate)}{k} | {delta} | {fmt_p(s.p_value)} | {verdict} |"
         )
     return "\n".join(lines)
