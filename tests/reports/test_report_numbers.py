@@ -47,3 +47,28 @@ def test_a_path_under_the_working_directory_is_shown_relative(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     assert path_text(str(tmp_path / "skills" / "x")) == "skills/x"
     assert path_text("skills/x") == "skills/x"
+
+
+def test_the_html_report_of_an_against_run_has_the_candidate_vs_original_section(tmp_path):
+    import dataclasses
+    import json
+
+    from skillab.core.runlog import RunLog
+    from skillab.reports.html import render_html
+
+    example = str(Path(__file__).resolve().parents[2] / "examples" / "sql-migration-safety")
+    out = tmp_path / "r.json"
+    assert main(["run", example, "--against", example, "--adapter", "mock", "--no-cache", "--no-history",
+                 "--quiet", "--fail-on-verdict", "none", "--output", str(out)]) == 0
+    log = RunLog.from_json(json.loads(out.read_text()))
+    assert log.summary.comparison is not None
+    broke = dataclasses.replace(log.summary.comparison, broken_by_edit=("drop-column",),
+                                rescued_by_edit=("add-index",))
+    log = dataclasses.replace(log, summary=dataclasses.replace(log.summary, comparison=broke))
+    html = render_html([log])
+    assert "<h3>Candidate vs original</h3>" in html
+    assert "❌ Broken by the edit</b> (passed with the original, fail with the candidate; beyond noise): " \
+           "<code>drop-column</code>" in html
+    assert "✅ Rescued by the edit" in html and "<code>add-index</code>" in html
+    assert "Candidate vs original" not in render_html([dataclasses.replace(
+        log, summary=dataclasses.replace(log.summary, comparison=None))])
