@@ -8,10 +8,11 @@ module is the only place that reads them.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..core.choices import non_negative_int, share
 from ..core.options import BY_NAME
 from ..engine.shard import Shard
 from ..errors import UsageError
@@ -95,6 +96,15 @@ INPUTS: tuple[InputSpec, ...] = (
               "SKILL.md sections and bundled files carry its lift (load-bearing, dead weight, "
               "harmful); the comment annotates the sections the pull request changed. Costs about "
               "(1 + sections / 2) runs of the suite; bounded by `max-cost-usd`."),
+    InputSpec("route", "", "A folder of skills, relative to the repository root (`skills`): also "
+              "run `skillab route` for each evaluated skill among them, under each agent, and add "
+              "the routing diff to the comment: which queries now go to the skill, what it steals "
+              "from the others (exact tests, FDR at 5%); on a pull request the base commit's skill "
+              "stands in the catalogue condition. Empty: off."),
+    InputSpec("max-stolen", "", "Fail the check when a skill steals more than this many of the "
+              "catalogue's queries beyond noise (with `route`). Empty: no gate."),
+    InputSpec("min-route-accuracy", "", "Fail the check when a skill's own queries go to it less "
+              "often than this rate (0-1) with the catalogue listed (with `route`). Empty: no gate."),
     _shared("max-skill-tokens"),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
@@ -128,6 +138,9 @@ class ActionInputs:
     sandbox: str | None = None
     ablate: bool = False
     max_skill_tokens: int | None = None
+    route: str | None = None
+    max_stolen: int | None = None
+    min_route_accuracy: float | None = None
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -206,6 +219,9 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         sandbox=_setting(raw, "sandbox", fold=True),
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_setting(raw, "max-skill-tokens"),
+        route=raw["route"] or None,
+        max_stolen=_parsed(raw, "max-stolen", non_negative_int),
+        min_route_accuracy=_parsed(raw, "min-route-accuracy", share),
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,
@@ -218,18 +234,24 @@ def _setting(raw: dict[str, str], name: str, *, fold: bool = False) -> Any:
     """A setting ``skillab run`` also takes, parsed by its row's own parser and bounds
     (``core.options``), so the input and the flag accept and refuse the same values; None
     when blank."""
+    option = BY_NAME[name]
+    value = _parsed(raw, name, option.parse, fold=fold)
+    if value is not None and option.choices is not None and value not in option.choices:
+        raise UsageError(f"input '{name}': must be one of {', '.join(option.choices)}, got {raw[name].strip()!r}")
+    return value
+
+
+def _parsed(raw: dict[str, str], name: str, parse: Callable[[str], Any] | None, *, fold: bool = False) -> Any:
+    """An input read by ``parse`` (one of ``core.choices``); None when blank; a refused value
+    is a UsageError naming the input."""
     text = raw[name].strip().lower() if fold else raw[name].strip()
     if not text:
         return None
-    option = BY_NAME[name]
     try:
-        value = option.parse(text) if option.parse is not None else text
+        return parse(text) if parse is not None else text
     except (argparse.ArgumentTypeError, ValueError) as exc:
         message = str(exc)
         raise UsageError(f"input '{name}': {message}" + ("" if "got" in message else f", got {text!r}")) from None
-    if option.choices is not None and value not in option.choices:
-        raise UsageError(f"input '{name}': must be one of {', '.join(option.choices)}, got {text!r}")
-    return value
 
 
 def _checked(raw: dict[str, str], name: str) -> str | None:

@@ -102,7 +102,12 @@ def clopper_pearson_lower(successes: int, n: int, tail: float) -> float:
 
 
 def _binom_cdf(k: int, n: int, p: float) -> float:
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+    # In log space: math.comb(n, i) passes a float's range past n of about 1,030.
+    if p <= 0.0 or p >= 1.0:
+        return 1.0 if p <= 0.0 or k >= n else 0.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    return min(1.0, sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                                 + i * log_p + (n - i) * log_q) for i in range(k + 1)))
 
 
 def inverted_bound(cases: Sequence[CasePair], *, alpha: float = ALPHA) -> float:
