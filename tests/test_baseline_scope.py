@@ -7,7 +7,7 @@ import json
 
 from skillab.cli import main
 
-from ..skillgen import answers, grep_case, make_skill
+from .skillgen import answers, grep_case, make_skill
 
 JUDGED = {"name": "judged", "prompt": "Say it.", "expectations": ["The answer says SKILLED."]}
 
