@@ -253,6 +253,9 @@ OPTIONS: tuple[Option, ...] = (
                 "unbiased pass@k estimate less noisy"),
     Option("against", "engine.against", group=PLAN, metavar="REF_OR_DIR", commands=RUN,
            help="add an arm with the original skill (git ref or directory): candidate vs original"),
+    Option("placebo", "engine.placebo", group=PLAN, kind="switch", commands=RUN,
+           help="add an arm with the skill's placebo (same name, same lengths, neutral text, staged the "
+                "same way): content lift (skill vs placebo) beside presence lift (placebo vs none)"),
     Option("format", "engine.suite_format", group=PLAN, dest="suite_format", metavar="NAME",
            help="suite format when it cannot be told from the file names"),
     Option("case", "engine.case_names", group=PLAN, kind="append", metavar="NAME",
@@ -313,7 +316,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("stop-seed", "engine.stop_seed", group=PLAN, parse=int, metavar="N",
            help="the seed of --stop-early's case order (default: drawn, and recorded)"),
     Option("shard", "engine.shard", group=PLAN, metavar="I/N", commands=RUN,
-           help="run only shard I of N of the (case, run) units; gates wait for skillab merge"),
+           help="run only shard I of N of the (case, run) units; gates wait for skillab merge. auto: I "
+                "and N from a Kubernetes Indexed Job, a SLURM array or SKILLAB_SHARD_INDEX/COUNT"),
     Option("resume", "invocation", group=PLAN, parse=Path, metavar="RESULTS", commands=RUN,
            help="keep the finished arms of this results.json and run only the missing and errored ones"),
     # --- output
@@ -404,6 +408,10 @@ OPTIONS: tuple[Option, ...] = (
            trust=_inside, help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})"),
     Option("no-history", "engine.history_path", group=CACHE, kind="switch", config=True,
            help="neither read nor append the history"),
+    Option("evidence-ledger", "engine.evidence_ledger", group=CACHE, parse=Path, metavar="PATH", commands=RUN,
+           help="add this run's pairs to the signed evidence ledger at PATH (e.g. .skillab/evidence.jsonl) "
+                "and report the evidence every run of the same skill content, agent, model and suite "
+                "accumulated: anytime-valid, so re-running until green keeps \"helps\" at 5%%"),
 )
 BY_NAME: dict[str, Option] = {option.name: option for option in OPTIONS}
 CONFIG_KEYS: tuple[str, ...] = tuple(option.name for option in OPTIONS if option.config)
