@@ -102,7 +102,11 @@ def test_why_cases_failed_names_the_validator_and_its_output(tmp_path):
                                           "cat response.txt; exit 1"}])
     skill = make_skill(tmp_path, [case], responses={"loud": answers("the final words", "x")})
     proc = skillab("run", str(skill), "--adapter", "mock", "--no-history", "--quiet", cwd=tmp_path)
-    assert proc.returncode == 0  # fail_kept is a measurement, not a gate
+    assert proc.returncode == 1  # its verdict is fail: the default gate, as the Action's
+    assert "gate failed: demo-skill: verdict is fail" in proc.stderr
+    ungated = skillab("run", str(skill), "--adapter", "mock", "--no-history", "--quiet",
+                      "--fail-on-verdict", "none", cwd=tmp_path)
+    assert ungated.returncode == 0
     why = proc.stdout.split("why cases failed", 1)[1]
     assert "loud: fail_kept" in why
     assert "validator 'says SKILLED': exit 1, expected 0" in why

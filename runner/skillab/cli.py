@@ -11,40 +11,33 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .commands.choices import (
-    adapter_list,
-    add_sampling_arguments,
-    finite_float,
-    lift_pts,
-    non_negative_float,
-    non_negative_int,
-    positive_float,
-    positive_int,
-    probability,
-    provider_name,
-    reporter_choice,
-    sandbox_name,
-    share,
-    unit_interval,
-)
 from .commands.parser_extras import (
     SuggestingParser,
     add_cache_parser,
     add_init_arguments,
     add_route_arguments,
-    add_selection_arguments,
     apply_run_config,
     config_help,
     describe_action,
     finish_run_config,
 )
-from .core.defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
+from .core.choices import (
+    finite_float,
+    non_negative_int,
+    positive_int,
+    probability,
+    provider_name,
+    reporter_choice,
+    share,
+    unit_interval,
+)
+from .core.defaults import DEFAULT_HISTORY_PATH
+from .core.options import FAIL_ON_CHOICES, GROUPS, Command, not_taken, options_for
 from .errors import EXIT_INTERRUPTED, SkillabError
 
 # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe.
 EXIT_BROKEN_PIPE = 141
 
-VERDICTS = ("pass", "fail", "mixed", "error")
 # Each subcommand's implementation; `action` reads its inputs from the environment instead.
 COMMANDS = {
     "validate": ".commands.validate:cmd_validate",
@@ -75,8 +68,9 @@ examples:
 
 exit codes:
   0    the run finished and no gate failed
-  1    a gate failed: --fail-on-verdict, --min-delta-pts, the verdict is error (nothing could
-       be measured; --allow-error-verdict accepts it), or --max-cost-usd stopped the run
+  1    a gate failed: the verdict is fail (--fail-on-verdict: default fail, as the Action;
+       none turns it off), --min-delta-pts, the verdict is error (nothing could be measured;
+       --allow-error-verdict accepts it), or --max-cost-usd stopped the run
   2    usage or input error: bad flag, number, suite, skill, mock responses or output path;
        reported before any case runs
   130  interrupted (Ctrl-C): the cases that finished are kept, and every report says
@@ -192,7 +186,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog=RUN_EPILOG + "\n" + config_help() if command in (None, "run") else RUN_EPILOG,
         description="Run every case of each suite with and without the skill, grade both arms,\n"
                     "and report the lift with its evidence.")
-    add_run_arguments(p_run)
+    add_run_arguments(p_run, "run")
     if command == "run":
         apply_run_config(p_run)
 
@@ -205,7 +199,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                "  skillab ablate skills/my-skill --model claude-sonnet-4-5 --runs 3 --max-cost-usd 5 --dry-run\n\n"
                "exit codes:\n  0  measured (or planned, with --dry-run)\n  2  usage or input error, before "
                "any case runs\n  130  interrupted")
-    add_run_arguments(p_ablate)
+    add_run_arguments(p_ablate, "ablate")
     p_ablate.add_argument("--heading-level", type=positive_int, default=2, metavar="N",
                           help="the markdown heading level that cuts SKILL.md into sections (default %(default)s: ##)")
     # Each variant stops by curtailment unless told otherwise (--stop-early none; commands.ablate).
@@ -312,7 +306,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_route_arguments(p_route)
 
     add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
-                                formatter_class=_Formatter), _Formatter)
+                                formatter_class=_Formatter), _Formatter, with_config=command == "cache")
 
     p_serve = add_parser("serve-local", help="serve a small real model on 127.0.0.1 for skillab run (no key, "
                                              "offline once installed)", formatter_class=_Formatter)
@@ -326,168 +320,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
+def add_run_arguments(p_run: argparse.ArgumentParser, command: Command) -> None:
     p_run.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                        help="suites (a skill directory with SKILL.md and eval.yaml, or a suite "
                            "file), or folders: every suite below them")
-    agent = p_run.add_argument_group("agent and models")
-    agent.add_argument("--adapter", type=adapter_list, metavar="A[,B...]",
-                       help="how the agent is invoked: mock (scripted answers, no model), llm (one "
-                            "call, no tools), agent (skillab's tool loop), claude-code, codex, "
-                            "gemini-cli (the agent CLIs); several, comma-separated, run the suites "
-                            "under each agent and add the portability table; default agent when "
-                            "--model is given")
-    agent.add_argument("--model", default=os.environ.get("SKILLAB_MODEL") or None,
-                       help="agent model (default: $SKILLAB_MODEL)")
-    agent.add_argument("--judge-model", default=os.environ.get("SKILLAB_JUDGE_MODEL") or None,
-                       metavar="MODEL", help="model that grades expectations (default: $SKILLAB_JUDGE_MODEL, "
-                                             "else a small model of another family than the agent's: "
-                                             "gpt-4.1-mini for a claude-* agent, claude-haiku-4-5 for "
-                                             "any other; the agent model itself with --judge-same-family; "
-                                             "the mock judge with --adapter mock)")
-    agent.add_argument("--judge-same-family", action="store_true",
-                       help="let a model of the agent's family judge (by default the judge is of "
-                            "another family); the report discloses it")
-    agent.add_argument("--judge-consistency", type=share, default=0.10, metavar="SHARE",
-                       help="judge verdicts are asked again until the agreement's interval decides "
-                            "(10 to 60 re-asks, or SHARE of the verdicts if more); the lift is withheld "
-                            "when the judge agrees with itself below 80%% (0 turns it off; "
-                            "default %(default)s)")
-    agent.add_argument("--provider", type=provider_name, metavar="NAME",
-                       help="model provider: anthropic, openai, openai-responses, gemini, mock, or an installed "
-                            "plugin's (default: inferred from the model name)")
-    agent.add_argument("--base-url", metavar="URL",
-                       help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy")
-    add_sampling_arguments(agent)
-    agent.add_argument("--skill-loading", choices=("inline", "discover"), default="inline",
-                       help="agent adapter: skill body in the system prompt (inline) or listed and "
-                            "read by the agent with its tools (discover); default %(default)s")
-    agent.add_argument("--max-turns", type=positive_int, default=DEFAULT_MAX_TURNS, metavar="N",
-                       help="tool-loop cap for cases without max_turns (default %(default)s)")
-    agent.add_argument("--mock-responses", type=Path, metavar="FILE",
-                       help="mock adapter script: case name -> with/without answers (default: the "
-                            "skill's mock-responses.yaml); a key that names no case is an error")
-    agent.add_argument("--mock-latency-ms", type=non_negative_int, default=0, metavar="MS",
-                       help="mock adapter sleeps this long per arm, for benchmarks (default %(default)s)")
-
-    plan = p_run.add_argument_group("what to run")
-    plan.add_argument("--runs", type=positive_int, default=1, metavar="N",
-                      help="i.i.d. repeats per case, MEAN-aggregated (default %(default)s)")
-    plan.add_argument("--pass-k", type=positive_int, default=1, metavar="K",
-                      help="up to K attempts per arm; the arm passes if any does (default %(default)s)")
-    plan.add_argument("--pass-n", type=positive_int, default=None, metavar="N",
-                      help="attempts per arm for pass@k, at least K (default K); more attempts "
-                           "make the unbiased pass@k estimate less noisy")
-    plan.add_argument("--against", metavar="REF_OR_DIR",
-                      help="add an arm with the original skill (git ref or directory): candidate vs original")
-    plan.add_argument("--placebo", action="store_true",
-                      help="add an arm with the skill's placebo (same name, same lengths, neutral text, staged "
-                           "the same way): content lift (skill vs placebo) beside presence lift (placebo vs none)")
-    plan.add_argument("--format", dest="suite_format", metavar="NAME",
-                      help="suite format when it cannot be told from the file names")
-    plan.add_argument("--case", action="append", default=[], metavar="NAME",
-                      help="run only this case (repeatable)")
-    plan.add_argument("--tag", action="append", default=[], metavar="TAG",
-                      help="run only cases with this tag (repeatable)")
-    add_selection_arguments(plan)
-    plan.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
-                      help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes "
-                           "(default %(default)s)")
-    plan.add_argument("--held-out", type=Path, metavar="PATH",
-                      help="a suite file (any format) kept from the skill's author, e.g. outside the pull "
-                           "request: its cases run as held-out cases beside the suite's own")
-    plan.add_argument("--siblings", type=Path, metavar="DIR",
-                      help="trigger trials: offer the other skills in DIR beside the candidate "
-                           "(crowd mode)")
-    plan.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
-                      help="arms in flight at once (default %(default)s)")
-    plan.add_argument("--sandbox", type=sandbox_name, metavar="{bwrap,image,none,PLUGIN}",
-                      default=os.environ.get("SKILLAB_SANDBOX") or None,
-                      help="isolation backend for every command a suite runs (default: "
-                           "$SKILLAB_SANDBOX, else bwrap; 'none' runs them unsandboxed; an installed "
-                           "plugin's by its entry point name)")
-    plan.add_argument("--dry-run", action="store_true",
-                      help="preflight: check everything the run would (suites, keys of the agent and "
-                           "the judge, paths), print the plan (each model, provider and key; every "
-                           "call, trigger trials and judge re-asks included; cache hits; estimated "
-                           "cost) and exit 0, or exit 2 where the run would")
-    plan.add_argument("--max-cost-usd", type=positive_float, metavar="USD",
-                      help="stop starting arms once the measured spend reaches USD; the partial "
-                           "results are kept and the run exits 1 (default: no cap)")
-    plan.add_argument("--stop-early", choices=("curtail", "group-sequential", "none"), metavar="DESIGN",
-                      help="run cases in a seeded random order and stop once the rest can no longer "
-                           "change the lift sentence (curtail: exact; group-sequential: O'Brien-Fleming "
-                           "looks at 1/4, 1/2, 3/4 and the end; none: every case, run's default; ablate "
-                           "curtails each variant unless none)")
-    plan.add_argument("--stop-seed", type=int, metavar="N",
-                      help="the seed of --stop-early's case order (default: drawn, and recorded)")
-    plan.add_argument("--shard", metavar="I/N",
-                      help="run only shard I of N of the (case, run) units; gates wait for skillab merge. "
-                           "auto: I and N from a Kubernetes Indexed Job, a SLURM array or SKILLAB_SHARD_INDEX/COUNT")
-    plan.add_argument("--resume", type=Path, metavar="RESULTS",
-                      help="keep the finished arms of this results.json and run only the missing "
-                           "and errored ones")
-
-    out = p_run.add_argument_group("output")
-    out.add_argument("--output", type=Path, default=Path("results.json"), metavar="PATH",
-                     help="the results document (default %(default)s)")
-    out.add_argument("--json", action="store_true",
-                     help="print the results document on stdout instead of the table")
-    out.add_argument("--compact-results", action="store_true",
-                     help="write the results document unindented, each arm's transcript and final "
-                          "output moved to <output stem>.arms.jsonl beside it (for large runs)")
-    add_report_arguments(out)
-    out.add_argument("--trajectories", type=Path, metavar="DIR",
-                     help="write one transcript per arm under DIR")
-    out.add_argument("--keep-workspaces", action="store_true",
-                     help="keep each arm's workspace directory (their parent is printed)")
-    out.add_argument("-v", "--verbose", action="store_true",
-                     help="after the table, both arms' reasons, longer output tails and answers")
-    out.add_argument("--quiet", action="store_true", help="no progress on stderr")
-
-    gates = p_run.add_argument_group("gates (exit 1)")
-    gates.add_argument("--fail-on-verdict", action="append", choices=VERDICTS, default=[], metavar="V",
-                       help="exit 1 when the verdict is V (repeatable; choices: %(choices)s). "
-                            "error always fails unless --allow-error-verdict")
-    gates.add_argument("--allow-error-verdict", action="store_true",
-                       help="exit 0 even when nothing could be measured (verdict error)")
-    gates.add_argument("--min-delta-pts", type=finite_float, metavar="PTS",
-                       help="exit 1 when the pass-rate delta is below PTS points, or was not measured")
-    gates.add_argument("--gate-on", choices=("point", "lower-bound"), default="point",
-                       help="what --min-delta-pts compares: the point estimate, or the lower bound "
-                            "of its 95%% interval (default %(default)s)")
-    gates.add_argument("--target-lift-pts", type=lift_pts, default=10.0, metavar="P",
-                       help="the lift the power statement sizes the suite for (default %(default)s)")
-    gates.add_argument("--min-trigger-recall", type=share, metavar="R",
-                       help="exit 1 when a suite's trigger recall is below R (0..1)")
-    gates.add_argument("--max-false-trigger-rate", type=share, metavar="R",
-                       help="exit 1 when a suite's false-trigger rate is above R (0..1)")
-    gates.add_argument("--max-skill-tokens", type=positive_int, metavar="N",
-                       help="exit 1 when the skill's listing entry plus body costs more than N tokens "
-                            "in context for the run's agent (estimated at 4 characters a token)")
-    gates.add_argument("--max-held-out-gap", type=non_negative_float, metavar="PTS",
-                       help="exit 1 when the author cases' lift exceeds the held-out cases' lift by more "
-                            "than PTS points (cases with held_out: true or the tag held-out)")
-    gates.add_argument("--max-leaks", type=non_negative_int, metavar="N",
-                       help="exit 1 when the audit finds more than N answer leaks (grader literals, "
-                            "expected values) in the skill's files (`skillab audit`)")
-
-    cache = p_run.add_argument_group("baseline cache and history")
-    cache.add_argument("--no-cache", action="store_true",
-                       help="run every without-skill arm (the cache is on by default)")
-    cache.add_argument("--cache-dir", type=Path, metavar="DIR",
-                       help="where baselines are cached (default: $XDG_CACHE_HOME/skillab, else "
-                            "~/.cache/skillab); must be writable")
-    cache.add_argument("--cache-ttl-days", type=non_negative_float, default=DEFAULT_CACHE_TTL_DAYS, metavar="D",
-                       help="cached baselines older than D days are rerun (default %(default)s)")
-    cache.add_argument("--history", type=Path, metavar="PATH",
-                       help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
-    cache.add_argument("--no-history", action="store_true", help="neither read nor append the history")
-    cache.add_argument("--evidence-ledger", type=Path, metavar="PATH",
-                       help="add this run's pairs to the signed evidence ledger at PATH (e.g. "
-                            ".skillab/evidence.jsonl) and report the evidence every run of the same skill "
-                            "content, agent, model and suite accumulated: anytime-valid, so re-running "
-                            "until green keeps \"helps\" at 5%%")
+    # Every option from its one row (``core.options``); a command takes only the rows naming it,
+    # and the attributes of the rest sit at their defaults for the code run and ablate share.
+    groups = {name: p_run.add_argument_group(name) if name else p_run for name in GROUPS}
+    for option in options_for(command):
+        groups[option.group].add_argument(*option.flags, **option.argparse_kwargs())
+    p_run.set_defaults(**not_taken(command))
 
 
 def add_results_options(parser: argparse.ArgumentParser) -> None:
@@ -495,7 +337,7 @@ def add_results_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", type=Path, default=Path("results.json"), metavar="PATH")
     parser.add_argument("--json", action="store_true", help="print the results document")
     add_report_arguments(parser)
-    parser.add_argument("--fail-on-verdict", action="append", choices=VERDICTS, default=[], metavar="V")
+    parser.add_argument("--fail-on-verdict", action="append", choices=FAIL_ON_CHOICES, default=[], metavar="V")
     parser.add_argument("--allow-error-verdict", action="store_true")
     parser.add_argument("--min-delta-pts", type=finite_float, metavar="PTS")
     parser.add_argument("--gate-on", choices=("point", "lower-bound"), default="point")

@@ -89,6 +89,16 @@ class ProviderAuthError(SkillabError):
     """The provider rejected the credentials (401/403) or none are set: stop the run at once."""
 
 
+class MissingKeyError(ProviderAuthError):
+    """No key is set for a model or an agent CLI. ``key_env`` names the variable, so a front end
+    says how to give it in its own terms (the CLI: export it; the Action: an input)."""
+
+    def __init__(self, message: str, *, key_env: str, needs: str) -> None:
+        super().__init__(message)
+        self.key_env = key_env
+        self.needs = needs
+
+
 class ProviderEndpointError(ProviderAuthError):
     """The provider answered 404 (no such model or endpoint): every arm would get the same
     answer, so the run stops as it does for a rejected key."""

@@ -56,15 +56,40 @@ def test_k_that_matches_nothing_exits_2_before_running(tmp_path, capsys):
     assert "no case matches -k 'nothing-like-this'" in capsys.readouterr().err
 
 
+def rerun_note(tmp_path: Path) -> list[str]:
+    doc = json.loads((tmp_path / "results.json").read_text())
+    docs = doc["suites"] if "suites" in doc else [doc]
+    return [w for d in docs for w in d["warnings"] if w.startswith("--failed:")]
+
+
 def test_failed_reruns_only_what_failed_or_errored_last_time(tmp_path, capsys):
     target = str(skill(tmp_path))
     assert ran(tmp_path, target)[1] == ["alpha-one", "alpha-two", "beta", "gamma"]
     code, names = ran(tmp_path, target, "--failed")
-    assert names == ["alpha-two", "gamma"]  # fail_kept and flip_to_fail
+    # fail_kept and flip_to_fail rerun; the document keeps the other two from the last run.
+    assert names == ["alpha-one", "alpha-two", "beta", "gamma"]
+    [note] = rerun_note(tmp_path)
+    assert note.startswith("--failed: 2 case(s) rerun now; 2 kept from the run that started")
 
 
-def test_failed_without_a_last_run_runs_everything(tmp_path):
-    assert ran(tmp_path, str(skill(tmp_path)), "--failed")[1] == ["alpha-one", "alpha-two", "beta", "gamma"]
+def test_a_second_failed_reruns_what_still_fails(tmp_path):
+    target = skill(tmp_path)
+    ran(tmp_path, str(target))
+    ran(tmp_path, str(target), "--failed")
+    assert ran(tmp_path, str(target), "--failed")[1] == ["alpha-one", "alpha-two", "beta", "gamma"]
+    assert rerun_note(tmp_path)[0].startswith("--failed: 2 case(s) rerun now")
+    # Fixed: the skill now makes gamma's answer pass, so the next --failed reruns alpha-two only.
+    (target / "mock-responses.yaml").write_text(
+        "alpha-one: {with: SKILLED, without: 'no'}\nalpha-two: {with: 'no', without: 'no'}\n"
+        "beta: {with: SKILLED, without: SKILLED}\ngamma: {with: SKILLED, without: SKILLED}\n")
+    ran(tmp_path, str(target), "--failed")
+    ran(tmp_path, str(target), "--failed")
+    assert rerun_note(tmp_path)[0].startswith("--failed: 1 case(s) rerun now; 3 kept")
+
+
+def test_failed_without_a_last_run_says_so_instead_of_running_everything(tmp_path, capsys):
+    assert ran(tmp_path, str(skill(tmp_path)), "--failed") == (2, [])
+    assert "--failed: no earlier run at" in capsys.readouterr().err
 
 
 def test_failed_is_per_suite_and_skips_a_suite_that_passed(tmp_path, capsys):
@@ -73,5 +98,24 @@ def test_failed_is_per_suite_and_skips_a_suite_that_passed(tmp_path, capsys):
                       responses={"fine": answers("SKILLED", "no")})
     ran(tmp_path, str(bad), str(good))
     code, names = ran(tmp_path, str(bad), str(good), "--failed")
-    assert names == ["alpha-two", "gamma"]
+    assert names == ["alpha-one", "alpha-two", "beta", "fine", "gamma"]  # the good suite is kept
+    assert rerun_note(tmp_path) == ["--failed: 2 case(s) rerun now; 2 kept from the run that started "
+                                    + rerun_note(tmp_path)[0].rsplit("started ", 1)[1]]
     assert f"skipping {good}: no case failed in the last run" in capsys.readouterr().err
+
+
+def test_collect_only_lists_the_selection_and_runs_nothing(tmp_path, capsys):
+    code = main(["run", str(skill(tmp_path)), "-k", "alpha", "--collect-only", "--adapter", "mock",
+                 "--output", str(tmp_path / "results.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and not (tmp_path / "results.json").exists()
+    assert "  alpha-one\n  alpha-two\n" in out and "beta" not in out
+    assert "2 cases in 1 suite selected; none run" in out
+
+
+def test_a_folder_run_ends_with_a_summary_line(tmp_path, capsys):
+    skill(tmp_path / "skills", "one-skill")
+    make_skill(tmp_path / "skills", [grep_case("fine")], name="two-skill", responses={"fine": answers("SKILLED", "no")})
+    ran(tmp_path, str(tmp_path / "skills"))
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith("== 2 suites: 1 mixed, 1 pass · 5 cases · ") and last.endswith("s ==")

@@ -164,7 +164,7 @@ def test_every_attempt_starts_from_a_fresh_workspace(flaky, tmp_path):
     suite = write_suite(tmp_path / "finisher")
     (suite / "task_suite.yaml").write_text(SUITE.replace("[DONE]", "[never-said]"))
     code, doc, _, _ = run(suite, tmp_path / "out", "--pass-k", "3")
-    assert code == 0
+    assert code == 1  # every attempt fails: the verdict is fail, which gates by default
     (record,) = doc["cases"]
     for arm in ("with_skill", "without_skill"):
         summary = record[arm]["extra"]["pass_k"]

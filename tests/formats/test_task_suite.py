@@ -234,7 +234,7 @@ def test_an_arm_over_its_timeout_fails_the_task(tmp_path, capsys):
     path = write_suite(tmp_path / "demo", task_with(timeout_seconds=0.2))
     (path.parent / "mock-responses.yaml").write_text("t: {with: x, without: x}\n")
     code, doc, _ = run(path.parent, tmp_path, "--adapter", "mock", "--mock-latency-ms", "400")
-    assert code == 0, capsys.readouterr().err
+    assert code == 1, capsys.readouterr().err  # the timed-out arm fails: verdict fail, the default gate
     (record,) = doc["cases"]
     for arm in ("with_skill", "without_skill"):
         checks = record[arm]["extra"]["graders"]

@@ -150,14 +150,17 @@ def test_repository_ci_runs_the_ci_script_on_python_3_11():
 
 @pytest.mark.parametrize("name,value,message", [
     ("mode", "sometimes", "input 'mode' must be one of auto, changed, all"),
-    ("runs", "0", "input 'runs' must be a whole number of at least 1"),
-    ("concurrency", "x", "input 'concurrency' must be a whole number"),
-    ("min-delta-pts", "five", "input 'min-delta-pts' must be a number"),
+    ("runs", "0", "input 'runs': must be a positive integer, got '0'"),
+    ("concurrency", "x", "input 'concurrency': expected an integer, got 'x'"),
+    ("min-delta-pts", "five", "input 'min-delta-pts': expected a number, got 'five'"),
+    ("target-lift-pts", "-5", "input 'target-lift-pts': must be a number of points above 0 and at most 100"),
+    ("target-lift-pts", "500", "input 'target-lift-pts': must be a number of points above 0 and at most 100"),
+    ("target-lift-pts", "0", "input 'target-lift-pts': must be a number of points above 0 and at most 100"),
     ("comment", "maybe", "input 'comment' must be true or false"),
     ("fail-on-verdict", "fail,bad", "input 'fail-on-verdict' takes fail, mixed, error"),
     ("shard", "4/3", "input 'shard' '4/3': I must be between 1 and N"),
     ("shard", "two", "input 'shard' takes I/N (for example 2/3), got 'two'"),
-    ("sandbox", "docker", "input 'sandbox' must be one of bwrap, image, none or empty"),
+    ("sandbox", "docker", "input 'sandbox': invalid choice: 'docker' (choose from 'bwrap', 'image', 'none')"),
 ])
 def test_bad_values_name_the_input(name, value, message):
     env = {spec.env_name: spec.default for spec in INPUTS}

@@ -134,7 +134,7 @@ def test_each_agent_is_gated_on_its_own_and_named_when_it_fails(two_suites, gith
 @pytest.mark.parametrize(
     "inputs, message",
     [
-        ({"adapter": "mock,nope"}, "input 'adapter' takes one or more of"),
+        ({"adapter": "mock,nope"}, "input 'adapter': 'mock,nope': choose one or more of"),
         ({"adapter": "mock,mock"}, "each once"),
         ({"adapter": "mock,agent", "model": "a,b,c"}, "one model for all"),
         ({"adapter": "mock,agent"}, "needs a model"),

@@ -24,7 +24,7 @@ def test_a_failing_format_grader_is_named_in_the_failure(tmp_path: Path):
     junit = tmp_path / "junit.xml"
     code = main(["run", str(suite), "--adapter", "mock", "--no-cache", "--no-history", "--quiet",
                  "--output", str(tmp_path / "r.json"), "--junit", str(junit)])
-    assert code == 0
+    assert code == 1  # flip_to_fail: the verdict is fail, which gates by default
     (case,) = ElementTree.parse(junit).getroot().iter("testcase")
     failure = case.find("failure")
     assert failure is not None and failure.get("message").startswith("flip_to_fail")

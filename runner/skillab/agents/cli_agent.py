@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..core.usage import Usage
-from ..errors import MissingDependencyError, ProviderAuthError
+from ..errors import MissingDependencyError, MissingKeyError, ProviderAuthError
 from ..grading.trajectory import ToolCall, Trajectory
 from ..providers.pricing import cost_usd
 from ..sandbox.backend import Backend, before_the_suite
@@ -148,9 +148,10 @@ class CliAgent(Agent, ABC):
     def read_key(cls, environ: Mapping[str, str]) -> str:
         key = environ.get(cls.key_env, "").strip()
         if not key:
-            raise ProviderAuthError(
+            raise MissingKeyError(
                 f"the {cls.name} adapter needs an API key: set {cls.key_env} "
-                f"(export {cls.key_env}=...) and run again"
+                f"(export {cls.key_env}=...) and run again",
+                key_env=cls.key_env, needs=f"the {cls.name} adapter needs an API key",
             )
         return key
 

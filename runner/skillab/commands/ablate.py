@@ -17,17 +17,11 @@ from .run import check_destinations, preflight
 from .settings import configs_from_args
 from .targets import suite_targets
 
-# Run options that mean nothing for an ablation (one agent, one suite, no second skill).
-_REFUSED = (("against", "--against"), ("shard", "--shard"), ("resume", "--resume"), ("siblings", "--siblings"))
-
 
 def cmd_ablate(args: argparse.Namespace) -> int:
     from ..reports.ablation import render_terminal, write_ablation_reports
     from ..session.ablation import plan_ablation, run_ablation
 
-    for attr, flag in _REFUSED:
-        if getattr(args, attr, None):
-            raise UsageError(f"ablate does not take {flag}: it compares the skill with its own variants")
     configs = configs_from_args(args)
     if len(configs) > 1:
         raise UsageError("ablate takes one adapter; run it per agent")

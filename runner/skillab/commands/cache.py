@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from ..core.defaults import DEFAULT_CACHE_TTL_DAYS
+from ..core.options import BY_NAME
 from ..core.wording import counted
 from ..errors import EXIT_OK, UsageError
 
@@ -148,19 +148,23 @@ def _age(seconds: float) -> str:
     return f"{int(seconds // 86400)}d"
 
 
-def add_cache_arguments(parser: Any, formatter: Any) -> None:
-    """``cache list`` and ``cache clear`` under ``parser`` (the ``cache`` command)."""
+def add_cache_arguments(parser: Any, formatter: Any, *, with_config: bool = False) -> None:
+    """``cache list`` and ``cache clear`` under ``parser`` (the ``cache`` command); with
+    ``with_config``, the config file's ``cache-dir`` and ``cache-ttl-days`` are their defaults,
+    as they are ``run``'s (and under the same trust rule)."""
+    from .config_file import apply_config, find_config
+
+    found = find_config() if with_config else None
     sub = parser.add_subparsers(dest="cache_command", required=True, metavar="ACTION")
     for name, summary in (("list", "each skill's cached baselines: entries, cases, models, age, size"),
                           ("clear", "remove cached baselines: all, one skill's (--skill), or the expired")):
         p = sub.add_parser(name, help=summary, description=summary, formatter_class=formatter)
-        p.add_argument("--cache-dir", type=Path, metavar="DIR",
-                       help="the cache (default: $XDG_CACHE_HOME/skillab/baselines, else ~/.cache/...)")
-        p.add_argument("--cache-ttl-days", type=float, default=DEFAULT_CACHE_TTL_DAYS, metavar="D",
-                       help="entries older than D days are expired (default %(default)s)")
+        for option in (BY_NAME["cache-dir"], BY_NAME["cache-ttl-days"]):
+            p.add_argument(*option.flags, **option.argparse_kwargs())
         if name == "list":
             p.add_argument("--json", action="store_true", help="print the listing as JSON")
         else:
             p.add_argument("--skill", action="append", default=[], metavar="NAME",
                            help="only this skill's entries (repeatable)")
             p.add_argument("--expired", action="store_true", help="only entries older than --cache-ttl-days")
+        apply_config(p, found)

@@ -7,6 +7,10 @@ Each key is a run option's long flag without its dashes (``judge-model = "gpt-4.
 (``SKILLAB_MODEL`` and friends), then this file, then skillab's own default. Values are checked
 as the flag's would be; a relative path is taken from the file's directory. A bad file stops the
 run before anything starts (exit 2), naming the file and the key.
+
+The file is the repository's, and in a checked-out pull request its author's: it may not widen
+what the run reaches (the trust rules of ``core.options``). Such a key is refused unless the command line gives the
+flag itself or ``--trust-config``. Every report names the file and the keys it set.
 """
 
 from __future__ import annotations
@@ -19,21 +23,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.options import BY_NAME, CONFIG_KEYS
+from ..core.run_info import ConfigSource
 from ..errors import UsageError
 
 FILE_NAMES = ("skillab.toml", "pyproject.toml")
-# The run options a file may set: what a team shares (models, sandbox, concurrency, cache,
-# gates, reports), not what names one invocation (paths, --resume, --dry-run, -k, --failed).
-KEYS = (
-    "adapter", "model", "judge-model", "judge-same-family", "judge-consistency", "provider", "base-url",
-    "skill-loading", "max-turns", "runs", "pass-k", "pass-n", "concurrency", "sandbox", "max-cost-usd",
-    "reward-threshold", "tag", "siblings", "output", "html", "markdown", "junit", "compact-results",
-    "trajectories", "keep-workspaces", "fail-on-verdict", "allow-error-verdict", "min-delta-pts", "gate-on",
-    "target-lift-pts", "min-trigger-recall", "max-false-trigger-rate", "no-cache", "cache-dir",
-    "cache-ttl-days", "history", "no-history", "mock-latency-ms",
-)
-# A key whose value the environment gives instead, when set.
-ENVIRONMENT = {"model": "SKILLAB_MODEL", "judge-model": "SKILLAB_JUDGE_MODEL", "sandbox": "SKILLAB_SANDBOX"}
+# The run options a file may set (``core.options``, rows with ``config=True``): what a team shares
+# (models, sandbox, concurrency, cache, gates, reports), not what names one invocation (paths,
+# --resume, --dry-run, -k, --failed).
+KEYS = CONFIG_KEYS
+
+
+@dataclass(frozen=True)
+class FromFile:
+    """A parser default the config file gave, until ``finish`` admits it. Shown in ``--help`` as
+    the value itself."""
+
+    key: str
+    value: Any
+
+    def __str__(self) -> str:
+        return str(self.value)
 
 
 @dataclass(frozen=True)
@@ -58,8 +68,9 @@ def find_config(start: Path | None = None) -> ConfigFile | None:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
                 raise UsageError(f"{path}: not a readable TOML file ({exc})") from None
-            if name == "skillab.toml":
+            if name == "skillab.toml" and set(data) != {"tool"}:
                 return ConfigFile(path, data)
+            # skillab.toml may also hold its keys under the [tool.skillab] header pyproject uses.
             table = (data.get("tool") or {}).get("skillab")
             if table is not None:
                 if not isinstance(table, dict):
@@ -75,29 +86,59 @@ def apply_config(parser: argparse.ArgumentParser, found: ConfigFile | None) -> N
     actions = {a.option_strings[-1].lstrip("-"): a for a in parser._actions
                if a.option_strings and a.option_strings[-1].startswith("--")}
     defaults: dict[str, Any] = {}
-    appends: dict[str, list[Any]] = {}
+    appends: dict[str, FromFile] = {}
     for raw_key, value in found.table.items():
         key = str(raw_key).replace("_", "-")
-        if key not in KEYS or key not in actions:
+        if key in KEYS and key not in actions:
+            continue  # a setting of another command (run's gates, for ablate)
+        if key not in KEYS:
             close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f"; keys: {', '.join(KEYS)}"
             raise UsageError(f"{found.where}: unknown key {raw_key!r}{hint}")
-        if key in ENVIRONMENT and os.environ.get(ENVIRONMENT[key]):
+        env = BY_NAME[key].env
+        if env and os.environ.get(env):
             continue  # the environment is closer to this invocation than a shared file
         action = actions[key]
         if isinstance(action, argparse._AppendAction):
             # argparse appends a flag's values to a list default; the flag must replace it.
-            appends[action.dest] = _value(found, key, action, value)
+            appends[action.dest] = FromFile(key, _value(found, key, action, value))
         else:
-            defaults[action.dest] = _value(found, key, action, value)
-    parser.set_defaults(**defaults, config_appends=appends, config_file=found.where)
+            # Marked as the file's: a flag given replaces it, so what is still marked after
+            # parsing is what the file set (``finish``).
+            defaults[action.dest] = FromFile(key, _value(found, key, action, value))
+    parser.set_defaults(**defaults, config_appends=appends, config_file=found)
 
 
 def finish(args: argparse.Namespace) -> None:
-    """After parsing: a repeatable option the command line left empty takes the file's list."""
-    for dest, values in (getattr(args, "config_appends", None) or {}).items():
+    """After parsing: the file's values that no flag replaced take effect, once each passes the
+    trust rule (else exit 2, naming the file, the key and why); ``args.config_source`` records
+    them for the reports."""
+    found = getattr(args, "config_file", None)
+    if not isinstance(found, ConfigFile):
+        return
+    consent = bool(getattr(args, "trust_config", False))
+    used: list[str] = []
+    trusted: list[str] = []
+    for dest, marked in (getattr(args, "config_appends", None) or {}).items():
         if not getattr(args, dest, None):
-            setattr(args, dest, values)
+            setattr(args, dest, marked.value)
+            used.append(marked.key)
+    for dest, marked in list(vars(args).items()):
+        if not isinstance(marked, FromFile):
+            continue
+        why = BY_NAME[marked.key].refusal(marked.value, found.path.parent)
+        if why is not None and not consent:
+            consent_flag = ", or --trust-config to accept the file's value" if hasattr(args, "trust_config") else ""
+            raise UsageError(f"{found.where}: {marked.key}: {why}. A repository's config file may not "
+                             f"widen what the run reaches: give --{marked.key} on the command line"
+                             f"{consent_flag}")
+        setattr(args, dest, marked.value)
+        used.append(marked.key)
+        if why is not None:
+            trusted.append(marked.key)
+    # Relative to where the run started, as the reports show paths (no runner's home in a comment).
+    shown = found.where.replace(str(found.path), os.path.relpath(found.path), 1)
+    args.config_source = ConfigSource(shown, tuple(sorted(used)), tuple(sorted(trusted))) if used else None
 
 
 def _value(found: ConfigFile, key: str, action: argparse.Action, value: Any) -> Any:

@@ -11,8 +11,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .choices import positive_int
-
 
 class SuggestingParser(argparse.ArgumentParser):
     """argparse, suggesting the nearest option for a misspelt one (``--adpater``)."""
@@ -33,23 +31,7 @@ class SuggestingParser(argparse.ArgumentParser):
         super().error(message)
 
 
-def add_selection_arguments(plan: Any) -> None:
-    """``-k``, ``--failed`` and ``--watch`` on ``run``."""
-    plan.add_argument("-k", dest="keyword", metavar="EXPR",
-                      help="run only cases whose name or a tag matches EXPR: words (substrings, or "
-                           "globs with *?[) joined by and, or, not and parentheses, as pytest -k")
-    plan.add_argument("--failed", action="store_true",
-                      help="rerun only the cases that failed or errored in the last run at --output "
-                           "(pytest --lf); a suite that run did not hold runs whole")
-    plan.add_argument("--watch", action="store_true",
-                      help="run, then run again whenever SKILL.md, the suite or a bundled file "
-                           "changes (the baseline from the cache: each run pays only the "
-                           "with-skill arms); Ctrl-C stops (exit 130)")
-    plan.add_argument("--watch-max-runs", type=positive_int, metavar="N",
-                      help="with --watch: stop after N runs, with the last run's exit code")
-
-
-def add_cache_parser(parser: Any, formatter: Any) -> None:
+def add_cache_parser(parser: Any, formatter: Any, *, with_config: bool = False) -> None:
     """``skillab cache``'s description and its ``list`` / ``clear`` actions (``parser`` may be
     the stand-in of a command not being run: then nothing is built)."""
     if not isinstance(parser, argparse.ArgumentParser):
@@ -60,7 +42,7 @@ def add_cache_parser(parser: Any, formatter: Any) -> None:
     parser.epilog = ("examples:\n  skillab cache list\n  skillab cache clear --skill my-skill\n"
                      "  skillab cache clear --expired\n\nexit codes:\n  0  listed or cleared\n"
                      "  2  a bad flag, or --cache-dir is a file")
-    add_cache_arguments(parser, formatter)
+    add_cache_arguments(parser, formatter, with_config=with_config)
 
 
 def config_help() -> str:
@@ -126,14 +108,14 @@ def apply_run_config(parser: argparse.ArgumentParser) -> None:
 
 
 def finish_run_config(args: argparse.Namespace) -> None:
-    if getattr(args, "config_appends", None):
+    if getattr(args, "config_file", None) is not None:
         from .config_file import finish
 
         finish(args)
 
 
 def add_route_arguments(parser: argparse.ArgumentParser) -> None:
-    from .choices import adapter_list, non_negative_int, positive_int, provider_name, sandbox_name, share
+    from ..core.choices import adapter_list, non_negative_int, positive_int, provider_name, sandbox_name, share
 
     parser.add_argument("skill", type=Path, metavar="SKILL_DIR", help="the candidate skill (SKILL.md and its trigger sets)")
     parser.add_argument("--catalogue", type=Path, action="append", default=[], metavar="DIR",

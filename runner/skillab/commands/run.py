@@ -8,13 +8,16 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.options import DEFAULT_FAIL_ON
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
+from ..core.wording import counted
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
 from ..session import Gates, Session, SuiteRun, suite_config
 from .console import say
 from .saved_results import load_results
+from .select import earlier_logs, keep_the_rest
 from .settings import configs_from_args
 from .targets import suite_targets
 
@@ -165,6 +168,8 @@ def run_once(args: argparse.Namespace) -> int:
     config = configs[0]
     targets = suite_targets(args.paths, args.suite_format)
     chosen = _selection(args, targets)
+    if getattr(args, "collect_only", False):
+        return collect_only(args, targets, chosen)
     if chosen is not None:
         targets = [t for t in targets if t not in chosen.skipped]
         configs = [selected(c, chosen) for c in configs]
@@ -181,14 +186,21 @@ def run_once(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args, config, prepared, targets, earlier)
     logs: list[RunLog] = []
+    # --failed reruns a part: the rest of the last run is kept in the document (commands.select).
+    last_run = earlier_logs(args.output) if getattr(args, "failed", False) else {}
+    rerun = {Path(p.suite.path).resolve() for p in prepared}
+    # A suite --failed skipped (nothing failed in it) keeps its last run in the document.
+    untouched = [log for path, log in last_run.items() if path not in rerun]
 
     def results() -> dict:
         # One suite asked for: its document; several (or several agents): a set, even if a run
         # stopped early.
-        docs = [log.to_json() for log in logs]
-        return docs[0] if len(targets) == 1 and len(configs) == 1 else document_set(docs)
+        docs = [log.to_json() for log in [*logs, *untouched]]
+        single = len(targets) + len(untouched) == 1 and len(configs) == 1
+        return docs[0] if single else document_set(docs)
 
     def save(_run: SuiteRun, log: RunLog) -> None:
+        log = keep_the_rest(log, last_run) if last_run else log
         logs.append(log)
         # The documents are made for the write and let go: the logs are what the run keeps.
         try:
@@ -252,6 +264,10 @@ def _report(args: argparse.Namespace, session, logs: list[RunLog], results, conf
             from ..reports.portability import render_terminal
 
             print("\n" + render_terminal(logs))
+        if len(logs) > 1:
+            from ..reports.terminal import render_summary_line
+
+            print("\n" + render_summary_line(logs))
     say(f"wrote {args.output} (results document)")
     for directory in session.kept_workspaces:
         say(f"kept the arms' workspaces in {directory}/")
@@ -286,6 +302,24 @@ def _selection(args: argparse.Namespace, targets: list[Path]):
     return chosen
 
 
+def collect_only(args: argparse.Namespace, targets: list[Path], chosen) -> int:
+    """``--collect-only``: the cases each suite would run, as pytest lists them; nothing runs."""
+    from ..suite import load_suite
+
+    total = 0
+    for target in targets:
+        suite = load_suite(Path(target), format=args.suite_format).select(args.case, args.tag)
+        names = [c.name for c in suite.cases]
+        if chosen is not None:
+            names = [n for n in names if n in chosen.names.get(Path(target), ())]
+        total += len(names)
+        print(f"{target}: {counted(len(names), 'case')}")
+        for name in names:
+            print(f"  {name}")
+    print(f"{counted(total, 'case')} in {counted(len(targets), 'suite')} selected; none run")
+    return EXIT_OK
+
+
 def selected(config: RunConfig, chosen) -> RunConfig:
     """``config`` whose engine picks, per suite, the cases ``chosen`` names."""
     from dataclasses import replace
@@ -317,7 +351,8 @@ def _checkpoint(args: argparse.Namespace, config: RunConfig):
 
 def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
     """The gates on finished runs: exit 1 with one line per failure, else 0."""
-    fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
+    chosen = set(args.fail_on_verdict or DEFAULT_FAIL_ON) - {"none"}
+    fail_on = chosen | (set() if args.allow_error_verdict else {"error"})
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
                   args.min_trigger_recall, args.max_false_trigger_rate,
                   max_skill_tokens=getattr(args, "max_skill_tokens", None),

@@ -10,8 +10,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..core.runlog import RunLog
 
 FAILED_OUTCOMES = ("flip_to_fail", "fail_kept", "error")
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
@@ -132,9 +136,11 @@ def select_cases(targets: Sequence[Path], suite_format: str | None, *, keyword: 
 
 def _last_failures(path: Path) -> dict[Path, set[str]]:
     """Each suite's failed or errored cases in the results document at ``path`` (a suite it
-    does not hold runs whole, as pytest's ``--lf`` runs everything the first time)."""
+    does not hold runs whole); no document at all is a usage error."""
     if not Path(path).exists():
-        return {}
+        # Running everything instead would spend a whole run on a request for the failures.
+        raise UsageError(f"--failed: no earlier run at {path} to take the failures from; run without "
+                         "--failed first (or give that run's --output)")
     from .saved_results import load_results
 
     found: dict[Path, set[str]] = {}
@@ -142,3 +148,46 @@ def _last_failures(path: Path) -> dict[Path, set[str]]:
         failed = {c["case_name"] for c in doc.get("cases", []) if c.get("outcome") in FAILED_OUTCOMES}
         found.setdefault(Path(doc["suite"]["path"]).resolve(), set()).update(failed)
     return found
+
+
+def earlier_logs(path: Path) -> dict[Path, RunLog]:
+    """The last run's log of each suite at ``path``, read before ``--failed`` overwrites it."""
+    from ..core.runlog import RunLog
+    from .saved_results import load_results
+
+    logs: dict[Path, RunLog] = {}
+    for doc in load_results(Path(path)):
+        try:
+            log = RunLog.from_json(doc)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise UsageError(f"--failed: {path} is not a results document skillab can read back ({exc})") from None
+        logs.setdefault(Path(log.settings.suite.path).resolve(), log)
+    return logs
+
+
+def keep_the_rest(log: RunLog, earlier: dict[Path, RunLog]) -> RunLog:
+    """A ``--failed`` rerun's log joined with the last run's other cases, so the document at
+    ``--output`` stays whole (and the next ``--failed`` reads every case's latest outcome). The
+    rerun cases take their place in suite order; a warning says which run each part is from."""
+    from dataclasses import replace
+
+    from ..scoring.summary import summarize
+
+    last = earlier.get(Path(log.settings.suite.path).resolve())
+    rerun = {record.case_name for record in log.records}
+    if last is None or not rerun:
+        return log
+    fresh = {name: [r for r in log.records if r.case_name == name] for name in rerun}
+    records = []
+    for record in last.records:
+        if record.case_name not in rerun:
+            records.append(record)
+        elif record.case_name in fresh:
+            records.extend(fresh.pop(record.case_name))
+    records += [r for rs in fresh.values() for r in rs]
+    kept = len({r.case_name for r in records}) - len(rerun)
+    note = (f"--failed: {len(rerun)} case(s) rerun now; {kept} kept from the run that started "
+            f"{last.settings.started_at.isoformat(timespec='seconds')}")
+    settings = replace(log.settings, planned_cases=None, started_at=last.settings.started_at,
+                       warnings=(*log.settings.warnings, note))
+    return summarize(settings, records)

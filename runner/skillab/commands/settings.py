@@ -96,5 +96,6 @@ def config_from_args(
                            seed=getattr(args, "judge_seed", None))
     judge = JudgeSettings(model=judge_role, same_family=args.judge_same_family,
                           consistency=args.judge_consistency)
-    return RunConfig(engine=engine, agent=agent, judge=judge, credentials=Credentials.resolve())
+    return RunConfig(engine=engine, agent=agent, judge=judge, credentials=Credentials.resolve(),
+                     config_source=getattr(args, "config_source", None))
 

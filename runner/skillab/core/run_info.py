@@ -154,3 +154,19 @@ class StopEarly:
     arms_planned: int | None = field(default=None, metadata=wire(omit_none=True))
     arms_not_started: int | None = field(default=None, metadata=wire(omit_none=True))
     concurrency: int | None = field(default=None, metadata=wire(omit_none=True))
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """The settings a run took from a config file (``skillab.toml`` / ``[tool.skillab]``): which
+    file, which keys it set that no flag overrode, and which of those widened what the run may
+    reach with the user's consent (``--trust-config``)."""
+
+    file: str
+    keys: tuple[str, ...]
+    trusted: tuple[str, ...] = ()
+
+    def sentence(self) -> str:
+        """One line for a report's header: ``settings from F: a, b (trusted: b)``."""
+        trusted = f" (trusted by --trust-config: {', '.join(self.trusted)})" if self.trusted else ""
+        return f"settings from {self.file}: {', '.join(self.keys)}{trusted}"

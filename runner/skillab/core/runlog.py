@@ -18,6 +18,7 @@ from .held_out import HeldOutLift
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
+    ConfigSource,
     ContextBudget,
     IsolationInfo,
     JudgeConsistency,
@@ -93,6 +94,8 @@ class RunSettings:
     # ``--stop-early``: the design, the seed and order of the cases, and where and why it
     # stopped (``engine.stop_early``); None for a run of every case.
     stop_early: StopEarly | None = None
+    # The settings a config file gave the run; None when none did.
+    config: ConfigSource | None = None
     # What the evidence ledger accumulated for this skill content, agent, model and suite
     # (``--evidence-ledger``); None without a ledger.
     evidence: EvidenceBlock | None = None
@@ -143,6 +146,7 @@ class RunSettings:
             triggers=_optional(TriggerBlock, doc, "triggers"),
             context_budget=_optional(ContextBudget, doc, "context_budget"),
             stop_early=_optional(StopEarly, doc, "stop_early"),
+            config=_optional(ConfigSource, doc, "config"),
             evidence=_optional(EvidenceBlock, doc, "evidence"),
             audit=_optional(AuditBlock, doc, "audit"),
         )
@@ -251,6 +255,8 @@ class RunLog:
             doc["context_budget"] = to_wire(s.context_budget)
         if s.audit is not None:
             doc["audit"] = to_wire(s.audit)
+        if s.config is not None:
+            doc["config"] = to_wire(s.config)
         return doc
 
     @classmethod

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from .defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_MAX_TURNS
+from .run_info import ConfigSource
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,8 @@ class RunConfig:
     judge: JudgeSettings = JudgeSettings()
     tuning: ProviderTuning = ProviderTuning()
     credentials: Credentials = field(default_factory=Credentials, compare=False)
+    # What a config file set, recorded in every report; None when no file did.
+    config_source: ConfigSource | None = None
 
     @property
     def provider_tuning(self) -> ProviderTuning:

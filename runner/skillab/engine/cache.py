@@ -240,7 +240,9 @@ def baseline_slot(job: ArmJob, skill: Skill, config: RunConfig, adapter: Agent,
     scope = scope_digest(
         {
             "adapter": adapter.identity(),
-            "judge": None if judge is None else [judge.model, judge.prompt_sha256],
+            # Only a case the judge grades depends on it: a validator-only case's baseline is the
+            # same whether or not the run's selection holds a judged case.
+            "judge": None if judge is None or not job.case.needs_judge else [judge.model, judge.prompt_sha256],
             "case": job.case.to_spec_dict(),
             # SKILL.md edits keep the baseline; edits to graders the validators call must not.
             "bundled": skill.bundled_hash(),

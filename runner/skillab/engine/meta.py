@@ -63,6 +63,7 @@ def run_settings(meta: RunMeta, **state: Any) -> RunSettings:
         target_lift_pts=engine.target_lift_pts,
         cache_enabled=engine.cache_enabled,
         judge_usage=judge.usage if judge is not None else None,
+        config=config.config_source,
         **state,
     )
 

@@ -7,13 +7,15 @@ module is the only place that reads them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import argparse
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
+from ..core.choices import non_negative_int, share
+from ..core.options import BY_NAME
 from ..engine.shard import Shard
 from ..errors import UsageError
-from ..sandbox.backend import is_sandbox_name, sandbox_names
 
 Mode = Literal["auto", "changed", "all", "merge"]
 MODES: tuple[Mode, ...] = ("auto", "changed", "all", "merge")
@@ -42,6 +44,14 @@ class InputSpec:
         return self.default if self.yml_default is None else self.yml_default
 
 
+def _shared(name: str) -> InputSpec:
+    """The input of a setting ``skillab run`` also takes, from its row in ``core.options``."""
+    declared = BY_NAME[name].input
+    if declared is None:
+        raise LookupError(f"core.options: {name} is not an Action input")
+    return InputSpec(name, declared.default, declared.description, keep_blank=declared.keep_blank)
+
+
 INPUTS: tuple[InputSpec, ...] = (
     InputSpec("path", ".", "Where to look for suites, relative to the repository root: skill "
               "directories (SKILL.md beside a suite file such as eval.yaml) and seed-format suites "
@@ -51,40 +61,21 @@ INPUTS: tuple[InputSpec, ...] = (
               "nothing, join the shards' results documents found under `path` into one report."),
     InputSpec("shard", "", "`I/N`: run only shard I of N of each suite's (case, run) units, for a "
               "job matrix; a `mode: merge` job joins the shards. No comment or gate per shard."),
-    InputSpec("adapter", "", "How the agent is invoked: `mock`, `llm`, `agent`, `claude-code`, "
-              "`codex` or `gemini-cli` (as `skillab run --adapter`); several, comma-separated "
-              "(`claude-code,codex,gemini-cli`), run every suite under each agent and the comment "
-              "shows the portability table, one row per agent. Empty: `agent` when a model is set. "
-              "The agent CLIs need the image that carries them: `uses: OWNER/skillab/claude-code@v1`."),
-    InputSpec("model", "", "Agent model (as `skillab run --model`): one for every agent, or one "
-              "per agent of `adapter`, comma-separated in the same order; falls back to the "
-              "SKILLAB_MODEL environment variable."),
-    InputSpec("judge-model", "", "Judge model for expectations (or SKILLAB_JUDGE_MODEL); defaults "
-              "to a model of another family than the agent's."),
-    InputSpec("judge-same-family", "false", "Allow a judge of the agent's family (`true`/`false`); "
-              "the report discloses it."),
-    InputSpec("provider", "", "`anthropic` or `openai`; inferred from the model name when empty."),
-    InputSpec("base-url", "", "OpenAI-compatible base URL (Ollama, vLLM, LiteLLM and friends)."),
-    InputSpec("runs", "1", "Independent repeats per case, mean-aggregated."),
-    InputSpec("concurrency", "4", "Arms in flight at once."),
-    InputSpec("fail-on-verdict", "fail,error", "Comma-separated verdicts (fail, mixed, error) "
-              "that fail the check when any suite ends with one of them. Empty: never.",
-              keep_blank=True),
-    InputSpec("min-delta-pts", "", "Fail the check when a suite's pass-rate delta (points) is "
-              "below this, or could not be measured. Empty: off."),
-    InputSpec("gate-on", "point", "What min-delta-pts compares: `point` (the delta) or "
-              "`lower-bound` (the lower end of its 95% interval)."),
-    InputSpec("target-lift-pts", "10", "The lift (points) the report's power statement sizes the "
-              "suite for."),
-    InputSpec("min-trigger-recall", "", "Fail the check when a suite's trigger recall (share of "
-              "should-trigger queries on which the agent loaded the skill) is below this rate "
-              "(0 to 1). Empty: off."),
-    InputSpec("max-false-trigger-rate", "", "Fail the check when a suite's false-trigger rate "
-              "(share of should-not-trigger queries on which the agent loaded the skill) is above "
-              "this rate (0 to 1). Empty: off."),
-    InputSpec("siblings", "auto", "Trigger trials offer these skills beside the one under test: "
-              "`auto` (the other skills in the skill's parent directory), a directory relative to "
-              "the repository root, or `none`."),
+    _shared("adapter"),
+    _shared("model"),
+    _shared("judge-model"),
+    _shared("judge-same-family"),
+    _shared("provider"),
+    _shared("base-url"),
+    _shared("runs"),
+    _shared("concurrency"),
+    _shared("fail-on-verdict"),
+    _shared("min-delta-pts"),
+    _shared("gate-on"),
+    _shared("target-lift-pts"),
+    _shared("min-trigger-recall"),
+    _shared("max-false-trigger-rate"),
+    _shared("siblings"),
     InputSpec("comment", "true", "Post or update the pull request comment (`true`/`false`)."),
     InputSpec("github-token", "", "Token for the pull request comment and the files API.",
               secret=True, yml_default="${{ github.token }}"),
@@ -94,19 +85,13 @@ INPUTS: tuple[InputSpec, ...] = (
               secret=True),
     InputSpec("gemini-api-key", "", "Gemini API key, for `gemini-cli` and Gemini models (or set "
               "GEMINI_API_KEY in env).", secret=True),
-    InputSpec("cache-dir", "", "Where the without-skill baseline cache lives, relative to the "
-              "workspace (e.g. `.skillab/cache`), so `actions/cache` can keep it between jobs. "
-              "Empty: a directory inside the container, lost when the job ends."),
+    _shared("cache-dir"),
     InputSpec("cache-key", "", "Secret the baseline cache's entries are signed with (e.g. "
               "`${{ secrets.SKILLAB_CACHE_KEY }}`): an entry counts only when a job holding it wrote "
               "the entry, so a pull request cannot commit a forged baseline into `cache-dir`. Empty: "
               "a key made for this job, so entries from earlier jobs are re-run.", secret=True),
-    InputSpec("max-cost-usd", "", "Stop cleanly once the run has spent this many US dollars on "
-              "model calls (as `skillab run --max-cost-usd`): bounds what any pull request can "
-              "burn. Empty: no cap."),
-    InputSpec("sandbox", "", "Isolation backend for every command a suite runs (as `skillab run "
-              "--sandbox`): `bwrap`, `image` or `none` (unsandboxed, and every report says so). "
-              "Empty: bwrap, and a real-agent run fails closed when it cannot work."),
+    _shared("max-cost-usd"),
+    _shared("sandbox"),
     InputSpec("ablate", "false", "`true`: also run `skillab ablate` on each evaluated skill: which "
               "SKILL.md sections and bundled files carry its lift (load-bearing, dead weight, "
               "harmful); the comment annotates the sections the pull request changed. Costs about "
@@ -120,23 +105,11 @@ INPUTS: tuple[InputSpec, ...] = (
               "catalogue's queries beyond noise (with `route`). Empty: no gate."),
     InputSpec("min-route-accuracy", "", "Fail the check when a skill's own queries go to it less "
               "often than this rate (0-1) with the catalogue listed (with `route`). Empty: no gate."),
-    InputSpec("placebo", "false", "`true`: add an arm with each skill's placebo (the same name, a "
-              "description of the same length, neutral text of the same length, staged the same way; "
-              "as `skillab run --placebo`): the comment gives the content lift (skill vs placebo) beside "
-              "the presence lift (placebo vs none). Costs one arm per case and run more."),
-    InputSpec("evidence-ledger", "", "The evidence ledger, relative to the workspace (e.g. "
-              "`.skillab/evidence.jsonl`, kept with `actions/cache`): every run, re-run and shard of "
-              "the same skill content, agent, model and suite adds its pairs, and the comment shows the "
-              "accumulated anytime-valid evidence (as `skillab run --evidence-ledger`). Lines are signed "
-              "with `cache-key`: without it, only this job's lines count. Empty: no ledger."),
-    InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
-              "more than this many tokens in context for the run's agent (as `skillab run "
-              "--max-skill-tokens`). Empty: no gate."),
-    InputSpec("max-leaks", "", "Fail the check when the audit finds more than this many answer leaks "
-              "(grader literals, expected values) in a skill's files (as `skillab run --max-leaks`). "
-              "Empty: no gate; the findings are reported either way."),
-    InputSpec("max-held-out-gap", "", "Fail the check when the author cases' lift exceeds the held-out "
-              "cases' lift by more than this many points (as `skillab run --max-held-out-gap`). Empty: no gate."),
+    _shared("placebo"),
+    _shared("evidence-ledger"),
+    _shared("max-skill-tokens"),
+    _shared("max-leaks"),
+    _shared("max-held-out-gap"),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
 
@@ -232,33 +205,33 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     return ActionInputs(
         path=raw["path"],
         mode=mode,
-        adapter=raw["adapter"] or None,
+        adapter=_checked(raw, "adapter"),
         model=raw["model"] or None,
         judge_model=raw["judge-model"] or None,
-        provider=raw["provider"] or None,
+        provider=_checked(raw, "provider"),
         base_url=raw["base-url"] or None,
-        runs=_positive_int(raw, "runs"),
-        concurrency=_positive_int(raw, "concurrency"),
+        runs=_setting(raw, "runs"),
+        concurrency=_setting(raw, "concurrency"),
         fail_on_verdict=_verdicts(raw["fail-on-verdict"]),
-        min_delta_pts=_optional_float(raw, "min-delta-pts"),
-        min_trigger_recall=_optional_rate(raw, "min-trigger-recall"),
-        max_false_trigger_rate=_optional_rate(raw, "max-false-trigger-rate"),
+        min_delta_pts=_setting(raw, "min-delta-pts"),
+        min_trigger_recall=_setting(raw, "min-trigger-recall"),
+        max_false_trigger_rate=_setting(raw, "max-false-trigger-rate"),
         siblings=raw["siblings"] or "auto",
         comment=_boolean(raw, "comment"),
         shard=Shard.parse(raw["shard"], source="input 'shard'") if raw["shard"] else None,
-        gate_on=_gate_on(raw["gate-on"]),
-        target_lift_pts=_optional_float(raw, "target-lift-pts") or 10.0,
+        gate_on=_setting(raw, "gate-on", fold=True) or "point",
+        target_lift_pts=_setting(raw, "target-lift-pts"),
         judge_same_family=_boolean(raw, "judge-same-family"),
         cache_dir=raw["cache-dir"] or None,
-        max_cost_usd=_cost(raw, "max-cost-usd"),
-        sandbox=_sandbox(raw["sandbox"]),
+        max_cost_usd=_setting(raw, "max-cost-usd"),
+        sandbox=_setting(raw, "sandbox", fold=True),
         ablate=_boolean(raw, "ablate"),
-        max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
-        max_leaks=_non_negative_int(raw, "max-leaks") if raw["max-leaks"] else None,
-        max_held_out_gap=_optional_float(raw, "max-held-out-gap"),
+        max_skill_tokens=_setting(raw, "max-skill-tokens"),
+        max_leaks=_setting(raw, "max-leaks"),
+        max_held_out_gap=_setting(raw, "max-held-out-gap"),
         route=raw["route"] or None,
-        max_stolen=_non_negative_int(raw, "max-stolen") if raw["max-stolen"] else None,
-        min_route_accuracy=_optional_rate(raw, "min-route-accuracy"),
+        max_stolen=_parsed(raw, "max-stolen", non_negative_int),
+        min_route_accuracy=_parsed(raw, "min-route-accuracy", share),
         evidence_ledger=raw["evidence-ledger"] or None,
         placebo=_boolean(raw, "placebo"),
         github_token=raw["github-token"] or None,
@@ -269,67 +242,33 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     )
 
 
-def _positive_int(raw: dict[str, str], name: str) -> int:
-    try:
-        value = int(raw[name])
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise UsageError(f"input '{name}' must be a whole number of at least 1, got {raw[name]!r}")
+def _setting(raw: dict[str, str], name: str, *, fold: bool = False) -> Any:
+    """A setting ``skillab run`` also takes, parsed by its row's own parser and bounds
+    (``core.options``), so the input and the flag accept and refuse the same values; None
+    when blank."""
+    option = BY_NAME[name]
+    value = _parsed(raw, name, option.parse, fold=fold)
+    if value is not None and option.choices is not None and value not in option.choices:
+        raise UsageError(f"input '{name}': must be one of {', '.join(option.choices)}, got {raw[name].strip()!r}")
     return value
 
 
-def _non_negative_int(raw: dict[str, str], name: str) -> int:
-    try:
-        value = int(raw[name])
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise UsageError(f"input '{name}' must be a whole number of at least 0, got {raw[name]!r}")
-    return value
-
-
-def _optional_float(raw: dict[str, str], name: str) -> float | None:
-    if not raw[name]:
+def _parsed(raw: dict[str, str], name: str, parse: Callable[[str], Any] | None, *, fold: bool = False) -> Any:
+    """An input read by ``parse`` (one of ``core.choices``); None when blank; a refused value
+    is a UsageError naming the input."""
+    text = raw[name].strip().lower() if fold else raw[name].strip()
+    if not text:
         return None
     try:
-        return float(raw[name])
-    except ValueError:
-        raise UsageError(f"input '{name}' must be a number of points (e.g. 5), got {raw[name]!r}") from None
+        return parse(text) if parse is not None else text
+    except (argparse.ArgumentTypeError, ValueError) as exc:
+        message = str(exc)
+        raise UsageError(f"input '{name}': {message}" + ("" if "got" in message else f", got {text!r}")) from None
 
 
-def _optional_rate(raw: dict[str, str], name: str) -> float | None:
-    if not raw[name]:
-        return None
-    try:
-        value = float(raw[name])
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 1:
-        raise UsageError(f"input '{name}' must be a rate between 0 and 1 (e.g. 0.8), got {raw[name]!r}")
-    return value
-
-
-def _cost(raw: dict[str, str], name: str) -> float | None:
-    value = _optional_float(raw, name)
-    if value is not None and not value > 0:
-        raise UsageError(f"input '{name}' must be a positive number of US dollars, got {raw[name]!r}")
-    return value
-
-
-def _sandbox(text: str) -> str | None:
-    value = text.strip().lower()
-    if value and not is_sandbox_name(value):
-        raise UsageError(f"input 'sandbox' must be one of {', '.join(sandbox_names())} or empty, "
-                         f"got {text!r}")
-    return value or None
-
-
-def _gate_on(text: str) -> str:
-    value = (text or "point").strip().lower()
-    if value not in ("point", "lower-bound"):
-        raise UsageError(f"input 'gate-on' must be point or lower-bound, got {text!r}")
-    return value
+def _checked(raw: dict[str, str], name: str) -> str | None:
+    """A setting checked by its row's parser, kept as the text the Action hands on."""
+    return raw[name].strip() if _setting(raw, name) is not None else None
 
 
 def _boolean(raw: dict[str, str], name: str) -> bool:

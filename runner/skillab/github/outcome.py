@@ -22,6 +22,9 @@ class SuiteOutcome:
     log: RunLog | None = None
     results_file: Path | None = None
     failure: str | None = None
+    # Why the suite was not run without that failing the check (a fork's pull request, whose
+    # workflow GitHub gives no secrets).
+    skipped: str | None = None
     # The agent, when several ran (``adapter: a,b``): each suite has one outcome per agent.
     agent: str | None = None
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import ProviderAuthError, SkillabError, SuiteError
+from ..errors import MissingKeyError, ProviderAuthError, SkillabError, SuiteError
 from ..secrets import redact
 from .event import Event
 from .outcome import SuiteOutcome
@@ -52,23 +52,28 @@ class SuiteFailures:
         return redact(str(first), self.env)
 
     def no_credentials(self, outcome: SuiteOutcome, exc: ProviderAuthError) -> str:
-        message = redact(str(exc), self.env)
+        message = redact(action_wording(exc), self.env)
         pr = self.event.pull_request
-        if self.event.name == "pull_request_target":
-            # This event runs with the repository's secrets, forks included: the workflow is what
-            # left the key out, and only a maintainer can add it.
-            message += (
-                " — pull_request_target runs with this repository's secrets, so the workflow does "
-                "not pass this key to the skillab step: add it to the step's `with:` "
-                "(anthropic-api-key, openai-api-key, gemini-api-key) or `env:`"
-            )
-        elif pr is not None and pr.is_fork:
+        if pr is not None and pr.is_fork and self.event.name == "pull_request":
+            # GitHub withholds secrets from a fork's pull_request run: nothing the contributor
+            # can fix, so the check is not failed for it; a maintainer runs it instead.
             message += (
                 " — secrets are not passed to workflows triggered from forks, so this pull "
                 "request cannot be evaluated here; a maintainer can run the workflow manually"
             )
-        self.log.notice(f"skillab did not run: {message}")
-        outcome.failure = f"no provider credentials: {message}"
+            self.log.notice(f"skillab did not run: {message}")
+            outcome.skipped = message
+        else:
+            if self.event.name == "pull_request_target":
+                # This event runs with the repository's secrets, forks included: the workflow is
+                # what left the key out, and only a maintainer can add it.
+                message += (
+                    " — pull_request_target runs with this repository's secrets, so the workflow does "
+                    "not pass this key to the skillab step: add it to the step's `with:` "
+                    "(anthropic-api-key, openai-api-key, gemini-api-key) or `env:`"
+                )
+            self.log.notice(f"skillab did not run: {message}")
+            outcome.failure = f"no provider credentials: {message}"
         # With several agents, only this agent's runs stop; the others go on.
         return f"{outcome.label} did not run: {message}" if outcome.agent else f"No suite ran: {message}"
 
@@ -85,3 +90,17 @@ class SuiteFailures:
             with self.log.group(f"{outcome.label}: {len(errors)} errored arm(s)"):
                 for line in errors:
                     self.log.line(redact(line, self.env))
+
+
+def action_wording(exc: ProviderAuthError) -> str:
+    """A missing key said as a workflow gives it (an input, or the step's env), not as a shell
+    would (``export ...``)."""
+    if not isinstance(exc, MissingKeyError):
+        return str(exc)
+    from .inputs import INPUTS
+
+    inputs = {spec.name.upper().replace("-", "_"): spec.name for spec in INPUTS if spec.secret}
+    name = inputs.get(exc.key_env)
+    how = (f"pass the `{name}` input (`{name}: ${{{{ secrets.{exc.key_env} }}}}`) or set "
+           f"{exc.key_env} in the step's env" if name else f"set {exc.key_env} in the step's env")
+    return f"{exc.needs}: {how}"

@@ -28,7 +28,7 @@ from typing import Literal
 from ..core import plugins
 from ..core.contracts import ModelClient
 from ..core.settings import JudgeSettings, ModelRole, ProviderTuning, RunConfig
-from ..errors import MissingDependencyError, ProviderAuthError, UsageError
+from ..errors import MissingDependencyError, MissingKeyError, ProviderAuthError, UsageError
 from ..secrets import declare_secret_env_var
 from .base import ModelProvider, ProviderName
 from .model_family import default_judge_model, model_family
@@ -212,9 +212,10 @@ def require_api_key(settings: ProviderSettings, environ: Mapping[str, str] | Non
         return key
     if settings.client_class.keyless_at_base_url and resolve_base_url(settings, env):
         return KEYLESS_PLACEHOLDER
-    raise ProviderAuthError(
+    raise MissingKeyError(
         f"model {settings.model} needs an API key for {settings.provider}: set {settings.key_env} "
-        f"(export {settings.key_env}=...) and run again"
+        f"(export {settings.key_env}=...) and run again",
+        key_env=settings.key_env, needs=f"model {settings.model} needs an API key for {settings.provider}",
     )
 
 

@@ -9,7 +9,9 @@ element, or a fenced code block.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 from ..core.inert_text import reveal
 from ..secrets import redact
@@ -79,3 +81,15 @@ def code_span(text: object, limit: int | None = 120, *, table: bool = False) -> 
         # A table row splits on | even inside code; GitHub drops the backslash when rendering.
         flat = flat.replace("|", "\\|")
     return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def path_text(path: str) -> str:
+    """A suite's path as a shared report shows it: relative to where the run started when it is
+    under it, else only its last two parts, so a report never carries the runner's home or
+    workspace layout."""
+    if not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    if not relative.startswith(os.pardir):
+        return relative
+    return os.path.join(ELLIPSIS, *Path(path).parts[-2:])

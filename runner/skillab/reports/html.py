@@ -20,6 +20,7 @@ from ..core.runlog import RunLog
 from ..core.triggers import RateInterval
 from ..core.wording import counted
 from . import html_cases
+from .escape import path_text
 from .evidence_view import html_lines as evidence_lines
 from .findings import ARM_TITLES, FAILED_OUTCOMES
 from .html_cases import CaseRow, case_table, tags_of
@@ -83,7 +84,7 @@ def _suite(log: RunLog, key: str = "s0") -> list[str]:
     out = [
         f"<section class=\"suite\"><h2>{_e(settings.suite.skill)} "
         f"<span class=\"verdict {_e(cls)}\">{_e(verdict)}</span></h2>",
-        f"<p class=\"note\">{_e(settings.suite.path)} · adapter {_e(settings.adapter.name)}"
+        f"<p class=\"note\">{_e(path_text(settings.suite.path))} · adapter {_e(settings.adapter.name)}"
         + "".join(f" · {role} {_e(model)}" for role, model in models if model)
         + f" · runs {_e(settings.runs)}</p>",
     ]

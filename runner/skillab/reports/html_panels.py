@@ -9,12 +9,53 @@ from html import escape
 from typing import Any
 
 from ..core.runlog import RunLog
+from ..scoring.sentences import pts
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .disclosures import run_disclosure_counts, sandbox_label
 
 
 def suite_panels(log: RunLog) -> list[str]:
-    return [*_callouts(log), *_judge(log), _usage(log), _disclosures(log)]
+    return [*_callouts(log), *versus_original(log), *_judge(log), _usage(log), _disclosures(log)]
+
+
+def versus_original(log: RunLog) -> list[str]:
+    """``--against``: the candidate against the original, the cases the edit broke first, as
+    the PR comment sends reviewers here for."""
+    compared = log.summary.comparison
+    if compared is None:
+        return []
+    rate, stats = compared.pass_rate, compared.statistics
+    delta = _signed(rate.delta_pts)
+    if rate.delta_pts is not None and stats is not None and stats.ci95 is not None:
+        delta += f" ({_signed(stats.ci95[0])} to {_signed(stats.ci95[1])})"
+    elif compared.error_dominated:
+        delta = "n/a (error-dominated)"
+    out = ["<h3>Candidate vs original</h3>",
+           f"<p class=\"note\">The edited skill against the original (<code>{_e(compared.original.label)}</code>).</p>"]
+    if compared.broken_by_edit:
+        out.append(f"<p class=\"callout fail\"><b>❌ Broken by the edit</b> (passed with the original, fail "
+                   f"with the candidate; beyond noise): {_list(list(compared.broken_by_edit))}</p>")
+    if compared.changed_within_noise:
+        out.append(f"<p class=\"callout mixed\"><b>Changed, within noise</b> (passed with the original, fail "
+                   f"with the candidate in this run): {_list(list(compared.changed_within_noise))}</p>")
+    if compared.rescued_by_edit:
+        out.append(f"<p class=\"callout pass\"><b>✅ Rescued by the edit</b> (failed with the original, pass "
+                   f"with the candidate): {_list(list(compared.rescued_by_edit))}</p>")
+    if not (compared.broken_by_edit or compared.changed_within_noise or compared.rescued_by_edit):
+        out.append("<p class=\"note\">No case changed its result between the original and the candidate.</p>")
+    p_value = None if stats is None or stats.p_value is None else f"{stats.p_value:.2g}"
+    out.append("<table class=\"versus\"><tr><th>candidate</th><th>original</th><th>Δ pts (95% CI)</th>"
+               f"<th>p (case-level)</th></tr><tr><td>{_rate(rate.candidate)}</td><td>{_rate(rate.original)}</td>"
+               f"<td>{_e(delta)}</td><td>{_e(p_value or 'n/a')}</td></tr></table>")
+    return out
+
+
+def _signed(value: float | None) -> str:
+    return "n/a" if value is None else pts(value)
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
 
 
 def _callouts(log: RunLog) -> list[str]:

@@ -172,6 +172,10 @@ def _headline(suites: list[SuiteView], graded: Sequence[RunLog], several_agents:
         # A partial run has no verdict: what did not run could change it.
         icon, verdict = "⏹️", "; ".join(stopped)
     line = f"## {icon} skillab: {verdict} — {scope}"
+    sources = sorted({log.settings.config.sentence() for log in graded if log.settings.config is not None})
+    if sources:
+        # The repository's config file chose these: a reviewer sees what it set.
+        line += "\n\n" + "\n\n".join(f"⚙️ {escape.inline(text, 400)}" for text in sources)
     early = [text for text in map(early_stop, graded) if text]
     if early:
         line += "\n\n" + "\n\n".join(f"⏩ {text}" for text in early)
@@ -253,7 +257,7 @@ def _table(suites: list[SuiteView]) -> str:
                    else f"{VERDICT_ICON.get(s.verdict, '')} {escape.inline(s.verdict, 20)}")
         k = f" (pass@{s.pass_k})" if s.pass_k > 1 else ""
         lines.append(
-            f"| {escape.inline(s.name, 80)} | {s.total_cases} | {fmt_rate(s.with_rate)}{k} | "
+            f"| {escape.inline(s.name, 80)} | {s.case_count} | {fmt_rate(s.with_rate)}{k} | "
             f"{fmt_rate(s.without_rate)}{k} | {delta} | {fmt_p(s.p_value)} | {verdict} |"
         )
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from ..core.runlog import RunLog
 from ..core.statistics import LiftStatistics
 from ..core.summary import Comparison, PassAtK
 from ..core.trend import Trend
+from ..scoring.sentences import pts
 from . import escape
 from .disclosures import disclosure_counts, run_disclosure_counts, sandbox_label
 
@@ -78,7 +79,8 @@ class SuiteView:
     ci95: tuple[float, float] | None
     p_value: float | None
     stats_summary: str
-    total_cases: int
+    # Distinct cases: one case of --runs 3 is one case, not three records.
+    case_count: int
     error_dominated: bool
     # What the lift rests on, as every report words it (``disclosures.disclosure_counts``).
     counts: tuple[str, ...]
@@ -124,7 +126,7 @@ class SuiteView:
             ci95=None if stats is None else stats.ci95,
             p_value=None if stats is None else stats.p_value,
             stats_summary="" if stats is None else stats.summary or "",
-            total_cases=aggregate.total_cases,
+            case_count=len({record.case_name for record in log.records}),
             error_dominated=aggregate.error_dominated,
             counts=tuple(run_disclosure_counts(log)),
             interrupted=settings.interrupted,
@@ -156,7 +158,7 @@ class SuiteView:
                                     contaminated_arms=0, cases_aggregated=0, total_cases=0)
         return cls(index=index, name=suite.name or f"suite {index + 1}", verdict="error", with_rate=None,
                    without_rate=None, delta_pts=None, ci95=None, p_value=None, stats_summary="",
-                   total_cases=0, error_dominated=False, counts=tuple(nothing), interrupted=False, runs=1, adapter=suite.agent or "?", agent_model=None, judge_model=None,
+                   case_count=0, error_dominated=False, counts=tuple(nothing), interrupted=False, runs=1, adapter=suite.agent or "?", agent_model=None, judge_model=None,
                    version="?", total_tokens=0, cost_usd=None)
 
 
@@ -208,9 +210,9 @@ def _regressed(regression: bool, named: tuple[str, ...] | None, name: str) -> bo
 
 
 def fmt_pts(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{'−' if value < 0 else '+'}{abs(value):.1f}"
+    """Points as every sentence of the report prints them (``scoring.sentences.pts``: ties away
+    from zero), so a bound reads the same in the table and in the lift sentence."""
+    return "n/a" if value is None else pts(value)
 
 
 def fmt_rate(value: float | None) -> str:

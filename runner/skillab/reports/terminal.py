@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from datetime import UTC
 
 from ..core.records import ArmRecord, CaseRecord
@@ -10,6 +11,7 @@ from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings
 from ..core.summary import Aggregate, Comparison
 from ..core.trend import ArmTrend, Trend
+from ..core.wording import counted
 from .audit_view import audit_text
 from .consistency_wording import agreed_on, agreement_interval, consistency_unmeasured
 from .context_view import context_text
@@ -112,7 +114,8 @@ def _header(log: RunLog) -> str:
         # Its numbers cover its share only: the merged document has the run's.
         parts.append(f"shard {s.shard.index}/{s.shard.count} (join with skillab merge)")
     header = " · ".join(parts)
-    return f"UNSANDBOXED · {header}" if s.isolation.unsandboxed else header
+    header = f"UNSANDBOXED · {header}" if s.isolation.unsandboxed else header
+    return header if s.config is None else f"{header}\n{s.config.sentence()}"
 
 
 def _case_rows(log: RunLog) -> list[str]:
@@ -428,3 +431,17 @@ def _pts(value: float | None) -> str:
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_summary_line(logs: Sequence[RunLog]) -> str:
+    """The last line of a run of several suites, as pytest ends with its counts: how many
+    suites ended with each verdict, the cases and the wall time."""
+    verdicts = Counter("interrupted" if log.interrupted else log.verdict for log in logs)
+    order = ("fail", "error", "mixed", "pass", "interrupted")
+    counts = ", ".join(f"{verdicts[v]} {v}" for v in (*order, *sorted(set(verdicts) - set(order))) if verdicts[v])
+    cases = sum(len({r.case_name for r in log.records}) for log in logs)
+    started = min(log.settings.started_at for log in logs)
+    finished = max(log.settings.finished_at for log in logs)
+    seconds = (finished - started).total_seconds()
+    return (f"== {counted(len(logs), 'suite')}: {counts} · {counted(cases, 'case')} · "
+            f"{seconds:.1f}s ==")

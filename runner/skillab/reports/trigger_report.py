@@ -190,7 +190,7 @@ def _markdown_suite(block: TriggerBlock, skill: str) -> str:
         out.append("")
     ok = len(block.queries) - len(rows)
     out.append(f"{ok} of {len(block.queries)} queries routed as labelled over "
-               f"{block.runs} run(s); intervals are 95% (Wilson, per-query clustering).")
+               f"{block.runs} run(s); intervals are exact 95% (Clopper-Pearson, per-query clustering).")
     if block.crowd is not None:
         out += _markdown_crowd(block.crowd)
     if block.comparison is not None:

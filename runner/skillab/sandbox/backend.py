@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..core.choices import SANDBOX_CHOICES
 from ..errors import UsageError
 from .view import View, Wrapped
 
-SANDBOX_CHOICES = ("bwrap", "image", "none")
 HOW_TO_GET_ONE = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
     "bubblewrap) on a Linux host that allows unprivileged user namespaces, or pass "

@@ -1,7 +1,9 @@
-"""The argparse types of the command line: numbers within bounds, and the names a plugin can
-add (agents, model providers, reporters, sandbox backends). Those resolve through ``core.plugins`` only when such
-a flag is given, and read the installed plugins only for a name no built-in has (or to list
-them in the error)."""
+"""The value parsers of the options table (``core.options``), shared by the flags, the config
+file and the Action's inputs: numbers within bounds, and the names a plugin can add (agents,
+model providers, reporters, sandbox backends). Those resolve through ``core.plugins`` only when
+such a value is given, and read the installed plugins only for a name no built-in has (or to
+list them in the error). Each raises ``argparse.ArgumentTypeError`` with a sentence a user can
+act on; the caller says where the value came from."""
 
 from __future__ import annotations
 
@@ -35,12 +37,17 @@ def provider_name(text: str) -> str:
     return text
 
 
+# The built-in sandbox backends (``sandbox.backend``); ``image`` is built per suite.
+SANDBOX_CHOICES = ("bwrap", "image", "none")
+
+
 def sandbox_name(text: str) -> str:
     """``--sandbox NAME``: a built-in sandbox backend or a plugin's."""
-    from ..sandbox.backend import is_sandbox_name, sandbox_names
+    from . import plugins
 
-    if not is_sandbox_name(text):
-        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(repr, sandbox_names()))})")
+    if text not in SANDBOX_CHOICES and not plugins.is_known("sandboxes", text):
+        known = (*SANDBOX_CHOICES, *plugins.plugins("sandboxes"))
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(map(repr, known))})")
     return text
 
 
@@ -60,14 +67,22 @@ def finite_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):
         # nan compares false with everything, so a nan gate would silently never fail.
         raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
     return value
 
 
-def _bounded(parse: Callable[[str], Any], accept: Callable[[Any], bool], requirement: str, name: str):
+def integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _bounded(parse: Callable[[str], Any], accept: Callable[[Any], bool], requirement: str,
+             name: str) -> Callable[[str], Any]:
     """An argparse type: ``parse`` the text, then insist on ``accept``."""
 
     def convert(text: str) -> Any:
@@ -87,24 +102,5 @@ share = _bounded(finite_float, lambda v: 0 <= v <= 1, "must be a share between 0
 unit_interval = _bounded(finite_float, lambda v: 0 <= v <= 1, "must be a number from 0 to 1", "number")
 non_negative_float = _bounded(finite_float, lambda v: v >= 0, "must be zero or more", "number")
 probability = _bounded(finite_float, lambda v: 0 < v < 1, "must be between 0 and 1", "number")
-positive_int = _bounded(int, lambda v: v >= 1, "must be a positive integer", "integer")
-non_negative_int = _bounded(int, lambda v: v >= 0, "must be zero or more", "integer")
-
-
-def add_sampling_arguments(agent: argparse._ArgumentGroup) -> None:
-    """How the agent's and the judge's models sample and how long they may answer."""
-    agent.add_argument("--temperature", type=non_negative_float, metavar="T",
-                       help="the agent model's sampling temperature (default: the model's own); "
-                            "recorded in the run")
-    agent.add_argument("--seed", type=non_negative_int, metavar="N",
-                       help="the agent model's sampling seed, for servers that take one (OpenAI-"
-                            "compatible); with --concurrency 1 a local server then answers a rerun "
-                            "the same way; recorded in the run")
-    agent.add_argument("--judge-temperature", type=non_negative_float, metavar="T",
-                       help="the judge model's sampling temperature (default 0)")
-    agent.add_argument("--judge-seed", type=non_negative_int, metavar="N",
-                       help="the judge model's sampling seed (OpenAI-compatible servers)")
-    agent.add_argument("--max-tokens", type=positive_int, metavar="N",
-                       help="llm and agent adapters: the answer budget per model call (default "
-                            "4096 for llm, 8192 for agent, cut to the server's context where it "
-                            "says its size); an answer cut at it is recorded as truncated and fails")
+positive_int = _bounded(integer, lambda v: v >= 1, "must be a positive integer", "integer")
+non_negative_int = _bounded(integer, lambda v: v >= 0, "must be zero or more", "integer")

@@ -1,0 +1,152 @@
+"""The options table (``core.options``) is the one declaration of every run setting: the flags,
+the config keys, the Action's inputs and docs/options.md are read off it, a command takes only
+the options it reads, and the flag and the input accept and refuse the same values."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from skillab.cli import build_parser, main
+from skillab.core.options import OPTIONS, render_reference
+from skillab.core.settings import RunConfig
+from skillab.errors import UsageError
+from skillab.github.inputs import INPUTS, read_inputs
+
+from ..skillgen import answers, grep_case, make_skill
+
+ROOT = Path(__file__).resolve().parents[2]
+# What reads a parsed flag itself rather than a settings field.
+READERS = {"gate", "report", "selection", "invocation"}
+
+
+def test_docs_options_md_is_generated_from_the_table():
+    assert (ROOT / "docs" / "options.md").read_text(encoding="utf-8") == render_reference(), (
+        "stale: python -m skillab.core.options > docs/options.md")
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda o: o.name)
+def test_each_row_lands_in_a_settings_field_or_names_its_reader(option):
+    if option.lands in READERS:
+        return
+    node: object = RunConfig()
+    for part in option.lands.split("."):
+        assert dataclasses.is_dataclass(node), option.lands
+        assert part in {f.name for f in dataclasses.fields(node)}, f"{option.name}: no field {option.lands}"
+        node = getattr(node, part)
+
+
+def _flags(command: str) -> set[str]:
+    parser = build_parser(command)
+    sub = parser._subparsers._group_actions[0].choices[command]
+    return {o for action in sub._actions for o in action.option_strings} - {"-h", "--help"}
+
+
+@pytest.mark.parametrize("command,extra", [("run", set()), ("ablate", {"--heading-level"})])
+def test_a_command_takes_exactly_its_rows(command, extra):
+    rows = {flag for option in OPTIONS if command in option.commands for flag in option.flags}
+    assert _flags(command) == rows | extra
+
+
+@pytest.mark.parametrize("flag", ["--junit", "--reporter", "--fail-on-verdict", "--min-delta-pts", "-k",
+                                  "--watch", "--against", "--shard", "--resume"])
+def test_ablate_refuses_the_run_flags_it_never_reads(flag, capsys):
+    argv = {"--watch": [flag], "--reporter": [flag, "junit"], "--fail-on-verdict": [flag, "fail"]}.get(
+        flag, [flag, "x"])
+    assert main(["ablate", "skills/x", *argv]) == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_every_shared_input_is_its_rows_input():
+    rows = {o.name: o for o in OPTIONS if o.input is not None}
+    for spec in INPUTS:
+        if spec.name in rows:
+            declared = rows[spec.name].input
+            assert (spec.default, spec.description) == (declared.default, declared.description)
+    assert set(rows) <= {spec.name for spec in INPUTS}
+
+
+def _cli_accepts(option, text: str) -> bool:
+    try:
+        value = option.parse(text)
+    except (argparse.ArgumentTypeError, ValueError):
+        return False
+    return option.choices is None or value in option.choices
+
+
+def _action_accepts(name: str, text: str) -> bool:
+    env = {spec.env_name: spec.default for spec in INPUTS}
+    env[f"INPUT_{name.upper()}"] = text
+    try:
+        read_inputs(env)
+    except UsageError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("option", [o for o in OPTIONS if o.input is not None and o.parse is not None],
+                         ids=lambda o: o.name)
+@pytest.mark.parametrize("text", ["-5", "0", "0.5", "1", "3", "10", "500", "many", "nan", "inf", "1e400"])
+def test_the_flag_and_the_input_accept_the_same_values(option, text):
+    assert _cli_accepts(option, text) == _action_accepts(option.name, text)
+
+
+def test_target_lift_pts_zero_is_refused_not_turned_into_ten():
+    env = {spec.env_name: spec.default for spec in INPUTS}
+    assert read_inputs(env).target_lift_pts == 10.0
+    env["INPUT_TARGET-LIFT-PTS"] = "25"
+    assert read_inputs(env).target_lift_pts == 25.0
+    env["INPUT_TARGET-LIFT-PTS"] = "0"
+    with pytest.raises(UsageError, match="target-lift-pts"):
+        read_inputs(env)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKILLAB_MODEL", raising=False)
+    make_skill(tmp_path / "skills", [grep_case("a")], responses={"a": answers("SKILLED", "no")})
+    return tmp_path
+
+
+def test_the_config_file_takes_max_skill_tokens_and_the_sampling_settings(project):
+    (project / "skillab.toml").write_text(
+        'adapter = "mock"\nno-history = true\nmax-skill-tokens = 1\ntemperature = 0.5\nseed = 7\n'
+        "judge-temperature = 0\njudge-seed = 3\nmax-tokens = 100\n")
+    assert main(["run", "skills/demo-skill", "--quiet"]) == 1  # the file's context gate: 1 token
+    keys = json.loads((project / "results.json").read_text())["config"]["keys"]
+    assert {"max-skill-tokens", "temperature", "seed", "judge-temperature", "judge-seed", "max-tokens"} <= set(keys)
+
+
+def test_skillab_toml_with_a_tool_skillab_header_works(project):
+    (project / "skillab.toml").write_text('[tool.skillab]\nadapter = "mock"\nno-history = true\n')
+    assert main(["run", "skills/demo-skill", "--quiet"]) == 0
+
+
+def test_a_bad_value_names_the_file_and_key_in_words(project, capsys):
+    (project / "skillab.toml").write_text('max-turns = "many"\n')
+    assert main(["run", "skills/demo-skill", "--adapter", "mock"]) == 2
+    err = capsys.readouterr().err
+    assert f"{project / 'skillab.toml'}: max-turns: expected an integer, got 'many'" in err
+    assert "invalid literal" not in err
+
+
+def test_the_config_file_does_not_stop_ablate_over_a_run_only_key(project):
+    make_skill(project / "sectioned", [grep_case("a")], body="## Say it\nSKILLED\n\n## Why\nBecause.")
+    (project / "skillab.toml").write_text('adapter = "mock"\nfail-on-verdict = ["fail"]\n')
+    assert main(["ablate", "sectioned/demo-skill", "--dry-run"]) == 0
+
+
+def test_cache_list_and_clear_honour_the_config_files_cache_dir(project, capsys):
+    (project / "skillab.toml").write_text('adapter = "mock"\nno-history = true\ncache-dir = ".cache"\n')
+    assert main(["run", "skills/demo-skill", "--quiet"]) == 0
+    assert any((project / ".cache").rglob("*.json"))
+    capsys.readouterr()
+    assert main(["cache", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)
+    assert main(["cache", "clear"]) == 0
+    assert not any((project / ".cache").rglob("*.json"))
