@@ -230,10 +230,9 @@ def _method(single_runs: bool) -> str:
     if single_runs:
         text += " (with one run per case this is exact McNemar on the discordant cases)"
     return text + (
-        "; 95% CI: t interval on the per-case differences with half a pseudo-case at +1 and at -1 "
-        "and one at 0 (Agresti-Min adjustment), widened to exact Clopper-Pearson bounds on the shares "
-        "of cases going up and down, and excluding 0 exactly when p < 0.05 (the sign-flip test "
-        "inverted on 0's side); coverage measured by benchmarks/calibration.py"
+        "; 95% CI: every shift of the lift the test does not reject (the sign-flip test at 0, the "
+        "score test of a paired proportion with its constrained variance elsewhere), so it excludes 0 "
+        "exactly when p < 0.05; coverage and width measured by benchmarks/calibration.py"
     )
 
 
