@@ -377,6 +377,8 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     gates.add_argument("--max-skill-tokens", type=positive_int, metavar="N",
                        help="exit 1 when the skill's listing entry plus body costs more than N tokens "
                             "in context for the run's agent (estimated at 4 characters a token)")
+    gates.add_argument("--fail-on-broken", action="store_true",
+                       help="exit 1 when the --against run names cases the edit broke beyond noise")
 
     cache = p_run.add_argument_group("baseline cache and history")
     cache.add_argument("--no-cache", action="store_true",

@@ -311,7 +311,8 @@ def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
     fail_on = set(args.fail_on_verdict) | (set() if args.allow_error_verdict else {"error"})
     gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
                   args.min_trigger_recall, args.max_false_trigger_rate,
-                  max_skill_tokens=getattr(args, "max_skill_tokens", None))
+                  max_skill_tokens=getattr(args, "max_skill_tokens", None),
+                  fail_on_broken=getattr(args, "fail_on_broken", False))
     reasons = [r for log in logs for r in gates.failures(log)]
     for reason in reasons:
         say(f"gate failed: {reason}")

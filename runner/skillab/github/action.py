@@ -371,7 +371,7 @@ class Action:
         inputs = self.inputs
         gates = Gates(tuple(inputs.fail_on_verdict), inputs.min_delta_pts, inputs.gate_on,
                       inputs.min_trigger_recall, inputs.max_false_trigger_rate, require_measured=True,
-                      max_skill_tokens=inputs.max_skill_tokens)
+                      max_skill_tokens=inputs.max_skill_tokens, fail_on_broken=inputs.fail_on_broken)
         for outcome in state.outcomes:
             if outcome.failure:
                 state.failures.append(outcome.failure)

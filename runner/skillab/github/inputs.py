@@ -114,6 +114,9 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
               "more than this many tokens in context for the run's agent (as `skillab run "
               "--max-skill-tokens`). Empty: no gate."),
+    InputSpec("fail-on-broken", "true", "`true`: fail the check when the run against the original "
+              "skill names cases the edit broke beyond noise (as `skillab run --fail-on-broken`), so "
+              "the check agrees with the comment's headline. `false`: the comment still names them."),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
 
@@ -146,6 +149,7 @@ class ActionInputs:
     sandbox: str | None = None
     ablate: bool = False
     max_skill_tokens: int | None = None
+    fail_on_broken: bool = True
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -224,6 +228,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         sandbox=_sandbox(raw["sandbox"]),
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
+        fail_on_broken=_boolean(raw, "fail-on-broken"),
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,

@@ -11,7 +11,8 @@ from ..core.runlog import RunLog
 
 @dataclass(frozen=True)
 class Gates:
-    """``--fail-on-verdict``, ``--min-delta-pts`` (``--gate-on``) and the trigger gates."""
+    """``--fail-on-verdict``, ``--min-delta-pts`` (``--gate-on``), ``--fail-on-broken`` and the
+    trigger gates."""
 
     fail_on: tuple[str, ...] = ()
     min_delta_pts: float | None = None
@@ -22,6 +23,8 @@ class Gates:
     require_measured: bool = False
     # ``--max-skill-tokens``: the skill's listing entry plus body, for the run's agent.
     max_skill_tokens: int | None = None
+    # ``--fail-on-broken``: the ``--against`` run names cases the edit broke beyond noise.
+    fail_on_broken: bool = False
 
     def failures(self, log: RunLog, name: str | None = None) -> list[str]:
         """One line per gate the run fails (``name``: the suite, for the measured gate)."""
@@ -35,6 +38,11 @@ class Gates:
 
             too_big = skill_tokens_failure(log, self.max_skill_tokens)
             reasons += [too_big] if too_big else []
+        comparison = log.summary.comparison
+        broken = comparison.broken_by_edit if comparison is not None else ()
+        if self.fail_on_broken and broken:
+            reasons.append(f"{name or log.settings.suite.skill}: the edit broke {len(broken)} "
+                           f"case{'s' if len(broken) != 1 else ''} beyond noise ({', '.join(broken)})")
         return reasons + gate_failures(log, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
                                        max_false_trigger_rate=self.max_false_trigger_rate)
