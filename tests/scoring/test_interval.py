@@ -100,3 +100,16 @@ def test_binomial_tail_holds_at_any_size():
     assert 0 < clopper_pearson_upper(10, 5000, 0.025) < 0.01
     big = infer_lift([CasePair(1, 0, 1)] * 40 + [CasePair(0, 0, 1)] * 4960)
     assert big is not None and 0 < big.ci95[0] < big.lift_pts < big.ci95[1]
+
+
+def test_a_suite_of_thousands_of_cases_with_one_that_differs_reports():
+    from ..runlogs import case, run_log
+
+    for size in (1_100, 5_000):
+        half = (size - 1) // 2
+        records = [case("up", "flip_to_pass")]
+        records += [case(f"p{i}", "pass_kept") for i in range(half)]
+        records += [case(f"f{i}", "fail_kept") for i in range(size - 1 - half)]
+        stats = run_log(records).summary.statistics
+        assert stats is not None and stats.n_cases == size and "cannot be told from noise" in stats.summary
+        assert stats.power is not None and stats.ci95[0] < 0 < stats.ci95[1]
