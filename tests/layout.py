@@ -45,9 +45,10 @@ OVERRIDES: dict[str, str | None] = {
     "test_real_agents_e2e": None,
     "test_layout": None,  # tests/ itself
     "test_polish": None,  # small things across the CLI's output
-    "test_readme_worked_example": None,  # the README's Architecture section, run as written
+    "test_readme_worked_example": None,  # docs/architecture.md's worked example, run as written
     "test_reporter_signatures": "reports",  # every reporter's entry point takes RunLog
     "test_statistics": "scoring",  # the lift's test, interval and sentences (scoring/statistics)
+    "test_routing": "scoring",  # the routing diff's stratified test and FDR (scoring/routing)
     "test_provider_plugin": "providers",  # a provider from another package
     # Named for a module several packages hold, or for none; the package is the one tested.
     "test_base_url_provider": "providers",

@@ -1,4 +1,4 @@
-"""The README's worked example is real: its reporter, copied out of the README as written, is
+"""The worked example of docs/architecture.md is real: its reporter, copied out of the page as written, is
 installed as a package with its entry point and writes its report from a run of an example."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ MARKER = "<!-- worked-example: reporter"
 
 
 def worked_example() -> tuple[str, str]:
-    """The python and toml blocks that follow the README's marker."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The python and toml blocks that follow the page's marker."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     after = text[text.index(MARKER):]
     python = re.search(r"```python\n(.*?)```", after, re.S)
     toml = re.search(r"```toml\n(.*?)```", after, re.S)
@@ -27,7 +27,7 @@ def worked_example() -> tuple[str, str]:
 
 def install(site: Path) -> str:
     """What ``pip install ./my_reports`` leaves on disk: the package and its metadata, the entry
-    point taken from the README's pyproject lines."""
+    point taken from the page's pyproject lines."""
     code, toml = worked_example()
     entry = re.search(r'^(\S+) = "([\w.]+:\w+)"$', toml, re.M)
     assert entry and "skillab.reporters" in toml

@@ -31,6 +31,7 @@ from .commands.parser_extras import (
     SuggestingParser,
     add_cache_parser,
     add_init_arguments,
+    add_route_arguments,
     add_selection_arguments,
     apply_run_config,
     config_help,
@@ -57,6 +58,7 @@ COMMANDS = {
     "import": ".commands.harbor:cmd_import",
     "ablate": ".commands.ablate:cmd_ablate",
     "cache": ".commands.cache:cmd_cache",
+    "route": ".commands.route:cmd_route",
 }
 
 
@@ -99,6 +101,22 @@ commands in a day's work:
   skillab diff before.json after.json   what changed case by case, and is it noise
 
 `skillab COMMAND --help` for each command's options, examples and exit codes.
+"""
+
+
+ROUTE_EPILOG = """\
+examples:
+  skillab route examples/routing/release-notes --catalogue examples/routing/catalogue --adapter mock
+  skillab route skills/release-notes --catalogue skills --model claude-sonnet-4-5 --runs 3
+  skillab route skills/release-notes --catalogue skills --against main --max-stolen 0 --model claude-sonnet-4-5
+
+Every labelled query (the candidate's trigger sets, each catalogue skill's own should-trigger
+queries) is posed with the catalogue alone (beside the original under --against) and with the
+candidate added: queries x runs x 2 trials per agent, whatever the catalogue's size.
+
+exit codes:
+  0    done, no gate failed            1    --max-stolen or --min-route-accuracy failed
+  2    usage or input error            130  interrupted (the trials that finished are reported)
 """
 
 
@@ -236,6 +254,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_import.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
                           help="verifier reward (0-1) at which an arm passes (default 1.0)")
     add_results_options(p_import)
+
+    p_route = add_parser("route", help="the routing diff: the candidate among a catalogue of skills, per agent",
+                         formatter_class=_Formatter,
+                         description="What adding or editing a skill does to the agent's choices across a "
+                                     "catalogue of skills: what it steals and loses, with error control.",
+                         epilog=ROUTE_EPILOG)
+    add_route_arguments(p_route)
 
     add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
                                 formatter_class=_Formatter), _Formatter)
@@ -432,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SkillabError as exc:  # a bad config file
         print(f"skillab: {exc}", file=sys.stderr)
         return exc.exit_code
-    if from_command_line and (args.command in ("run", "ablate") or args.command not in COMMANDS):
+    if from_command_line and (args.command in ("run", "ablate", "route") or args.command not in COMMANDS):
         from .sandbox.disk_budget import enter_private_mounts
 
         # While skillab is one thread: each arm's workspace is then a tmpfs of its disk budget.

@@ -1,4 +1,4 @@
-"""The README's exit-code table lists every command skillab has."""
+"""The exit-code table of docs/cli.md lists every command skillab has."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from skillab.cli import COMMANDS
 
-README = Path(__file__).resolve().parent.parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent.parent / "docs" / "cli.md"
 
 
 def test_every_command_has_a_row():

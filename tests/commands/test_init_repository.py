@@ -108,10 +108,10 @@ def test_eval_yaml_points_editors_at_the_shipped_schema(repo):
         jsonschema.validate({"cases": [{"name": "x", "prompt": "p", "validators": "nope"}]}, schema)
 
 
-def test_the_readme_documents_every_eval_yaml_key_of_the_shipped_schema():
+def test_the_docs_document_every_eval_yaml_key_of_the_shipped_schema():
     root = Path(__file__).resolve().parent.parent.parent
     schema = json.loads((root / "runner/skillab/formats/eval_yaml/schemas/eval-yaml.schema.json").read_text())
-    readme = (root / "README.md").read_text().split("### `eval.yaml`", 1)[1].split("\n### ", 1)[0]
+    readme = (root / "docs" / "suite-formats.md").read_text().split("## `eval.yaml`", 1)[1].split("\n## ", 1)[0]
     keys = ["cases", *(f"cases[].{k}" for k in schema["$defs"]["case"]["properties"]),
             *(f"cases[].validators[].{k}" for k in schema["$defs"]["validator"]["properties"])]
     for key in keys:

@@ -1,4 +1,4 @@
-"""One inputs table: action.yml, the entrypoint, the README and the example workflows agree on it."""
+"""One inputs table: action.yml, the entrypoint, docs/action.md and the example workflows agree on it."""
 
 from __future__ import annotations
 
@@ -57,9 +57,9 @@ class RecordingEnv(Mapping[str, str]):
 
 
 def readme_inputs() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    match = re.search(r"^### Inputs\n(.*?)(?=^#)", text, re.S | re.M)
-    assert match, "README.md has no '### Inputs' section for the Action (see /work/brief/README_ACTION.md)"
+    text = (ROOT / "docs" / "action.md").read_text()
+    match = re.search(r"^## Inputs\n(.*?)(?=^#)", text, re.S | re.M)
+    assert match, "docs/action.md has no '## Inputs' section for the Action"
     return re.findall(r"^\| `([a-z-]+)` \|", match.group(1), re.M)
 
 

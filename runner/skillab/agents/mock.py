@@ -80,8 +80,11 @@ class MockAdapter(Agent):
 
     def loads_for(self, request: ArmRequest) -> list[str]:
         """The offered skills the script says this trigger trial loads."""
-        value = self.model.loads_for(request.case.name, request.case.prompt, request.arm)
         offered = [s.name for s in request.offered]
+        routes = self.model.routes_for(request.case.name, request.case.prompt)
+        if routes is not None:
+            return next(([name] for name in routes if name in offered), [])
+        value = self.model.loads_for(request.case.name, request.case.prompt, request.arm)
         if value is True:
             wanted = [request.skill.name] if request.skill is not None else []
         else:

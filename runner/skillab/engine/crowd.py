@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,19 +25,27 @@ def load_crowd(directory: Path, candidate: Skill) -> Crowd:
     """The skills in ``directory`` (each a subdirectory holding SKILL.md) but the candidate,
     found by path or by name. A sibling that does not load is left out with a warning, and one
     whose queries do not load is offered without them: they are not what is under test."""
-    from ..agents.skill_view import folder_name
-    from ..errors import SkillabError, UsageError
-    from ..formats.trigger.siblings import sibling_queries
-    from ..skill.loader import SKILL_FILE, load_skill
+    from ..errors import UsageError
+    from ..skill.loader import SKILL_FILE
 
     directory = Path(directory)
     if not directory.is_dir():
         raise UsageError(f"--siblings {directory}: not a directory")
+    return crowd_of(sorted(p for p in directory.iterdir() if (p / SKILL_FILE).is_file()), candidate)
+
+
+def crowd_of(skill_dirs: Iterable[Path], candidate: Skill) -> Crowd:
+    """The skills at ``skill_dirs`` but the candidate (see ``load_crowd``), with their queries."""
+    from ..agents.skill_view import folder_name
+    from ..errors import SkillabError
+    from ..formats.trigger.siblings import sibling_queries
+    from ..skill.loader import load_skill
+
     own = candidate.root.resolve()
     siblings: dict[str, Skill] = {}
     queries: list[TriggerQuery] = []
     warnings: list[str] = []
-    for sub in sorted(p for p in directory.iterdir() if (p / SKILL_FILE).is_file()):
+    for sub in skill_dirs:
         if sub.resolve() == own:
             continue
         try:

@@ -108,6 +108,8 @@ class Action:
             self.run_suites(configs)
             if self.inputs.ablate and not (state.interrupted or state.failures):
                 self.ablate(configs[0])
+            if self.inputs.route and not state.interrupted:
+                self.route(configs)
         else:
             self.nothing_to_run()
 
@@ -225,6 +227,34 @@ class Action:
         self.state.ablations.extend(found.documents)
         self.state.notes.extend(redact(n, self.env) for n in found.notes)
 
+    def route(self, configs: list[RunConfig]) -> None:
+        """The ``route`` input: each evaluated skill among the catalogue folder, under every agent;
+        on a pull request the base commit's skill stands in the catalogue condition."""
+        from ..agents.registry import create_adapter
+        from ..engine.route import RouteRequest, route_document
+        from ..reports.routing import render_text
+        from ..sandbox.backend import choose_sandbox
+        from ..session import suite_config
+
+        catalogue = resolve_root(self.ctx.workspace, self.inputs.route or ".")
+        sandbox = choose_sandbox(configs[0].engine.sandbox).backend
+        with self.log.group("skillab: routing"):
+            for location in dict.fromkeys(loc.directory for loc in self.state.selection.suites):
+                suite = next(loc for loc in self.state.selection.suites if loc.directory == location)
+                # The mock agent reads each skill's own script, as its suite run did.
+                agents = [(c, create_adapter(c)) for c in (suite_config(c, location) for c in configs)]
+                request = RouteRequest(
+                    skill_dir=location, catalogue=(catalogue,), runs=self.inputs.runs,
+                    concurrency=self.inputs.concurrency,
+                    against=choose_original(suite, configs[0], self.ctx.event).ref)
+                try:
+                    doc = route_document(request, agents, sandbox)
+                except SkillabError as exc:
+                    self.state.notes.append(redact(f"Routing of {suite.rel_dir} not run: {exc}", self.env))
+                    continue
+                self.state.routes.append(doc)
+                self.log.line(redact(render_text(doc), self.env))
+
     def suite_settings(self, location: SuiteLocation, config: RunConfig) -> RunConfig:
         engine = replace(config.engine, against=self.against_for(location, config),
                          siblings_dir=self.siblings_for(location))
@@ -336,6 +366,10 @@ class Action:
             from .ablation import ablation_markdown
 
             report += "\n" + ablation_markdown(state.ablations)
+        if state.routes:
+            from ..reports.routing import render_markdown as routing_markdown
+
+            report += "".join("\n" + redact(routing_markdown(doc), self.env) for doc in state.routes)
         paths = self.write_files(logs, report)
         summary_extra = self.comment(report)
         verdict = overall_verdict(logs, failed) or ("error" if state.failures else "none")
@@ -386,6 +420,11 @@ class Action:
                 self.log.notice(note)
         if state.outcomes and not state.logs and not state.failures:
             state.failures.append("no suite produced results")
+        from ..session.gates import route_gate_failures
+
+        for doc in state.routes:
+            state.failures.extend(f"routing of {doc.candidate}: {line}" for line in route_gate_failures(
+                doc, max_stolen=inputs.max_stolen, min_accuracy=inputs.min_route_accuracy))
 
     def write_files(self, logs: list[RunLog], report: str) -> dict[str, str]:
         """report.md, and with results results.json (every suite), junit.xml and the

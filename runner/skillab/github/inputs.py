@@ -111,6 +111,15 @@ INPUTS: tuple[InputSpec, ...] = (
               "SKILL.md sections and bundled files carry its lift (load-bearing, dead weight, "
               "harmful); the comment annotates the sections the pull request changed. Costs about "
               "(1 + sections / 2) runs of the suite; bounded by `max-cost-usd`."),
+    InputSpec("route", "", "A folder of skills, relative to the repository root (`skills`): also "
+              "run `skillab route` for each evaluated skill among them, under each agent, and add "
+              "the routing diff to the comment: which queries now go to the skill, what it steals "
+              "from the others (exact tests, FDR at 5%); on a pull request the base commit's skill "
+              "stands in the catalogue condition. Empty: off."),
+    InputSpec("max-stolen", "", "Fail the check when a skill steals more than this many of the "
+              "catalogue's queries beyond noise (with `route`). Empty: no gate."),
+    InputSpec("min-route-accuracy", "", "Fail the check when a skill's own queries go to it less "
+              "often than this rate (0-1) with the catalogue listed (with `route`). Empty: no gate."),
     InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
               "more than this many tokens in context for the run's agent (as `skillab run "
               "--max-skill-tokens`). Empty: no gate."),
@@ -150,6 +159,9 @@ class ActionInputs:
     ablate: bool = False
     max_skill_tokens: int | None = None
     fail_on_broken: bool = True
+    route: str | None = None
+    max_stolen: int | None = None
+    min_route_accuracy: float | None = None
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -229,6 +241,9 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         ablate=_boolean(raw, "ablate"),
         max_skill_tokens=_positive_int(raw, "max-skill-tokens") if raw["max-skill-tokens"] else None,
         fail_on_broken=_boolean(raw, "fail-on-broken"),
+        route=raw["route"] or None,
+        max_stolen=_non_negative_int(raw, "max-stolen") if raw["max-stolen"] else None,
+        min_route_accuracy=_optional_rate(raw, "min-route-accuracy"),
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,
@@ -244,6 +259,16 @@ def _positive_int(raw: dict[str, str], name: str) -> int:
         value = 0
     if value < 1:
         raise UsageError(f"input '{name}' must be a whole number of at least 1, got {raw[name]!r}")
+    return value
+
+
+def _non_negative_int(raw: dict[str, str], name: str) -> int:
+    try:
+        value = int(raw[name])
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise UsageError(f"input '{name}' must be a whole number of at least 0, got {raw[name]!r}")
     return value
 
 

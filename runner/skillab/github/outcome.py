@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.routing import RouteDocument
 from ..core.runlog import RunLog
 from ..errors import SkillabError
 from ..reports.markdown_view import FailedSuite
@@ -52,6 +53,8 @@ class ActionRun:
     stopped: SkillabError | None = None
     # ``skillab.ablation/1`` documents of the ``ablate`` input, each with ``changed_in_pr``.
     ablations: list[dict[str, Any]] = field(default_factory=list)
+    # The ``route`` input's routing diffs, one per evaluated skill.
+    routes: list[RouteDocument] = field(default_factory=list)
 
     def failed_suites(self, shard: object | None) -> list[dict[str, Any]]:
         """A shard job's suites that produced no document, as its results file lists them for

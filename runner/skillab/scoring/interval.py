@@ -129,4 +129,3 @@ def _bound(test: ShiftTest, edge: float, critical: float) -> float:
         mid = (inside + outside) / 2
         inside, outside = (mid, outside) if abs(test.statistic(mid)) <= critical else (inside, mid)
     return inside
-

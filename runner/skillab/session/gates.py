@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.routing import RouteDocument
 from ..core.runlog import RunLog
 
 
@@ -129,3 +130,18 @@ def gate_failures(log: RunLog, fail_on: Sequence[str], min_delta: float | None,
         elif delta < min_delta:
             reasons.append(f"{skill}: delta {delta:+.2f} pts is below the minimum {min_delta:+.2f}")
     return reasons
+
+
+def route_gate_failures(doc: RouteDocument, *, max_stolen: int | None, min_accuracy: float | None) -> list[str]:
+    """``skillab route``'s gates (``--max-stolen``, ``--min-route-accuracy``): one line per agent that fails one."""
+    failures = []
+    for agent in doc.agents:
+        if max_stolen is not None and len(agent.stolen_queries) > max_stolen:
+            failures.append(f"{agent.agent}: {len(agent.stolen_queries)} queries stolen beyond noise "
+                            f"(--max-stolen {max_stolen})")
+        value = agent.own_accuracy.value
+        if min_accuracy is not None and (value is None or value < min_accuracy):
+            shown = "n/a" if value is None else f"{value:.2f}"
+            failures.append(f"{agent.agent}: its own queries go to it at {shown}, below "
+                            f"--min-route-accuracy {min_accuracy:.2f}")
+    return failures

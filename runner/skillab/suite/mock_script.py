@@ -3,7 +3,9 @@
 The file is a YAML mapping of case name → ``{with:, without:, original:}``, each arm's answer a
 string or ``{text: ..., files: {relpath: content}}`` (content a string, or YAML ``!!binary`` for a
 binary file such as a spreadsheet); ``loads:`` / ``loads_original:`` script the
-trigger trials (``true``, ``false`` or a list of skill names). ``by_skill:`` scripts an arm that
+trigger trials (``true``, ``false`` or a list of skill names); ``routes:`` scripts routing (a
+list of skill names in order of preference: the trial loads the first one it is offered, so one
+script answers for every catalogue a query is posed against). ``by_skill:`` scripts an arm that
 loads a skill by what that skill shows: a list of ``{contains:, lacks:, answer:}`` rules, the
 first whose texts the loaded SKILL.md (or a bundled file's path) contains, and whose ``lacks``
 texts it does not, answering for it (``skillab ablate`` needs answers that follow the skill's
@@ -26,7 +28,7 @@ from .model import setup_path_problem
 # The skill's own script, beside its suite: a mock run picks it up without --mock-responses.
 MOCK_RESPONSES_FILE = "mock-responses.yaml"
 ARM_KEYS: tuple[str, ...] = ("with", "without", "original")
-LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original")
+LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original", "routes")
 RULES_KEY = "by_skill"
 _RULE_KEYS = frozenset({"contains", "lacks", "answer"})
 # The script's key for each arm.
@@ -146,6 +148,9 @@ def parse_mock_loads(data: Any, *, source: str = "mock responses") -> MockLoads:
             value = arms[key]
             if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
                 value = tuple(value)
+            elif key == "routes":
+                raise SkillabError(f"{source}: case {case} 'routes' — must be a list of skill names, "
+                                   "in order of preference")
             elif not isinstance(value, bool):
                 raise SkillabError(f"{source}: case {case} '{key}' — must be true, false or a list "
                                    "of skill names")
@@ -301,6 +306,12 @@ class MockScript:
         if arm == "original":
             value = scripted.get("loads_original", value)
         return value
+
+    def routes_for(self, case_name: str, prompt: str) -> tuple[str, ...] | None:
+        """The skills a routing trial prefers, in order (``routes:``), or None when unscripted."""
+        scripted = self._loads.get(case_name) or self._loads.get(prompt) or {}
+        routes = scripted.get("routes")
+        return routes if isinstance(routes, tuple) else None
 
 
 def default_answer(case_name: str, prompt: str, arm: str) -> MockAnswer:

@@ -1,0 +1,103 @@
+"""``skillab route SKILL_DIR --catalogue DIR``: what adding (or editing) a skill does to where the
+agent routes every labelled query of a catalogue, per agent, with error control."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..core.events import Emit, Event, Notice
+from ..core.routing import RouteDocument
+from ..core.settings import AgentSettings, Credentials, EngineSettings, ModelRole, RunConfig
+from ..core.wire import to_wire
+from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from ..secrets import Redactor
+from ..session import suite_config
+from ..session.gates import route_gate_failures
+from .console import say
+from .settings import GETTING_STARTED
+
+
+def route_configs(args: argparse.Namespace) -> list[RunConfig]:
+    adapters = args.adapter or (("agent",) if args.model else ())
+    if not adapters:
+        raise UsageError(GETTING_STARTED.replace("skillab run PATH", "skillab route SKILL_DIR --catalogue DIR"))
+    models = [m.strip() for m in args.model.split(",")] if args.model else []
+    if len(models) not in (0, 1, len(adapters)):
+        raise UsageError(f"--adapter names {len(adapters)} agents but --model names {len(models)} models")
+    configs = []
+    for i, adapter in enumerate(adapters):
+        model = models[i] if len(models) == len(adapters) else (models[0] if models else None)
+        if adapter != "mock" and not model:
+            raise UsageError(GETTING_STARTED)
+        configs.append(suite_config(RunConfig(
+            engine=EngineSettings(runs=args.runs, concurrency=args.concurrency, sandbox=args.sandbox,
+                                  cache_enabled=False),
+            agent=AgentSettings(adapter=adapter, model=ModelRole(model, args.provider, args.base_url),
+                                mock_responses=args.mock_responses if adapter == "mock" else None),
+            credentials=Credentials.resolve(),
+        ), Path(args.skill)))
+    return configs
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    from ..agents.registry import create_adapter
+    from ..engine.route import RouteRequest, installed_roots, route_document
+    from ..sandbox.backend import choose_sandbox, fallback_warning
+    from ..writable import check_file_destination
+
+    if not args.catalogue and not args.installed:
+        raise UsageError("route needs a catalogue: --catalogue DIR (a folder of skills) or --installed")
+    configs = route_configs(args)
+    for flag, path in (("--output", args.output), ("--markdown", args.markdown), ("--html", args.html)):
+        if path is not None:
+            check_file_destination(path, flag)
+    adapters = [create_adapter(c) for c in configs]
+    choice = choose_sandbox(args.sandbox)
+    if choice.fallback and any(c.agent.adapter != "mock" for c in configs):
+        raise UsageError(f"{choice.reason}: a routing run with a model needs the sandbox "
+                         "(or --sandbox none, and every report says unsandboxed)")
+    warning = fallback_warning(choice)
+    if warning:
+        say(warning)
+    request = RouteRequest(
+        skill_dir=Path(args.skill),
+        catalogue=tuple(Path(c) for c in args.catalogue),
+        installed=tuple(installed_roots(Path.home())) if args.installed else (),
+        against=args.against,
+        runs=args.runs,
+        concurrency=args.concurrency,
+    )
+    doc = route_document(request, list(zip(configs, adapters)), choice.backend, emit=_notices(args.json))
+    _write(doc, args, Redactor.from_environ(configs[0].credentials.environ))
+    if doc.interrupted:
+        return EXIT_INTERRUPTED
+    failures = route_gate_failures(doc, max_stolen=args.max_stolen, min_accuracy=args.min_route_accuracy)
+    for line in failures:
+        say(f"gate failed: {line}")
+    return EXIT_GATE if failures else EXIT_OK
+
+
+def _notices(quiet: bool) -> Emit:
+    def emit(event: Event) -> None:
+        if isinstance(event, Notice) and not quiet:
+            say(event.text)
+    return emit
+
+
+def _write(doc: RouteDocument, args: argparse.Namespace, redactor: Redactor) -> None:
+    from ..atomic import write_json
+    from ..reports.routing import render_html, render_markdown, render_text
+
+    data = redactor.data(to_wire(doc))
+    write_json(args.output, data, indent=2)
+    if args.markdown is not None:
+        Path(args.markdown).write_text(redactor.text(render_markdown(doc)), encoding="utf-8")
+    if args.html is not None:
+        Path(args.html).write_text(redactor.text(render_html(doc)), encoding="utf-8")
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(redactor.text(render_text(doc)))
+        say(f"wrote {args.output}")
