@@ -43,7 +43,7 @@ def test_a_lift_carried_by_the_errors_of_one_arm_is_not_claimed():
     assert (account.with_errored, account.without_errored) == (10, 0) and account.arms_differ
     assert account.lift_as_failures_pts == round(100 * 2 / 42, 2)
     assert "beyond noise" not in stats.summary.split(":")[1].split(".")[0]
-    assert "errors: 10 of 42 records with the skill, 0 without it" in stats.summary
+    assert "Errors: 10 of 42 records with the skill, 0 without it" in stats.summary
     assert "differ beyond noise" in stats.summary and "does not survive the errors" in stats.summary
 
 
@@ -53,7 +53,7 @@ def test_a_claim_the_errors_cannot_move_stands_and_names_them():
     stats = paired_statistics(records)
     assert stats.distinguishable and stats.errors.claim_holds is True
     assert stats.summary.split(":")[1].strip().startswith("the skill helps beyond noise")
-    assert "errors: 1 of 26 records with the skill, 0 without it (exact p=1)" in stats.summary
+    assert "Errors: 1 of 26 records with the skill, 0 without it (exact p=1)" in stats.summary
 
 
 def test_the_account_is_a_typed_block_of_the_results_document():

@@ -124,7 +124,7 @@ def claim_survives(account: ErrorAccount, lift_pts: float, *, alpha: float = ALP
 
 def errors_sentence(account: ErrorAccount) -> str:
     """The sentence every report prints about the errors."""
-    rates = (f"errors: {account.with_errored} of {account.records} records with the skill, "
+    rates = (f"Errors: {account.with_errored} of {account.records} records with the skill, "
              f"{account.without_errored} without it")
     if account.arms_differ:
         rates += f" (the arms' error rates differ beyond noise, exact p={account.error_p:.2g})"
