@@ -29,6 +29,8 @@ Printed per scenario, each beside its target:
   "broken by the edit" (>= 0.8), their recall, and how often a case is named when none broke;
 - --stop-early: both designs replayed on the same simulated runs (``scoring.stopping.replay``),
   the share of cases (model calls) saved, and false claims and power beside the fixed design's;
+- a skill that hurts (-30 pts at 20 cases, -10 pts at 40 and 100): group-sequential's "hurts"
+  power beside the fixed design's (within 0.05), so its futility stop never hides harm;
 - ``--min-delta-pts 5`` on a skill with no effect: how often the point gate (the default
   ``--gate-on point``) and the lower-bound gate pass it, and the rate the point gate's note
   prints (within 0.08 of the real one; the lower-bound gate <= 0.05);
@@ -78,6 +80,8 @@ PRINTED_FLOOR = 0.10
 GATE_PTS = 5
 # How far the no-effect pass rate the point gate's note prints may sit from the real one.
 GATE_NOTE_SLACK = 0.08
+# How far group-sequential's "hurts" power may fall below the fixed design's.
+HARM_POWER_SLACK = 0.05
 
 
 @dataclass(frozen=True)
@@ -287,6 +291,20 @@ def stop_early(s: Scenario, reps: int, rng: np.random.Generator) -> dict:
             **{d: (v[0] / reps, v[1] / reps, v[2] / reps) for d, v in out.items() if d != "fixed"}}
 
 
+def harm_power(s: Scenario, reps: int, rng: np.random.Generator) -> tuple[float, float, float]:
+    """A skill that hurts by ``s.lift`` points (a simulated lift with the arms swapped): how often
+    the fixed design and group-sequential stopping say "hurts beyond noise", and the share of
+    cases group-sequential saves. Its futility stop must not hide harm."""
+    fixed = stopped = saved = 0.0
+    for _ in range(reps):
+        pairs = [CasePair(p.without_passes, p.with_passes, p.runs) for p in draw(s, rng, s.n)]
+        fixed += claim(pairs) == "hurts"
+        result = replay(pairs, "group-sequential", s.runs)
+        stopped += result.claim_stopped == "hurts"
+        saved += result.cases_saved / s.n
+    return fixed / reps, stopped / reps, saved / reps
+
+
 def point_gate(s: Scenario, threshold_pts: float, reps: int, rng: np.random.Generator) -> dict:
     """``--min-delta-pts`` on a skill with no effect: how often the point gate and the
     lower-bound gate pass it, and the pass rate the point gate's note prints (the power model's
@@ -420,6 +438,19 @@ def main(argv: list[str] | None = None) -> int:
         off += bool(flag)
         print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['fixed']:>12.3f} {_rate_se(runs_here):>6.4f}  "
               f"{c[0]:>10.3f} / {c[1]:.3f} / {c[2]:.3f}  {g[0]:>12.3f} / {g[1]:.3f} / {g[2]:.3f}{flag}", flush=True)
+    print()
+    print(f"a skill that hurts, group-sequential beside the fixed design: 'hurts' power (target: within "
+          f"{HARM_POWER_SLACK:.2f} of the fixed design's, beyond 2 Monte Carlo SE) and the share of cases saved")
+    print(f"{'harm':>6} {'n':>4} {'runs':>4}  {'fixed':>6} {'group-seq':>9} {'±':>6} {'saved':>6}")
+    harm_cells = [Scenario(20, 1, 30)] if args.quick else [
+        Scenario(n, runs, lift) for n, lift in ((20, 30), (100, 10), (40, 10)) for runs in (1, 3)]
+    for s in harm_cells:
+        fixed, stopped, saved = harm_power(s, reps, rng)
+        se = math.sqrt(max(fixed * (1 - fixed), 0.01) / reps) * math.sqrt(2)
+        bad = stopped < fixed - HARM_POWER_SLACK - 2 * se
+        off += bad
+        print(f"{-s.lift:>+6.0f} {s.n:>4} {s.runs:>4}  {fixed:>6.3f} {stopped:>9.3f} {se:>6.3f} {saved:>6.3f}"
+              f"{'  <- off' if bad else ''}", flush=True)
     print()
     print(f"--min-delta-pts {GATE_PTS} on a skill with no effect: how often each --gate-on passes it, and the "
           f"rate the point gate's note prints (median; target: within {GATE_NOTE_SLACK} of the real rate; "

@@ -102,7 +102,7 @@ def write_suite(root: Path, cases: int) -> Path:
     return skill
 
 
-def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str]) -> dict:
+def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str], *extra: str) -> dict:
     def reply(request):
         if not request.tool_results:
             return tool_call("write_file", {"path": "out.txt", "content": "done\n"})
@@ -117,7 +117,7 @@ def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str
         output = Path(scratch) / "results.json"
         cmd = [str(exe) if exe.exists() else (shutil.which("skillab") or "skillab"), "run",
                str(skill), "--model", "claude-haiku-4-5", "--no-cache", "--no-history", "--quiet",
-               "--concurrency", str(concurrency), "--output", str(output)]
+               "--concurrency", str(concurrency), "--output", str(output), *extra]
         env = {**env, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url}
         started = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -125,7 +125,7 @@ def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str
         if not output.exists():
             raise SystemExit(f"skillab run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
         doc = json.loads(output.read_text())
-        sent = server.count
+        sent, in_flight = server.count, server.max_in_flight
     return {
         "wall": doc["timings"]["wall_ms"] / 1000,
         "process": wall,
@@ -134,6 +134,7 @@ def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str
         "scripted": cases * 2 * 2,
         "exit": proc.returncode,
         "verdict": doc["verdict"],
+        "in_flight": in_flight,
     }
 
 

@@ -29,13 +29,13 @@ def run_config(*, model=None, provider=None, base_url=None, judge_model=None, ju
 def agent_settings_of(config: RunConfig):
     from skillab.providers.registry import agent_settings
 
-    return agent_settings(config.agent.model, config.tuning)
+    return agent_settings(config.agent.model, config.provider_tuning)
 
 
 def judge_settings_of(config: RunConfig):
     from skillab.providers.registry import judge_settings
 
-    return judge_settings(config.agent.model, config.judge, config.tuning)
+    return judge_settings(config.agent.model, config.judge, config.provider_tuning)
 
 
 def judge_model_of(config: RunConfig):

@@ -93,3 +93,16 @@ def test_validate_and_a_mock_run_agree_on_a_stale_mock_responses_key(tmp_path):
     expected = (f"{skill}/mock-responses.yaml: mock responses for no case of the suite: "
                 "'summary-format' (did you mean 'summary-fmt'?)")
     assert messages == [expected, expected]
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_nul_byte_in_a_validator_command_is_one_located_line(tmp_path, command):
+    """No process can be given a NUL byte: the command could never run, and ``bash -n`` raised."""
+    suite = b'cases:\n  - name: nul\n    prompt: p\n    validators:\n      - label: nul\n        cmd: "echo \\0 hi"\n'
+    skill = skill_with_suite(tmp_path, suite)
+    extra = ["--adapter", "mock", "--no-cache"] if command == "run" else []
+    done = subprocess.run([sys.executable, "-m", "skillab", command, str(skill), *extra],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"{skill}/eval.yaml:2: case nul 'validators[0].cmd ('nul')'" in done.stderr
+    assert "contains a NUL byte" in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -20,7 +20,7 @@ DOCS = ROOT / "docs"
 README_MAX_LINES = 400
 # Pages being written in other branches at the same time; linked already, so a link to one of them
 # may dangle until it lands. Each name leaves this set when its page exists.
-PENDING = {"trust-model.md", "images.md", "statistics.md", "evidence.md", "scale.md", "options.md",
+PENDING = {"images.md", "statistics.md", "evidence.md", "scale.md", "options.md",
            "audit.md", "agents-sdk.md", "routing.md"}
 
 FENCE = re.compile(r"^(```|~~~)")

@@ -50,6 +50,7 @@ COMMANDS = {
     "validate": ".commands.validate:cmd_validate",
     "run": ".commands.run:cmd_run",
     "report": ".commands.report:cmd_report",
+    "regrade": ".commands.regrade:cmd_regrade",
     "diff": ".commands.diff:cmd_diff",
     "init": ".commands.init:cmd_init",
     "calibrate-judge": ".commands.calibrate:cmd_calibrate_judge",
@@ -202,6 +203,29 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_report.add_argument("-v", "--verbose", action="store_true",
                           help="after the table, both arms' reasons, longer output tails and answers")
 
+    p_regrade = add_parser(
+        "regrade", help="judge a finished run's arms again, without running any agent", formatter_class=_Formatter,
+        description="Judge the stored arms of RESULTS again (their transcripts and answers) with the run's\n"
+                    "judge, or another: after a judge outage the errored verdicts are asked again; another\n"
+                    "judge is asked every verdict. No agent runs. Writes the results document and reports.",
+        epilog="examples:\n  skillab regrade results.json\n  skillab regrade results.json --judge-model gpt-4.1 "
+               "--output regraded.json\n\nexit codes:\n  0  regraded\n  1  the verdict is still error "
+               "(the judge is still down: regrade again)\n  2  RESULTS is not a results document, its suite "
+               "or skill changed since the run, or a bad flag")
+    p_regrade.add_argument("results", type=Path, metavar="RESULTS", help="a results.json written by skillab run")
+    p_regrade.add_argument("--judge-model", default=os.environ.get("SKILLAB_JUDGE_MODEL") or None, metavar="MODEL",
+                           help="judge with this model (default: the judge that graded the run)")
+    p_regrade.add_argument("--judge-same-family", action="store_true",
+                           help="let a model of the agent's family judge")
+    p_regrade.add_argument("--provider", type=provider_name, metavar="NAME",
+                           help="the judge's provider (default: inferred from the model name)")
+    p_regrade.add_argument("--base-url", metavar="URL", help="the judge's OpenAI-compatible endpoint or a proxy")
+    p_regrade.add_argument("--output", type=Path, metavar="PATH",
+                           help="the regraded results document (default: RESULTS, replaced)")
+    p_regrade.add_argument("--allow-error-verdict", action="store_true",
+                           help="exit 0 even when the verdict is still error")
+    add_report_arguments(p_regrade)
+
     p_diff = add_parser(
         "diff", help="compare two results documents case by case", formatter_class=_Formatter,
         description="Compare run A (before) with run B (after): each case that changed, the pass "
@@ -243,6 +267,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_merge.add_argument("--history", type=Path, metavar="PATH",
                          help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
     p_merge.add_argument("--no-history", action="store_true", help="neither read nor append the history")
+    p_merge.add_argument("--evidence-ledger", type=Path, metavar="PATH",
+                         help="add the merged run's pairs to the evidence ledger at PATH (as run does; the "
+                              "shards' pairs count once) and report the accumulated evidence")
 
     p_export = add_parser("export", help="write each case and arm of a suite as a Harbor task")
     p_export.add_argument("--harbor", type=Path, required=True, metavar="DIR")
@@ -324,6 +351,9 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
                            "make the unbiased pass@k estimate less noisy")
     plan.add_argument("--against", metavar="REF_OR_DIR",
                       help="add an arm with the original skill (git ref or directory): candidate vs original")
+    plan.add_argument("--placebo", action="store_true",
+                      help="add an arm with the skill's placebo (same name, same lengths, neutral text, staged "
+                           "the same way): content lift (skill vs placebo) beside presence lift (placebo vs none)")
     plan.add_argument("--format", dest="suite_format", metavar="NAME",
                       help="suite format when it cannot be told from the file names")
     plan.add_argument("--case", action="append", default=[], metavar="NAME",
@@ -360,7 +390,8 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     plan.add_argument("--stop-seed", type=int, metavar="N",
                       help="the seed of --stop-early's case order (default: drawn, and recorded)")
     plan.add_argument("--shard", metavar="I/N",
-                      help="run only shard I of N of the (case, run) units; gates wait for skillab merge")
+                      help="run only shard I of N of the (case, run) units; gates wait for skillab merge. "
+                           "auto: I and N from a Kubernetes Indexed Job, a SLURM array or SKILLAB_SHARD_INDEX/COUNT")
     plan.add_argument("--resume", type=Path, metavar="RESULTS",
                       help="keep the finished arms of this results.json and run only the missing "
                            "and errored ones")
@@ -416,6 +447,11 @@ def add_run_arguments(p_run: argparse.ArgumentParser) -> None:
     cache.add_argument("--history", type=Path, metavar="PATH",
                        help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
     cache.add_argument("--no-history", action="store_true", help="neither read nor append the history")
+    cache.add_argument("--evidence-ledger", type=Path, metavar="PATH",
+                       help="add this run's pairs to the signed evidence ledger at PATH (e.g. "
+                            ".skillab/evidence.jsonl) and report the evidence every run of the same skill "
+                            "content, agent, model and suite accumulated: anytime-valid, so re-running "
+                            "until green keeps \"helps\" at 5%%")
 
 
 def add_results_options(parser: argparse.ArgumentParser) -> None:

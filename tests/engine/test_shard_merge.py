@@ -183,3 +183,64 @@ def test_shards_of_a_run_under_several_agents_merge_per_agent(tmp_path, monkeypa
     merged = json.loads((tmp_path / "merged.json").read_text())
     assert [(d["adapter"]["name"], d["total_cases"], d["pass_rate"]["delta_pts"]) for d in merged["suites"]] == [
         ("mock", 4, 100.0), ("llm", 4, 100.0)]
+
+
+@pytest.mark.parametrize(("environ", "expected"), [
+    ({"JOB_COMPLETION_INDEX": "0", "JOB_COMPLETIONS": "3"}, (1, 3)),
+    ({"JOB_COMPLETION_INDEX": "2", "JOB_COMPLETIONS": "3"}, (3, 3)),
+    ({"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"}, (2, 4)),
+    ({"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_MAX": "8"}, (3, 4)),
+    ({"SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_MAX": "16",
+      "SLURM_ARRAY_TASK_STEP": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, (2, 4)),
+    ({"SKILLAB_SHARD_INDEX": "3", "SKILLAB_SHARD_COUNT": "4"}, (4, 4)),
+])
+def test_shard_auto_reads_the_schedulers_variables(environ, expected):
+    shard = Shard.parse("auto", environ=environ)
+    assert (shard.index, shard.count) == expected
+
+
+@pytest.mark.parametrize(("environ", "says"), [
+    ({}, "no scheduler's shard variables"),
+    ({"GITHUB_ACTIONS": "true"}, "SKILLAB_SHARD_INDEX"),
+    ({"JOB_COMPLETION_INDEX": "1"}, "JOB_COMPLETIONS"),
+    ({"JOB_COMPLETION_INDEX": "3", "JOB_COMPLETIONS": "3"}, "shard 4 of 3"),
+    ({"SLURM_ARRAY_TASK_ID": "2"}, "sbatch --array"),
+    ({"SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "2"}, "not a whole number"),
+    ({"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "9",
+      "SLURM_ARRAY_TASK_COUNT": "3"}, "not a range"),
+    ({"SKILLAB_SHARD_INDEX": "0"}, "SKILLAB_SHARD_COUNT"),
+])
+def test_shard_auto_without_usable_variables_says_what_to_set(environ, says):
+    with pytest.raises(UsageError, match="auto") as caught:
+        Shard.parse("auto", environ=environ)
+    assert says in str(caught.value)
+
+
+def test_shard_auto_with_nothing_set_exits_2_in_one_line(tmp_path, monkeypatch, capsys):
+    for name in ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SKILLAB_SHARD_INDEX"):
+        monkeypatch.delenv(name, raising=False)
+    code = main(["run", SQL, *MOCK, "--shard", "auto", "--output", str(tmp_path / "x.json")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "--shard auto" in err and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("scheduler", ["kubernetes", "slurm"])
+def test_shard_auto_shards_merge_into_the_unsharded_run(tmp_path, monkeypatch, scheduler):
+    """Each job of a 2-wide Indexed Job or SLURM array runs ``--shard auto``; merged, their
+    documents hold every (case, run) once, as the unsharded run does."""
+    whole = json.loads(run(tmp_path, "whole").read_text())
+    docs = []
+    for index in range(2):
+        env = ({"JOB_COMPLETION_INDEX": str(index), "JOB_COMPLETIONS": "2"} if scheduler == "kubernetes"
+               else {"SLURM_ARRAY_TASK_ID": str(index + 1), "SLURM_ARRAY_TASK_MIN": "1",
+                     "SLURM_ARRAY_TASK_MAX": "2"})
+        with monkeypatch.context() as patched:
+            for name, value in env.items():
+                patched.setenv(name, value)
+            docs.append(run(tmp_path, f"auto{index}", "--shard", "auto"))
+    parts = [json.loads(d.read_text()) for d in docs]
+    assert [(p["shard"]["index"], p["shard"]["count"]) for p in parts] == [(1, 2), (2, 2)]
+    assert merge(tmp_path, *docs) == 0
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert sorted(c["case_name"] for c in merged["cases"]) == sorted(c["case_name"] for c in whole["cases"])
+    assert merged["verdict"] == whole["verdict"]

@@ -41,8 +41,17 @@ def test_group_sequential_crosses_its_bound_only_at_a_look():
     assert not group_sequential([UP] * 16 + [TIE] * 5, 40).stop  # 21 cases: not a look
     crossed = group_sequential([UP] * 15 + [TIE] * 5, 40)  # look 2: p = 6e-5 < 0.0042
     assert crossed.stop and crossed.alpha == OBF_BOUNDS[1] and claim([UP] * 15, crossed.alpha) == "helps"
-    futile = group_sequential([DOWN] * 6 + [UP] * 4 + [TIE] * 10, 40)
-    assert futile.stop and "futility" in futile.reason
+    futile = group_sequential([DOWN] * 3 + [UP] * 3 + [TIE] * 14, 40)
+    assert futile.stop and "neither a lift nor harm" in futile.reason
+
+
+def test_harm_is_never_stopped_for_futility():
+    """Eight cases down of 20 at look 2 of 40 (p = 0.008, short of the look's 0.0042): harm can
+    still be shown, so the run goes on; it used to stop here because the lift pointed away."""
+    assert not group_sequential([DOWN] * 8 + [TIE] * 12, 40).stop
+    assert not group_sequential([DOWN] * 11 + [UP] * 2 + [TIE] * 17, 40).stop  # look 3
+    # The mirror image, a lift, is treated the same way.
+    assert not group_sequential([UP] * 8 + [TIE] * 12, 40).stop
 
 
 def test_calls_saved_is_a_plain_count():
@@ -115,3 +124,28 @@ def test_the_rule_stops_on_the_runs_the_statistics_count():
     finished = _finished_cases(records, runs=2)
     assert finished == {"a": CasePair(1, 0, 1), "b": CasePair(0, 0, 0)}  # c has one of its two runs
     assert finished["a"] == dict(zip(names, pairs))["a"]
+
+
+def test_group_sequential_at_high_concurrency_starts_no_case_past_the_look(tmp_path):
+    """At --concurrency 8 the arms of the cases after look 2 used to be started while the look's
+    cases were still running, so the run went past the look and saved less than it said. The
+    engine now holds cases past the next look until it is decided: the stop lands on the look."""
+    doc = run_suite(tmp_path, "--stop-early", "group-sequential", "--stop-seed", "3", "--concurrency", "8",
+                    cases=40)
+    block = doc["stop_early"]
+    assert block["stopped"] and block["cases_ran"] == 20 and len(doc["cases"]) == 20
+    # Measured, not planned: the arms that never started, at the concurrency that ran.
+    assert block["arms_planned"] == 80 and block["arms_not_started"] == 40 and block["concurrency"] == 8
+    assert block["saved_model_calls"] == 40
+    assert "40 of 80 arms never started at --concurrency 8" in block["sentence"]
+
+
+def test_curtail_at_high_concurrency_reports_the_arms_it_really_saved(tmp_path):
+    """Curtailment can stop after any case, so arms in flight finish past the stop: the saving
+    counts the arms that never started, whatever cases_ran says."""
+    doc = run_suite(tmp_path, "--stop-early", "curtail", "--stop-seed", "7", "--concurrency", "8", cases=80)
+    block = doc["stop_early"]
+    # Curtailment settles "helps" near 50 of 80 cases; 16 arms at most were in flight then.
+    assert block["stopped"] and block["arms_planned"] == 160
+    assert 0 < block["arms_not_started"] <= 160 - 2 * len(doc["cases"])
+    assert block["saved_model_calls"] == block["arms_not_started"]

@@ -239,6 +239,12 @@ def _content_text(content: Any) -> str:
 # --- the server -------------------------------------------------------------------------------
 
 
+class _Listener(ThreadingHTTPServer):
+    # A hosted API takes hundreds of connections at once; the standard library's backlog of 5
+    # drops the rest's first SYN, and the client retries a second later.
+    request_queue_size = 512
+
+
 class FakeModelServer:
     """Start with ``with FakeModelServer() as server:``; point SDKs at ``server.url``."""
 
@@ -264,7 +270,7 @@ class FakeModelServer:
         self._in_flight = 0
         # The most completion requests the server was answering at once.
         self.max_in_flight = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
+        self._httpd = _Listener(("127.0.0.1", 0), _handler_class(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

@@ -173,3 +173,96 @@ def test_a_plugin_runs_ab_with_the_mock_agent_and_reports_each_grader(tmp_path):
     assert record["outcome"] == "flip_to_pass"
     (without,) = record["without_skill"]["extra"]["graders"]
     assert without["score"] == 0.0 and "skill-fired [with-only, not scored]" in [d["name"] for d in without["dimensions"]]
+
+
+# --- host-side graders read only regular files inside the arm's workspace --------------------
+
+CANARY = "CANARY-5e1d-host-key"
+
+
+def host_secret(tmp_path: Path) -> Path:
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "key").write_text(CANARY + "\n")
+    return host
+
+
+@pytest.mark.parametrize("rel", ["key", "d/key"])
+def test_a_link_the_agent_leaves_gets_no_host_content_into_any_grader(workspace, tmp_path, rel):
+    from .test_graders import Recording
+
+    host = host_secret(tmp_path)
+    if rel == "key":
+        os.symlink(host / "key", workspace.root / "key")  # the last component a link
+    else:
+        os.symlink(host, workspace.root / "d")  # a folder on the way a link
+    judge_model = Recording(lambda system, user: '{"passed": true, "reason": "ok"}')
+    spec = PluginCaseGrader((
+        CaseGrader("probe", "regex", target="file", target_file=rel, pattern=r"^CANARY-5"),
+        CaseGrader("there", "file_exists", path=rel),
+        CaseGrader("focus", "llm", target="file", target_file=rel, criteria="Looks right."),
+    ))
+    from skillab.grading.judge import Judge
+
+    result = grade_plugin_case(spec, GradingInput(workspace=workspace, prompt="p", final_output="", transcript="",
+                                                  judge=Judge(judge_model)))
+    assert not result.passed
+    assert all(CANARY not in user for _system, user in judge_model.calls)
+    assert CANARY not in json.dumps([result.reason, [(d.name, d.reason, d.score) for d in result.dimensions]])
+    assert "probe" not in [d.name for d in result.dimensions if d.score]  # the regex never matched it
+    assert "there" not in [d.name for d in result.dimensions if d.score]  # a link is not a file there
+
+
+def test_a_regex_target_file_is_read_as_a_bounded_prefix(workspace):
+    from skillab.formats.plugin_eval.graders import FILES_MAX_CHARS
+
+    (workspace.root / "big.txt").write_text("a" * (FILES_MAX_CHARS + 10) + "TAIL")
+    spec = PluginCaseGrader((CaseGrader("tail", "regex", target="file", target_file="big.txt", pattern="TAIL",
+                                        match="not_contains"),))
+    assert grade_plugin_case(spec, grading(workspace)).passed  # past the cap is never read
+
+
+def test_a_redos_pattern_ends_in_an_error_within_seconds(workspace):
+    import time
+
+    (workspace.root / "target.txt").write_text("a" * 100_000 + "!")
+    spec = PluginCaseGrader((CaseGrader("redos", "regex", target="file", target_file="target.txt",
+                                        pattern=r"^(a+)+$"),))
+    started = time.monotonic()
+    result = grade_plugin_case(spec, grading(workspace))
+    assert time.monotonic() - started < 30
+    assert result.errored and "redos" in result.reason and "timed out" in result.reason
+
+
+@pytest.mark.parametrize("grader,field", [
+    ({"type": "regex", "name": "r", "pattern": "x", "target": {"source": "file", "path": "/etc/passwd"}}, "target"),
+    ({"type": "regex", "name": "r", "pattern": "x", "target": {"source": "file", "path": "../up/key"}}, "target"),
+    ({"type": "llm", "name": "l", "criteria": "ok", "focus": {"path": "/proc/self/environ"}}, "focus"),
+    ({"type": "file_exists", "name": "f", "path": "/root/.ssh/id_rsa"}, "path"),
+    ({"type": "file_exists", "name": "f", "path": "a/../../b"}, "path"),
+])
+def test_a_grader_path_outside_the_workspace_is_refused_by_validate(tmp_path, capsys, grader, field):
+    case = {"schema_version": "1.0", "name": "c", "execution": {"prompt": "p"}, "graders": [grader]}
+    root = plugin(tmp_path / "p", {"c": {"case.yaml": yaml.safe_dump(case)}})
+    assert main(["validate", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert f"graders[0].{field}" in err and "inside the workspace" in err and "Traceback" not in err
+
+
+def test_a_stop_request_ends_a_redos_pattern_at_once(workspace):
+    import threading
+    import time
+
+    from skillab.sandbox.process import allow_commands, stop_all_commands
+
+    (workspace.root / "target.txt").write_text("a" * 100_000 + "!")
+    spec = PluginCaseGrader((CaseGrader("redos", "regex", target="file", target_file="target.txt",
+                                        pattern=r"^(a+)+$"),))
+    threading.Timer(1.0, stop_all_commands).start()
+    started = time.monotonic()
+    try:
+        result = grade_plugin_case(spec, grading(workspace))
+    finally:
+        allow_commands()
+    assert time.monotonic() - started < 4  # well inside the 5 s timeout: the stop killed it
+    assert result.errored and "killed" in result.reason

@@ -97,7 +97,7 @@ def pytest_spec(tmp_path: Path, files: dict[str, str], test_file: str) -> Pytest
         (suite / rel).parent.mkdir(parents=True, exist_ok=True)
         (suite / rel).write_text(text)
     pairs = [(suite / rel, rel) for rel in files]
-    return PytestGrader(fixtures=seed_files(pairs), test_file=test_file, timeout_s=60)
+    return PytestGrader(fixtures=seed_files(pairs, root=suite), test_file=test_file, timeout_s=60)
 
 
 JSON_TEST = f"""
@@ -311,7 +311,7 @@ def verifier_spec(tmp_path: Path, script: str, extra: dict[str, str] | None = No
     for rel, text in (extra or {}).items():
         (tests / rel).write_text(text)
     files = ["test.sh", *(extra or {})]
-    return VerifierGrader(tests=seed_files([(tests / f, f) for f in files]), timeout_s=30, **kw)
+    return VerifierGrader(tests=seed_files([(tests / f, f) for f in files], root=tests), timeout_s=30, **kw)
 
 
 def test_verifier_paths_are_rewritten_and_a_nonzero_reward_passes(tmp_path, workspace):

@@ -174,3 +174,28 @@ def test_parsed_inputs_and_their_repr_keep_secrets_out():
     assert inputs.provider_keys() == {"ANTHROPIC_API_KEY": key}
     for text in (repr(inputs), repr(inputs.provider_keys()), str(inputs.provider_keys())):
         assert key not in text and "ghs_" not in text
+
+
+def test_the_placebo_and_evidence_ledger_inputs_reach_the_run_and_the_summary(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    workspace = tmp_path / "workspace"
+    make_skill(workspace / "skills", [grep_case("a")], name="alpha", responses={"a": answers("SKILLED", "plain")})
+    output, summary = tmp_path / "output", tmp_path / "summary.md"
+    values = {spec.env_name: spec.default for spec in INPUTS}
+    values.update({"INPUT_ADAPTER": "mock", "INPUT_PATH": "skills", "INPUT_PLACEBO": "true",
+                   "INPUT_EVIDENCE-LEDGER": ".skillab/evidence.jsonl", "INPUT_CACHE-KEY": "a secret"})
+    env = RecordingEnv({
+        **values,
+        "GITHUB_EVENT_NAME": "schedule",
+        "GITHUB_EVENT_PATH": str(EVENTS / "schedule.json"),
+        "GITHUB_REPOSITORY": "octo-org/skills-repo",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_STEP_SUMMARY": str(summary),
+    })
+    log = io.StringIO()
+    assert main([], env=env, stdout=log) == 0, log.getvalue()
+    text = summary.read_text()
+    assert "**Placebo**" in text and "content (skill vs placebo)" in text
+    assert "**Evidence across runs**" in text and "1 flips to pass" in text
+    assert (workspace / ".skillab" / "evidence.jsonl").is_file()

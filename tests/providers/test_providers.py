@@ -23,10 +23,10 @@ from skillab.providers import (
 )
 from skillab.providers.anthropic import AnthropicClient
 from skillab.providers.openai_compat import OpenAICompatClient
+from skillab.providers.rate import AdaptiveLimit
 from skillab.providers.retry import (
     CallSite,
     call_with_retries,
-    provider_slot,
     retry_after_seconds,
 )
 
@@ -228,6 +228,13 @@ def wait_log(server, replies, policy=FAST, seed=""):
     server.push(*replies)
     client = anthropic_client(server)
     waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    # The slot's shared pause after a 429 runs on the same clock as the recorded waits.
+    now = [0.0]
     try:
         call_with_retries(
             lambda: client._sdk.messages.create(
@@ -235,9 +242,9 @@ def wait_log(server, replies, policy=FAST, seed=""):
             ),
             site=CallSite("anthropic", "claude-haiku-4-5", "ANTHROPIC_API_KEY"),
             policy=policy,
-            slot=provider_slot("test", 4),
+            slot=AdaptiveLimit(4, clock=lambda: now[0]),
             seed=seed,
-            sleep=waits.append,
+            sleep=sleep,
         )
     except ProviderError:
         pass

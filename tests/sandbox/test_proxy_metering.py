@@ -247,6 +247,30 @@ def test_once_the_runs_cost_cap_is_reached_every_arm_refuses_the_next_request(se
     assert len(server.model_requests()) == 1 and meter.spent_usd == pytest.approx(0.15)
 
 
+def test_requests_in_flight_together_stay_under_the_cap(server):
+    """Sixteen requests of one arm at once (the proxy's ``MAX_CONNECTIONS``) all passed a cap
+    checked against what was spent, before any answer was charged: $0.56 spent of a $0.20 cap.
+    Each now reserves its upper cost at admission (its bytes as input, its max_tokens as output)
+    and is charged its answer's cost when relayed, so the spend stays within the cap."""
+    body = {**MESSAGE, "max_tokens": 1000, "messages": [{"role": "user", "content": "x" * 40_000}]}
+    server.latency_s = 0.3
+    server.push(*(text("x", input_tokens=30_000, output_tokens=1000) for _ in range(MAX_CONNECTIONS)))
+    meter = SpendMeter(cap_usd=0.20)  # each answer costs $0.035, each request may cost $0.055
+    with metered(server, meter=meter) as proxy:
+        replies: list[bytes] = []
+        threads = [threading.Thread(target=lambda: replies.append(exchange(proxy, post("/v1/messages", body))))
+                   for _ in range(MAX_CONNECTIONS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    answered = [r for r in replies if status(r) == 200]
+    assert meter.spent_usd <= 0.20 and meter.overshoot_usd == 0 and meter.reserved_usd == pytest.approx(0)
+    assert len(answered) == 5  # $0.175: a sixth could cost up to $0.055 more
+    assert all(status(r) == OVER_BUDGET_STATUS and b"cost cap" in r for r in replies if status(r) != 200)
+    assert len(server.model_requests()) == 5
+
+
 def test_an_answer_the_client_walked_away_from_is_still_counted(server):
     # Closing the connection after the headers must not make a billed answer free.
     server.push(text("long " * 50, input_tokens=500, output_tokens=250, event_gap_s=0.02))

@@ -82,7 +82,7 @@ def test_a_verifier_cannot_make_the_host_read_a_reward_outside_the_workspace(tmp
     tests = tmp_path / "verifier"
     tests.mkdir()
     (tests / "test.sh").write_text(f"rm -rf /logs/verifier && ln -s {host} /logs/verifier\n")
-    spec = VerifierGrader(tests=seed_files([(tests / "test.sh", "test.sh")]), timeout_s=30)
+    spec = VerifierGrader(tests=seed_files([(tests / "test.sh", "test.sh")], root=tests), timeout_s=30)
     result = grade_verifier(spec, GradingInput(workspace, "Do it.", "", ""))
     assert result.errored and "wrote no reward" in result.reason
     assert "HOST-ONLY" not in result.reason

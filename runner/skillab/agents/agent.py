@@ -85,7 +85,7 @@ class AgentAdapter(Agent):
     def from_config(cls, config: RunConfig) -> AgentAdapter:
         from ..providers.registry import agent_settings, create_client, resolve_base_url
 
-        settings = agent_settings(config.agent.model, config.tuning)
+        settings = agent_settings(config.agent.model, config.provider_tuning)
         environ = config.credentials.environ
         return cls(
             create_client(settings, environ),

@@ -14,11 +14,11 @@ from ..sandbox.backend import Backend, default_backend
 from ..skill.loader import Skill
 from ..suite.model import Case
 
-ArmName = Literal["with_skill", "without_skill", "original"]
+ArmName = Literal["with_skill", "without_skill", "original", "placebo"]
 # "task": work the case; "trigger": a trigger trial, where only which skills the agent loads
 # counts and the adapter may stop as soon as it has loaded one.
 Purpose = Literal["task", "trigger"]
-ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original")
+ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original", "placebo")
 
 
 @dataclass(frozen=True)

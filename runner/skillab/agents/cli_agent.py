@@ -274,7 +274,7 @@ class CliAgent(Agent, ABC):
             workspace=launch.cwd,
             cwd=launch.cwd,
             read_only=launch.read_only,
-            read_only_at=sealed_binds(self.token_holders(), sandbox),
+            read_only_at=(*sealed_binds(self.token_holders(), sandbox), *launch.read_only_at),
             hide=launch.hide,
             network=launch.network,
         )

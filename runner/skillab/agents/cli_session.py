@@ -29,6 +29,8 @@ class Launch:
     base_url: str | None = None
     config_dir: Path | None = None
     read_only: tuple[Path, ...] = ()
+    # Host paths bound read-only at another path inside (host, inside).
+    read_only_at: tuple[tuple[Path, str], ...] = ()
     hide: tuple[Path, ...] = ()
     network: ProxyRoute | None = None
 

@@ -54,7 +54,7 @@ class LlmAdapter(Agent):
             raise UsageError(
                 "--skill-loading discover needs an agent that can read files: use --adapter agent"
             )
-        settings = agent_settings(config.agent.model, config.tuning)
+        settings = agent_settings(config.agent.model, config.provider_tuning)
         environ = config.credentials.environ
         return cls(create_client(settings, environ), endpoint=resolve_base_url(settings, environ),
                    max_tokens=config.agent.max_tokens or DEFAULT_MAX_TOKENS)

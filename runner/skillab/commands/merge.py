@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 from ..core.defaults import DEFAULT_HISTORY_PATH
 from ..core.runlog import RunLog
@@ -23,7 +24,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
         # The merged run takes the place in the trend that its shards did not.
         logs = [record_into(log, args.history or DEFAULT_HISTORY_PATH) for log in logs]
-    return publish(args, [redacted(log) for log in logs])
+    from ..session import into_ledger
+
+    # The merged run's pairs are its shards': the ledger counts each once, whoever adds it.
+    return publish(args, [into_ledger(redacted(log), args.evidence_ledger, os.environ) for log in logs])
 
 
 def publish(args: argparse.Namespace, logs: list[RunLog]) -> int:

@@ -68,6 +68,8 @@ def config_from_args(
         against=args.against,
         suite_format=args.suite_format,
         history_path=None if args.no_history else (args.history or DEFAULT_HISTORY_PATH),
+        evidence_ledger=getattr(args, "evidence_ledger", None),
+        placebo=bool(getattr(args, "placebo", False)),
         siblings_dir=args.siblings,
         shard=Shard.parse(args.shard) if args.shard else None,
         max_cost_usd=args.max_cost_usd,

@@ -49,6 +49,7 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "claude-code": "skillab.agents.claude_code:ClaudeCodeAdapter",
         "codex": "skillab.agents.codex:CodexAdapter",
         "gemini-cli": "skillab.agents.gemini_cli:GeminiCliAdapter",
+        "claude-agent-sdk": "skillab.agents.claude_agent_sdk:ClaudeAgentSdkAgent",
     },
     "models": {
         "anthropic": "skillab.providers.anthropic:AnthropicClient",
@@ -103,14 +104,31 @@ def is_builtin(kind: Kind, name: str) -> bool:
     return name in BUILTINS[kind]
 
 
+# Adapters whose name carries the user's code: ``python:MODULE:CALLABLE`` (any agent object)
+# and ``claude-agent-sdk:MODULE:FUNCTION`` (the team's SDK options).
+PREFIXED_AGENTS = {
+    "python:": "skillab.agents.python_agent:PythonAgent",
+    "claude-agent-sdk:": "skillab.agents.claude_agent_sdk:ClaudeAgentSdkAgent",
+}
+
+
+def _prefixed_agent(name: str) -> str | None:
+    return next((target for prefix, target in PREFIXED_AGENTS.items() if name.startswith(prefix)), None)
+
+
 def is_known(kind: Kind, name: str) -> bool:
     """Whether a built-in or an installed plugin has ``name``; entry points are read only for a
     name no built-in answers."""
+    if kind == "agents" and _prefixed_agent(name):
+        return True
     return name in BUILTINS[kind] or name in plugins(kind)
 
 
 def target(kind: Kind, name: str) -> str:
     """Where ``name`` lives, as ``"module:attr"``; ``UnknownPlugin`` when nothing has the name."""
+    prefixed = _prefixed_agent(name) if kind == "agents" else None
+    if prefixed is not None:
+        return prefixed
     if name in BUILTINS[kind]:
         return BUILTINS[kind][name]
     point = plugins(kind).get(name)

@@ -208,3 +208,7 @@ class CaseRecord:
     # Set when the run compares against the original skill (``--against``); both or neither.
     original: ArmRecord | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
     original_outcome: Outcome | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
+    # Set when the run has a placebo arm (``--placebo``): its record, and the outcome of the
+    # skill against it (the placebo standing in for the baseline); both or neither.
+    placebo: ArmRecord | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))
+    placebo_outcome: Outcome | None = field(default=None, kw_only=True, metadata=wire(omit_none=True))

@@ -149,3 +149,8 @@ class StopEarly:
     saved_model_calls: int | None = field(default=None, metadata=wire(omit_none=True))
     saved_usd: float | None | Unset = UNSET
     sentence: str | None = field(default=None, metadata=wire(omit_none=True))
+    # Measured when it stopped: the arms the plan held, those never started (a stop decided
+    # while arms were in flight lets them finish), and the ``--concurrency`` that ran.
+    arms_planned: int | None = field(default=None, metadata=wire(omit_none=True))
+    arms_not_started: int | None = field(default=None, metadata=wire(omit_none=True))
+    concurrency: int | None = field(default=None, metadata=wire(omit_none=True))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .evidence import EvidenceBlock
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
@@ -24,7 +25,17 @@ from .run_info import (
     SuiteInfo,
 )
 from .statistics import LiftStatistics
-from .summary import Activation, Aggregate, Comparison, Criterion, OriginalRef, PassAtK, Reward, RunUsage
+from .summary import (
+    Activation,
+    Aggregate,
+    Comparison,
+    Criterion,
+    OriginalRef,
+    PassAtK,
+    PlaceboComparison,
+    Reward,
+    RunUsage,
+)
 from .trend import Trend
 from .triggers import TriggerBlock
 from .usage import Usage
@@ -80,6 +91,9 @@ class RunSettings:
     # ``--stop-early``: the design, the seed and order of the cases, and where and why it
     # stopped (``engine.stop_early``); None for a run of every case.
     stop_early: StopEarly | None = None
+    # What the evidence ledger accumulated for this skill content, agent, model and suite
+    # (``--evidence-ledger``); None without a ledger.
+    evidence: EvidenceBlock | None = None
 
     @property
     def attempts(self) -> int:
@@ -124,6 +138,7 @@ class RunSettings:
             triggers=_optional(TriggerBlock, doc, "triggers"),
             context_budget=_optional(ContextBudget, doc, "context_budget"),
             stop_early=_optional(StopEarly, doc, "stop_early"),
+            evidence=_optional(EvidenceBlock, doc, "evidence"),
         )
 
 
@@ -146,6 +161,8 @@ class RunSummary:
     comparison: Comparison | None
     # Verifier formats only: the mean fractional reward per arm.
     reward: Reward | None = None
+    # ``--placebo``: content lift (skill vs placebo) and presence lift (placebo vs none).
+    placebo: PlaceboComparison | None = None
 
 
 @dataclass(frozen=True)
@@ -212,7 +229,11 @@ class RunLog:
         doc["criteria"] = to_wire(d.criteria)
         doc["pass_at_k"] = to_wire(d.pass_at_k)
         doc["comparison"] = to_wire(d.comparison)
+        if d.placebo is not None:
+            doc["placebo"] = to_wire(d.placebo)
         doc["trend"] = to_wire(s.trend)
+        if s.evidence is not None:
+            doc["evidence"] = to_wire(s.evidence)
         doc["cases"] = to_wire(self.records)
         if d.reward is not None:
             doc["reward"] = to_wire(d.reward)
@@ -240,6 +261,7 @@ class RunLog:
             pass_at_k=_optional(PassAtK, doc, "pass_at_k"),
             comparison=_optional(Comparison, doc, "comparison"),
             reward=_optional(Reward, doc, "reward"),
+            placebo=_optional(PlaceboComparison, doc, "placebo"),
         )
         return cls(RunSettings.from_json(doc), from_wire(list[CaseRecord], doc["cases"], "cases"), summary)
 

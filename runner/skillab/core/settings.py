@@ -85,8 +85,9 @@ class ProviderTuning:
     retry_base_delay_s: float = 1.0
     # One call, all its attempts (None: no deadline).
     call_deadline_s: float | None = 600.0
-    # Calls in flight at once per provider client.
-    provider_concurrency: int = 8
+    # Calls in flight at once per provider endpoint, all arms and the judge together (None: the
+    # run's ``--concurrency``); the provider's 429s shape it below that (``providers.rate``).
+    provider_concurrency: int | None = None
     # Anthropic and OpenAI Responses: server-sent events instead of one JSON body.
     stream: bool = False
 
@@ -142,6 +143,10 @@ class EngineSettings:
     suite_format: str | None = None
     # The run history each whole suite run joins (the session's history reporter writes it).
     history_path: Path | None = None
+    # ``--placebo``: a third arm with the skill's placebo (``skill.placebo``).
+    placebo: bool = False
+    # ``--evidence-ledger``: the signed ledger every run, shard and re-run adds its pairs to.
+    evidence_ledger: Path | None = None
     # Crowd mode: other skills offered beside the candidate in trigger trials.
     siblings_dir: Path | None = None
     # ``--shard I/N``: run only this shard's (case, run) units.
@@ -183,3 +188,11 @@ class RunConfig:
     judge: JudgeSettings = JudgeSettings()
     tuning: ProviderTuning = ProviderTuning()
     credentials: Credentials = field(default_factory=Credentials, compare=False)
+
+    @property
+    def provider_tuning(self) -> ProviderTuning:
+        """``tuning`` with the calls in flight per provider resolved: ``--concurrency`` unless set,
+        so ``--concurrency N`` means N model calls at once."""
+        if self.tuning.provider_concurrency is not None:
+            return self.tuning
+        return replace(self.tuning, provider_concurrency=self.engine.concurrency)

@@ -114,6 +114,21 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class PlaceboComparison:
+    """``--placebo``: the skill against its placebo (same name, same lengths, neutral text), and
+    the placebo against no skill, each with the statistics of the main lift. Content lift is
+    what the skill's text adds; presence lift what a skill being offered at all does."""
+
+    pass_rate: float | None
+    content_delta_pts: float | None
+    content: LiftStatistics | None
+    presence_delta_pts: float | None
+    presence: LiftStatistics | None
+    # (case, run) records the placebo arm errored in.
+    errors: int
+
+
+@dataclass(frozen=True)
 class PassAtKArm:
     """One arm's mean over cases of each case's mean over runs."""
 
@@ -182,6 +197,8 @@ class RunUsage:
     original: Usage | None
     judge: Usage | None
     total: Usage
+    # The placebo arm's (``--placebo``), counted in the total.
+    placebo: Usage | None = field(default=None, metadata=wire(omit_none=True))
 
 
 @dataclass(frozen=True)

@@ -251,24 +251,33 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     if result.stop_reason == "max_tokens":
         graded.append(_truncated())
     record.graders = graded
+    return decided(record)
+
+
+NO_VERDICT = "a check produced no verdict (see the errored validator, expectation or grader)"
+
+
+def decided(record: ArmRecord) -> ArmRecord:
+    """``record`` (an arm that reached grading) passed, failed or errored by its checks; a
+    regrade decides a re-judged arm by the same rule."""
     checks: list[ValidatorResult | ExpectationResult | GraderResult] = [
-        *record.validator_results, *record.expectation_results, *graded]
+        *record.validator_results, *record.expectation_results, *record.graders]
     # A check that gave its verdict without a model (a validator, a test run, the time or answer
     # budget) and failed decides the arm: a judge that could not be read changes nothing then.
-    without_model: list[ValidatorResult | GraderResult] = [*record.validator_results, *graded]
+    without_model: list[ValidatorResult | GraderResult] = [*record.validator_results, *record.graders]
     failed_for_sure = any(
-        not check.passed and not check.errored and getattr(check, "kind", None) not in _JUDGED
+        not check.passed and not check.errored and getattr(check, "kind", None) not in JUDGED_KINDS
         for check in without_model
     )
     record.errored = not failed_for_sure and any(check.errored for check in checks)
     record.passed = not record.errored and all(check.passed for check in checks)
     if record.errored and not record.error:
-        record.error = "a check produced no verdict (see the errored validator, expectation or grader)"
+        record.error = NO_VERDICT
     return record
 
 
 # Grader kinds whose verdict is a model's: they never decide an arm alone when another errored.
-_JUDGED = ("llm-rubric", "dimensions", "checklist")
+JUDGED_KINDS = ("llm-rubric", "dimensions", "checklist")
 
 
 def _truncated() -> GraderResult:
@@ -323,7 +332,8 @@ def _agent_view(
     """The bundled files the agent finds while it works; validators always get the candidate's.
 
     The without-skill agent finds none. The original arm (``--against``) finds the original
-    skill's own files in their place, so the old SKILL.md's references resolve; the candidate's
+    skill's own files in their place, so the old SKILL.md's references resolve, and the placebo
+    arm (``--placebo``) the placebo's, laid out as the skill's are; the candidate's
     come back before grading, so every arm is graded by the same graders. ``tampering``, when
     given, receives the paths under the bundled files' top-level entries that the agent changed.
     """
@@ -331,7 +341,7 @@ def _agent_view(
     if job.skill is None:
         with workspace.withdraw(ctx.skill.bundled), _watch(workspace, watched, tampering):
             yield
-    elif job.arm == "original" and job.skill.root != ctx.skill.root:
+    elif job.arm in ("original", "placebo") and job.skill.root != ctx.skill.root:
         with workspace.withdraw(ctx.skill.bundled):
             workspace.stage(job.skill.root, job.skill.bundled)
             watched += [top for top in tops(job.skill.bundled) if top not in watched]

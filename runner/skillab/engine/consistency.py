@@ -38,7 +38,7 @@ MINIMUM_COMPARED = 10
 MAXIMUM_REASKS = 60
 # One-sided error of each bound the check decides by.
 _BOUND_TAIL = 0.05
-_ARMS = ("with_skill", "without_skill", "original")
+_ARMS = ("with_skill", "without_skill", "original", "placebo")
 
 
 def check_consistency(

@@ -70,7 +70,7 @@ class SuitePlan:
 def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] | None,
                resume_from: dict[str, Any] | None = None) -> SuitePlan:
     """``resume_from``: the arms that document finished are kept, not planned."""
-    arms_per_record = 3 if config.engine.against else 2
+    arms_per_record = len(_arm_names(config))
     kept = _kept_arms(prepared, config, resume_from)
     hits = _expected_hits(prepared, config, resume_from)
     arms = len(prepared.graded) * config.engine.runs * arms_per_record - kept - (hits or 0)
@@ -134,7 +134,7 @@ def _kept_arms(prepared: Prepared, config: RunConfig, resume_from: dict[str, Any
     shard = config.engine.shard
     units = set(plan_shards(prepared.graded, config.engine.runs, shard, config.agent.max_turns).units) if shard else None
     arms, _ = kept_arms(resume_from, [c.name for c in prepared.graded], config.engine.runs, units,
-                        with_original=False)
+                        with_original=False, with_placebo=config.engine.placebo)
     return len(arms)
 
 
@@ -164,6 +164,13 @@ def _expected_hits(prepared: Prepared, config: RunConfig, resume_from: dict[str,
     return hits
 
 
+def _arm_names(config: RunConfig) -> list[str]:
+    """The arms each (case, run) runs: the original's with ``--against``, the placebo's with
+    ``--placebo``."""
+    return (["with_skill", "without_skill"] + (["original"] if config.engine.against else [])
+            + (["placebo"] if config.engine.placebo else []))
+
+
 def _measured(previous: dict[str, Any] | None, prepared: Prepared, config: RunConfig
               ) -> dict[tuple[str, str], list[Usage]] | None:
     if not previous or previous.get("adapter", {}).get("name") != config.agent.adapter:
@@ -172,7 +179,7 @@ def _measured(previous: dict[str, Any] | None, prepared: Prepared, config: RunCo
         return None
     usage: dict[tuple[str, str], list[Usage]] = defaultdict(list)
     for record in previous.get("cases", []):
-        for arm in ("with_skill", "without_skill", "original"):
+        for arm in ("with_skill", "without_skill", "original", "placebo"):
             data = record.get(arm)
             if data and not data.get("cached") and not data.get("errored"):
                 usage[(record["case_name"], arm)].append(from_wire(Usage, data.get("usage", {}), "usage"))
@@ -182,7 +189,7 @@ def _measured(previous: dict[str, Any] | None, prepared: Prepared, config: RunCo
 
 def _from_measured(measured: dict[tuple[str, str], list[Usage]], prepared: Prepared,
                    config: RunConfig, hits: int | None) -> tuple[int, float | None]:
-    arms = ["with_skill", "without_skill"] + (["original"] if config.engine.against else [])
+    arms = _arm_names(config)
     all_seen = [u for uses in measured.values() for u in uses]
     fallback = _mean(all_seen)
     tokens, cost = 0.0, 0.0
@@ -232,7 +239,9 @@ def _rough(prepared: Prepared, config: RunConfig, arms: int, judge_calls: int
     skill_tokens = math.ceil(len(prepared.skill.body) / CHARS_PER_TOKEN)
     prompt_tokens = sum(math.ceil(len(c.prompt) / CHARS_PER_TOKEN) for c in prepared.graded)
     per_case_prompt = prompt_tokens / max(1, len(prepared.graded))
-    arms_with_skill = arms / (3 if config.engine.against else 2) * (2 if config.engine.against else 1)
+    # Every arm but the without-skill one carries a skill (the original, the placebo: as long).
+    per_record = len(_arm_names(config))
+    arms_with_skill = arms / per_record * (per_record - 1)
     calls = arms + judge_calls
     inputs = calls * (FRAMING_TOKENS + per_case_prompt) + arms_with_skill * skill_tokens
     usage = Usage(int(inputs), calls * ANSWER_TOKENS)
@@ -295,7 +304,7 @@ def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
     if agent.adapter in OFFLINE_ADAPTERS:
         lines = [f"  agent          {agent.adapter} adapter: scripted answers, no model, no key"]
     elif agent.adapter in ("llm", "agent"):
-        lines = [f"  agent          {_served(agent_settings(agent.model, config.tuning), config)}"]
+        lines = [f"  agent          {_served(agent_settings(agent.model, config.provider_tuning), config)}"]
     else:
         key = CLI_KEYS.get(agent.adapter)
         said = "" if key is None else f" · key {key} ({'set' if config.credentials.environ.get(key) else 'unset'})"
@@ -304,7 +313,7 @@ def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
         return [*lines, "  judge          none: no case has an expectation to grade"]
     if agent.adapter in OFFLINE_ADAPTERS and not config.judge.model.name:
         return [*lines, "  judge          mock judge: grades the scripted answers, no model, no key"]
-    settings = judge_settings(agent.model, config.judge, config.tuning)
+    settings = judge_settings(agent.model, config.judge, config.provider_tuning)
     why = "" if config.judge.model.name else " (the default: a model of another family than the agent's)"
     return [*lines, f"  judge          {_served(settings, config)}{why}"]
 

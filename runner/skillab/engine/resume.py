@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..agents.base import Agent
     from ..grading.judge import ExpectationJudge
 
-_ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original")
+_ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original", "placebo")
 UNFINISHED = "unfinished: the run stopped before this arm finished"
 
 
@@ -42,7 +42,7 @@ def check_resumable(document: dict[str, Any], adapter: Agent, judge: Expectation
 
 
 def kept_arms(document: dict[str, Any], cases: list[str], runs: int, units: set[tuple[str, int]] | None,
-              *, with_original: bool) -> tuple[dict[tuple[int, int, ArmName], ArmRecord], int]:
+              *, with_original: bool, with_placebo: bool = False) -> tuple[dict[tuple[int, int, ArmName], ArmRecord], int]:
     """The finished, unerrored arms of ``document`` by (case index, run, arm), and how many came
     from the baseline cache. ``units``: a shard's (case, run) units; another shard's arms (a
     document resumed from it) are that shard's to report. A damaged record is not kept: its arms
@@ -64,7 +64,7 @@ def kept_arms(document: dict[str, Any], cases: list[str], runs: int, units: set[
             data = record.get(arm)
             if not isinstance(data, dict) or not data or data.get("errored"):
                 continue
-            if arm == "original" and not with_original:
+            if (arm == "original" and not with_original) or (arm == "placebo" and not with_placebo):
                 continue
             try:
                 arms[(case_index, run_index, arm)] = ArmRecord.from_dict(data)

@@ -39,6 +39,8 @@ from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..scoring.summary import summarize
+from ..skill.loader import Skill
+from ..skill.placebo import make_placebo
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -105,7 +107,11 @@ def run_suite(
         original = None
         if config.engine.against:
             original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
-        execution = Execution(prepared, config, adapter, judge, emit, original,
+        placebo = None
+        if config.engine.placebo:
+            placebo = make_placebo(prepared.skill, Path(stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="skillab-placebo-"))))
+        execution = Execution(prepared, config, adapter, judge, emit, original, placebo=placebo,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
                                         *run_warnings(config, judge), *against_warnings(adapter, original),
                                         *unwritten], sandbox=sandbox)
@@ -148,13 +154,16 @@ class Execution:
     # one ``config`` names (``--sandbox``), chosen here (``before_the_suite``).
     def __init__(self, prepared: Prepared, config: RunConfig, adapter: Agent, judge: ExpectationJudge | None,
                  emit: Emit | None = None, original: OriginalSkill | None = None,
-                 warnings: list[str] | None = None, *, sandbox: Choice | None = None):
+                 warnings: list[str] | None = None, *, sandbox: Choice | None = None,
+                 placebo: Skill | None = None):
         self.prepared = prepared
         self.sandbox = sandbox or before_the_suite(config.engine.sandbox)
         self.warnings: list[str] = list(warnings or [])
         # The original skill of ``--against``: a third arm per (case, run), never cached.
         self.original: OriginalSkill | None = original
         self._original_ref = original.ref() if original is not None else None
+        # The skill's placebo (``--placebo``): another arm per (case, run), never cached.
+        self.placebo = placebo
         self.config = config
         self.adapter = adapter
         self.judge = judge
@@ -178,8 +187,10 @@ class Execution:
         self.early: EarlyStop | None = None
         if engine.stop_early and engine.shard is None:
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
-                                        3 if original is not None else 2, min_delta_pts=engine.min_delta_pts,
+                                        2 + (original is not None) + (placebo is not None), min_delta_pts=engine.min_delta_pts,
                                         gate_on=engine.gate_on)
+        # Each case's place in the seeded order of ``--stop-early``.
+        self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}
         self.kept_workspaces: Path | None = None
         self.consistency: JudgeConsistency | None = None
         self.started = datetime.now(UTC)
@@ -204,6 +215,8 @@ class Execution:
             jobs.append((case_index, ArmJob(case, "without_skill", run_index, None)))
             if self.original is not None:
                 jobs.append((case_index, ArmJob(case, "original", run_index, self.original.skill)))
+            if self.placebo is not None:
+                jobs.append((case_index, ArmJob(case, "placebo", run_index, self.placebo)))
         # Arms kept from a resumed document do not run again.
         return [(i, job) for i, job in jobs if (i, job.run_index, job.arm) not in self.arms]
 
@@ -217,7 +230,8 @@ class Execution:
         """Keep the finished, unerrored arms of an earlier document of the same suite."""
         mine = set(self.plan.units) if self.plan is not None else None
         arms, hits = kept_arms(document, [c.name for c in self.prepared.graded], self.config.engine.runs,
-                               mine, with_original=self.original is not None)
+                               mine, with_original=self.original is not None,
+                               with_placebo=self.placebo is not None)
         self.arms.update(arms)
         self.cache_hits += hits
         self._pairs_done = len(self.records())
@@ -288,7 +302,7 @@ class Execution:
         lookups = True
         slots = arms_in_flight(self.config.engine.concurrency)
         while queue or pending or waiting:
-            while queue and len(pending) < slots and not self._halted():
+            while queue and len(pending) < slots and not self._halted() and self._admits(queue[0][0], pending):
                 case_index, job, slot = queue.popleft()
                 if slot and not settled:
                     waiting.append((case_index, job, slot))
@@ -331,6 +345,13 @@ class Execution:
                 queue.extendleft(reversed(waiting))
                 waiting = []
 
+    def _admits(self, case_index: int, pending: dict[Future[ArmRecord], Any]) -> bool:
+        """Whether ``--stop-early`` lets this case start now (a look it lies past is undecided);
+        with nothing in flight every case may start, so a held run never stalls."""
+        if self.early is None or not pending:
+            return True
+        return self.early.admits(self._positions[case_index])
+
     def _halted(self) -> bool:
         return self.stopped is not None or (self.early is not None and self.early.stopped_at is not None)
 
@@ -350,6 +371,7 @@ class Execution:
         if self.judge is None:
             return
         skills = [self.prepared.skill] + ([self.original.skill] if self.original is not None else [])
+        skills += [self.placebo] if self.placebo is not None else []
         check = check_consistency(
             self.records(), self.judge, prompts={c.name: c.prompt for c in self.prepared.graded},
             skills=skills, share=self.config.judge.consistency,
@@ -380,7 +402,10 @@ class Execution:
         with_arm = self.arms.get((case_index, run_index, "with_skill"))
         without_arm = self.arms.get((case_index, run_index, "without_skill"))
         original_arm = self.arms.get((case_index, run_index, "original"))
+        placebo_arm = self.arms.get((case_index, run_index, "placebo"))
         if with_arm is None or without_arm is None or (self.original is not None and original_arm is None):
+            return None
+        if self.placebo is not None and placebo_arm is None:
             return None
         case = self.prepared.graded[case_index]
         outcome = classify_outcome(
@@ -403,6 +428,10 @@ class Execution:
             tags=case.tags,
             original=original_arm,
             original_outcome=original_outcome,
+            placebo=placebo_arm,
+            placebo_outcome=None if placebo_arm is None else classify_outcome(
+                with_passed=with_arm.passed, without_passed=placebo_arm.passed,
+                errored=with_arm.errored or placebo_arm.errored),
         )
 
     def records(self) -> list[CaseRecord]:
@@ -439,7 +468,9 @@ class Execution:
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
-            stop_early=(self.early.block(records, [c.name for c in self.prepared.graded])
+            stop_early=(self.early.block(records, [c.name for c in self.prepared.graded],
+                                         arms_ran=list(self.arms.values()),
+                                         concurrency=self.config.engine.concurrency)
                         if self.early is not None else None),
             judge_consistency=self.consistency,
             context_budget=context_block(self.prepared.skill, self.adapter.name,

@@ -4,6 +4,12 @@ The rule itself is ``scoring.stopping``; this module feeds it the cases that fin
 run, in the order they were drawn, and writes what happened into ``results.json``'s
 ``stop_early`` block: the design, the seed and order, the cases that ran, why it stopped and
 what that saved.
+
+Arms run concurrently, so a stop is decided while others are in flight: those finish and count,
+and nothing after the stop starts. Group-sequential looks fall on known case counts, so the
+engine starts no case past the next look until that look is decided (``admits``): the stop lands
+on the look. The saving is measured, not planned: the arms that never started, at the
+``--concurrency`` that ran.
 """
 
 from __future__ import annotations
@@ -13,11 +19,11 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..core.records import CaseRecord
+from ..core.records import ArmRecord, CaseRecord
 from ..core.run_info import StopEarly
 from ..scoring.inference import ALPHA, CasePair
 from ..scoring.statistics import case_pairs
-from ..scoring.stopping import StopDecision, calls_saved, curtail, group_sequential, stop_sentence
+from ..scoring.stopping import StopDecision, curtail, group_sequential, next_look, stop_sentence
 
 
 @dataclass
@@ -33,6 +39,8 @@ class EarlyStop:
     reason: str = ""
     alpha: float = ALPHA
     checked: set[int] = field(default_factory=set)
+    # Cases finished every run at the last check: where the next look lies.
+    finished: int = 0
 
     @classmethod
     def plan(cls, design: str, seed: int | None, cases: int, runs: int, arms: int, **gate: Any) -> EarlyStop:
@@ -46,6 +54,7 @@ class EarlyStop:
         if self.stopped_at is not None:
             return True
         done = _finished_cases(records, self.runs)
+        self.finished = len(done)
         if len(done) in self.checked:
             return False
         self.checked.add(len(done))
@@ -61,11 +70,20 @@ class EarlyStop:
     def _decide(self, pairs: list[CasePair], remaining: int) -> StopDecision:
         if self.design == "curtail":
             return curtail(pairs, remaining, self.runs, min_delta_pts=self.min_delta_pts, gate_on=self.gate_on)
-        direction = -1 if self.min_delta_pts is not None and self.min_delta_pts < 0 else 1
-        return group_sequential(pairs, len(self.order), direction=direction)
+        return group_sequential(pairs, len(self.order))
 
-    def block(self, records: list[CaseRecord], case_names: list[str]) -> StopEarly:
-        """The results document's ``stop_early`` block."""
+    def admits(self, position: int) -> bool:
+        """Whether the case at ``position`` of the seeded order may start now: with
+        group-sequential looks, only cases up to the next undecided look."""
+        if self.design != "group-sequential":
+            return True
+        look = next_look(self.finished, len(self.order))
+        return look is None or position < look
+
+    def block(self, records: list[CaseRecord], case_names: list[str], *, arms_ran: list[ArmRecord],
+              concurrency: int) -> StopEarly:
+        """The results document's ``stop_early`` block; ``arms_ran`` is every arm that ran, in a
+        finished case or not."""
         ran = len({r.case_name for r in records})
         block = StopEarly(
             design=self.design,
@@ -80,15 +98,22 @@ class EarlyStop:
         )
         if not block.stopped:
             return block
-        arms = [arm for r in records for arm in (r.with_skill, r.without_skill, r.original) if arm is not None]
-        per_arm = sum(max(a.turns, 1) for a in arms) / max(len(arms), 1)
-        priced = [a.usage.cost_usd for a in arms if a.usage.cost_usd is not None and not a.cached]
-        saved_arms = max(len(self.order) - ran, 0) * self.runs * self.arms
-        saved_usd = sum(priced) / len(priced) * saved_arms if priced else None
-        saved_calls = calls_saved(len(self.order), ran, self.runs, self.arms, per_arm)
+        planned = len(self.order) * self.runs * self.arms
+        not_started = max(planned - len(arms_ran), 0)
+        fresh = [a for a in arms_ran if not a.cached]
+        # An arm that never started would have been fresh (not a cached baseline) as often as
+        # the ones that ran were, and made as many model calls.
+        share = len(fresh) / len(arms_ran) if arms_ran else 1.0
+        per_arm = sum(max(a.turns, 1) for a in fresh) / len(fresh) if fresh else 1.0
+        priced = [a.usage.cost_usd for a in fresh if a.usage.cost_usd is not None]
+        saved_usd = sum(priced) / len(priced) * not_started * share if priced else None
+        saved_calls = round(not_started * share * per_arm)
+        sentence = stop_sentence(ran, len(self.order), self.reason, saved_usd, saved_calls)
         return replace(block, saved_model_calls=saved_calls,
                        saved_usd=None if saved_usd is None else round(saved_usd, 4),
-                       sentence=stop_sentence(ran, len(self.order), self.reason, saved_usd, saved_calls))
+                       sentence=f"{sentence}: {not_started} of {planned} arms never started "
+                                f"at --concurrency {concurrency}",
+                       arms_planned=planned, arms_not_started=not_started, concurrency=concurrency)
 
 
 def _finished_cases(records: list[CaseRecord], runs: int) -> dict[str, CasePair]:

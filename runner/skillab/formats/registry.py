@@ -194,6 +194,10 @@ class FormatRegistry:
             # A file name several formats use (eval.yaml, criteria.json): what it holds decides.
             chosen = self.get(refine(file, chosen.name))
         suite = chosen.parse(file)
+        from ..suite.shell_syntax import nul_byte_issues
+
+        if nul_byte_issues(suite):
+            raise SuiteError(nul_byte_issues(suite))
         if suite.skill_dir is None:
             suite = dataclasses.replace(suite, skill_dir=file.parent)
         return suite

@@ -161,6 +161,9 @@ class Action:
             target_lift_pts=inputs.target_lift_pts,
             # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
             history_path=self.ctx.workspace / HISTORY_FILE,
+            placebo=inputs.placebo,
+            evidence_ledger=(resolve_inside(self.ctx.workspace, inputs.evidence_ledger, "evidence-ledger")
+                             if inputs.evidence_ledger else None),
             shard=inputs.shard,
             # In the workspace, where ``actions/cache`` can keep it (entries signed: ``cache-key``).
             cache_dir=resolve_inside(self.ctx.workspace, inputs.cache_dir, "cache-dir") if inputs.cache_dir else None,
@@ -307,8 +310,11 @@ class Action:
         Anything merge cannot join honestly raises, naming the file, before any report."""
         from .merge_mode import merge_outcomes
 
-        merged, failed = merge_outcomes(self.root, self.ctx.workspace, self.out_dir,
-                                        self.ctx.workspace / HISTORY_FILE)
+        ledger = self.inputs.evidence_ledger
+        merged, failed = merge_outcomes(
+            self.root, self.ctx.workspace, self.out_dir, self.ctx.workspace / HISTORY_FILE,
+            resolve_inside(self.ctx.workspace, ledger, "evidence-ledger") if ledger else None,
+            Credentials.resolve(self.inputs.provider_keys()).environ)
         for log, outcome in merged:
             self.state.outcomes.append(outcome)
             self.save(outcome, log)

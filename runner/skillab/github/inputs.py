@@ -120,6 +120,15 @@ INPUTS: tuple[InputSpec, ...] = (
               "catalogue's queries beyond noise (with `route`). Empty: no gate."),
     InputSpec("min-route-accuracy", "", "Fail the check when a skill's own queries go to it less "
               "often than this rate (0-1) with the catalogue listed (with `route`). Empty: no gate."),
+    InputSpec("placebo", "false", "`true`: add an arm with each skill's placebo (the same name, a "
+              "description of the same length, neutral text of the same length, staged the same way; "
+              "as `skillab run --placebo`): the comment gives the content lift (skill vs placebo) beside "
+              "the presence lift (placebo vs none). Costs one arm per case and run more."),
+    InputSpec("evidence-ledger", "", "The evidence ledger, relative to the workspace (e.g. "
+              "`.skillab/evidence.jsonl`, kept with `actions/cache`): every run, re-run and shard of "
+              "the same skill content, agent, model and suite adds its pairs, and the comment shows the "
+              "accumulated anytime-valid evidence (as `skillab run --evidence-ledger`). Lines are signed "
+              "with `cache-key`: without it, only this job's lines count. Empty: no ledger."),
     InputSpec("max-skill-tokens", "", "Fail the check when a skill's listing entry plus body costs "
               "more than this many tokens in context for the run's agent (as `skillab run "
               "--max-skill-tokens`). Empty: no gate."),
@@ -162,6 +171,8 @@ class ActionInputs:
     route: str | None = None
     max_stolen: int | None = None
     min_route_accuracy: float | None = None
+    evidence_ledger: str | None = None
+    placebo: bool = False
     github_token: str | None = field(default=None, repr=False)
     anthropic_api_key: str | None = field(default=None, repr=False)
     openai_api_key: str | None = field(default=None, repr=False)
@@ -244,6 +255,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         route=raw["route"] or None,
         max_stolen=_non_negative_int(raw, "max-stolen") if raw["max-stolen"] else None,
         min_route_accuracy=_optional_rate(raw, "min-route-accuracy"),
+        evidence_ledger=raw["evidence-ledger"] or None,
+        placebo=_boolean(raw, "placebo"),
         github_token=raw["github-token"] or None,
         anthropic_api_key=raw["anthropic-api-key"] or None,
         openai_api_key=raw["openai-api-key"] or None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..core.runlog import RunLog
@@ -34,14 +35,17 @@ def shard_files(root: Path, own_output: Path) -> list[Path]:
     return found
 
 
-def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path | None
+def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path | None,
+                   ledger: Path | None = None, environ: Mapping[str, str] | None = None,
                    ) -> tuple[list[tuple[RunLog, SuiteOutcome]], list[SuiteOutcome]]:
     """Each merged suite's (redacted) log with its outcome (the suite's location in the repository; its
     agent when several ran), recorded in the history as an unsharded run would be (the shards
     record nothing); and an outcome for each suite the shard jobs could not run
-    (``failed_suites`` of their results files)."""
+    (``failed_suites`` of their results files). With ``ledger`` (input ``evidence-ledger``) the
+    merged pairs join the evidence ledger, signed with the key in ``environ``."""
     from ..log.results import redacted
     from ..scoring.trend import record_into
+    from ..session import into_ledger
 
     files = shard_files(root, own_output)
     failed = failed_suites(files, workspace)
@@ -50,7 +54,7 @@ def merge_outcomes(root: Path, workspace: Path, own_output: Path, history: Path 
     for log in merge_shards(shards):
         if history is not None:
             log = record_into(log, history)
-        logs.append(redacted(log))
+        logs.append(into_ledger(redacted(log), ledger, environ or {}))
     # A run under several agents: each suite's outcome (and its results file) per agent.
     several = len({log.settings.adapter.name for log in logs}) > 1
     merged = [(log, SuiteOutcome(_location(log, workspace), agent=log.settings.adapter.name if several else None))

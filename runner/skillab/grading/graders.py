@@ -24,6 +24,7 @@ from ..sandbox.process import CommandResult
 from ..sandbox.workspace import Workspace
 from ..secrets import redact
 from ..suite.model import SeedFiles
+from ..suite.paths import read_below
 from .judge import ExpectationJudge, fence, fence_nonce, neutralize
 
 JUDGE_DIR = ".skillab-judge"
@@ -107,8 +108,8 @@ def stage_seed(workspace: Workspace, seed: SeedFiles | None, *, under: str = "")
         return
     for source, target in seed.files:
         rel = f"{under}/{target}" if under else target
-        staged = workspace.put(rel, source.read_bytes())
-        os.chmod(staged, stat.S_IMODE(source.stat().st_mode) | stat.S_IRUSR)
+        data, mode = read_below(seed.root, source)
+        os.chmod(workspace.put(rel, data), mode | stat.S_IRUSR)
 
 
 def clear_entry(root: Path, name: str) -> None:

@@ -7,7 +7,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..sandbox.nofollow import open_regular, read_inside, read_upto
+from ..linkfree import open_regular, read_upto
+from ..sandbox.nofollow import read_inside
 from ..sandbox.trees import walk
 from .graders import JUDGE_DIR, VERIFIER_DIR
 

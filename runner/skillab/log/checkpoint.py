@@ -22,7 +22,7 @@ from ..core.events import ArmFinished, Event, RunStarted
 from ..secrets import Redactor
 
 FORMAT = "skillab.checkpoint/1"
-ARMS = ("with_skill", "without_skill", "original")
+ARMS = ("with_skill", "without_skill", "original", "placebo")
 
 
 def journal_path(results: Path) -> Path:

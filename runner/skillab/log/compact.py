@@ -20,7 +20,7 @@ from .results import SET_FORMAT
 
 ARMS_FORMAT = "skillab.arms/1"
 DETAIL_FIELDS = ("transcript", "final_output")
-_ARMS = ("with_skill", "without_skill", "original")
+_ARMS = ("with_skill", "without_skill", "original", "placebo")
 
 
 def arms_path(output: Path) -> Path:

@@ -74,38 +74,50 @@ def append_entry(path: Path, entry: HistoryEntry,
     The read of the earlier entries and the append happen under one exclusive lock, so two runs
     finishing together each see a whole file and add a whole line.
     """
-    path = Path(path)
+    def decide(data: bytes) -> tuple[T, bytes, list[str]]:
+        entries, warnings = parse_history(data, str(path))
+        return judge(entries), entry.to_line(), warnings
+
+    return locked_append(Path(path), decide, "history", "this run is not recorded")
+
+
+def locked_append(path: Path, decide: Callable[[bytes], tuple[T, bytes | None, list[str]]], what: str,
+                  unrecorded: str) -> tuple[T | None, list[str]]:
+    """Append to the JSON-lines file ``path`` the line ``decide`` makes from the file's content
+    (None: nothing), read and written under one exclusive lock; ``decide``'s answer is returned
+    (None when the file could not be opened) with any problems as warnings, each naming ``what``
+    the file is and ending with ``unrecorded``."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
     except OSError as exc:
-        return None, [f"{path}: history cannot be opened ({exc.strerror}); this run is not recorded"]
+        return None, [f"{path}: {what} cannot be opened ({exc.strerror}); {unrecorded}"]
     try:
-        if problem := _not_a_file(fd, path):
-            return None, [problem + "; this run is not recorded"]
+        if problem := _not_a_file(fd, path, what):
+            return None, [problem + f"; {unrecorded}"]
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = _read_all(fd)
-        entries, warnings = parse_history(data, str(path))
-        answer = judge(entries)
-        line = entry.to_line()
+        answer, line, warnings = decide(data)
+        if line is None:
+            return answer, warnings
         # A line cut short by a crash must not swallow this one.
         if data and not data.endswith(b"\n"):
             line = b"\n" + line
         try:
             _write_all(fd, line)
         except OSError as exc:
-            warnings.append(f"{path}: history cannot be written ({exc.strerror}); this run is not recorded")
+            warnings.append(f"{path}: {what} cannot be written ({exc.strerror}); {unrecorded}")
         return answer, warnings
     finally:
         os.close(fd)
 
 
-def _not_a_file(fd: int, path: Path) -> str | None:
+def _not_a_file(fd: int, path: Path, what: str = "history") -> str | None:
     """Why ``fd`` is no history file: the history may sit in a checkout, where a pull request can
     commit a link to ``/dev/zero`` (read forever) or a FIFO (no writer) in its place."""
     if stat.S_ISREG(os.fstat(fd).st_mode):
         return None
-    return f"{path}: history is not a regular file; not used"
+    return f"{path}: {what} is not a regular file; not used"
 
 
 def _read_all(fd: int) -> bytes:

@@ -187,7 +187,7 @@ def _settings(
         base_url=base_url,
         timeout_s=tuning.request_timeout_s,
         policy=policy,
-        concurrency=tuning.provider_concurrency,
+        concurrency=tuning.provider_concurrency or DEFAULT_PROVIDER_CONCURRENCY,
         stream=tuning.stream,
     )
 
@@ -261,11 +261,11 @@ def client_for(config: RunConfig, role: Role = "agent") -> ModelProvider:
     that says the way out."""
     agent = config.agent.model
     if role == "agent":
-        return create_client(agent_settings(agent, config.tuning), config.credentials.environ)
+        return create_client(agent_settings(agent, config.provider_tuning), config.credentials.environ)
     if config.agent.adapter == "mock" and not config.judge.model.name:
         return create_client(MOCK, config.credentials.environ)
     try:
-        return create_client(judge_settings(agent, config.judge, config.tuning), config.credentials.environ)
+        return create_client(judge_settings(agent, config.judge, config.provider_tuning), config.credentials.environ)
     except ProviderAuthError as exc:
         if config.judge.model.name or config.judge.same_family:
             raise

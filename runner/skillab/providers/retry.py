@@ -17,14 +17,15 @@ The SDK clients are built with their own retries off (``max_retries=0``), so wha
   starts and no wait runs past it, and each attempt's timeout is cut to what is left of it, so
   a provider that answers slowly cannot hold one call for attempts × timeout.
 
-The concurrency cap is a semaphore per provider endpoint, held only while a request is in flight
-(never during a backoff wait), so ``--concurrency`` arms cannot flood one provider.
+The concurrency cap is an ``AdaptiveLimit`` per provider endpoint (``providers.rate``), held only
+while a request is in flight (never during a backoff wait): ``--concurrency`` requests at most,
+fewer while the provider answers 429 or 529, and no request of any arm starts before a
+``retry-after`` it asked for has passed.
 """
 
 from __future__ import annotations
 
 import random
-import threading
 import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -33,11 +34,14 @@ from typing import Any, Literal, TypeVar
 
 from ..errors import ProviderAuthError, ProviderEndpointError, ProviderError
 from ..secrets import redact
+from .rate import AdaptiveLimit
 
 T = TypeVar("T")
 FailureKind = Literal["transient", "auth", "fatal"]
 
 DEFAULT_PROVIDER_CONCURRENCY = 8
+# The answers by which a provider says "fewer at once": rate limited, overloaded.
+_PUSH_BACK = (429, 529)
 
 
 @dataclass(frozen=True)
@@ -159,21 +163,6 @@ def remaining_s() -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
-_slots: dict[tuple[str, int], threading.BoundedSemaphore] = {}
-_slots_lock = threading.Lock()
-
-
-def provider_slot(
-    endpoint: str, limit: int = DEFAULT_PROVIDER_CONCURRENCY
-) -> threading.BoundedSemaphore:
-    """The semaphore capping requests in flight to one provider endpoint, shared process-wide."""
-    with _slots_lock:
-        key = (endpoint, max(1, limit))
-        if key not in _slots:
-            _slots[key] = threading.BoundedSemaphore(key[1])
-        return _slots[key]
-
-
 @dataclass(frozen=True)
 class CallSite:
     """Who is calling, for error messages: ``anthropic claude-sonnet-4-5``, and the key to set."""
@@ -200,7 +189,7 @@ def call_with_retries(
     *,
     site: CallSite,
     policy: RetryPolicy,
-    slot: threading.BoundedSemaphore,
+    slot: AdaptiveLimit,
     seed: str = "",
     classify: Callable[[BaseException], Failure] = classify_sdk_error,
     sleep: Callable[[float], None] = time.sleep,
@@ -218,7 +207,7 @@ def _attempts(
     send: Callable[[], T],
     site: CallSite,
     policy: RetryPolicy,
-    slot: threading.BoundedSemaphore,
+    slot: AdaptiveLimit,
     seed: str,
     classify: Callable[[BaseException], Failure],
     sleep: Callable[[float], None],
@@ -234,6 +223,9 @@ def _attempts(
             raise
         except Exception as exc:
             failure = classify(exc)
+        if failure.status in _PUSH_BACK:
+            asked = failure.retry_after_s
+            slot.throttled(None if asked is None else min(asked, policy.max_retry_after_s))
         if failure.kind == "auth":
             raise ProviderAuthError(
                 redact(

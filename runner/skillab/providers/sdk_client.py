@@ -40,7 +40,8 @@ from ..core import stop
 from ..core.messages import Message, ModelResponse, ToolSpec
 from ..errors import ProviderError, UsageError
 from .base import ModelProvider
-from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error, provider_slot
+from .rate import provider_slot
+from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error
 
 
 @contextmanager

@@ -20,11 +20,13 @@ from ..core.runlog import RunLog
 from ..core.triggers import RateInterval
 from ..core.wording import counted
 from . import html_cases
+from .evidence_view import html_lines as evidence_lines
 from .findings import ARM_TITLES, FAILED_OUTCOMES
 from .html_cases import CaseRow, case_table, tags_of
 from .html_panels import suite_panels
 from .html_trend import trend_chart
 from .partial import early_stop, interruption
+from .placebo_view import html_lines as placebo_lines
 from .trigger_gates import only_triggers
 
 CSS = """
@@ -102,9 +104,11 @@ def _suite(log: RunLog, key: str = "s0") -> list[str]:
     if mock:
         out.append("<p class=\"note\">Mock adapter: the answers are scripted, so this lift shows the "
                    "pipeline works, not that the skill helps.</p>")
+    out += placebo_lines(log)
     out += suite_panels(log)
     out.append(_lift_plot(rate.delta_pts, None if stats is None else stats.ci95))
     out += trend_chart(log)
+    out += evidence_lines(log)
     out += _trigger_tables(log)
     out += _case_table(log, key)
     out += [_case_detail(log, record) for record in log.records]

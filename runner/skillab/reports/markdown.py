@@ -23,6 +23,7 @@ from ..scoring.statistics import pooled_statistics
 from . import escape
 from .consistency_wording import agreed_on, agreement_interval, below_floor, consistency_unmeasured
 from .context_view import context_text
+from .evidence_view import markdown_section as evidence_section
 from .markdown_cases import cases_section, size
 from .markdown_compare import trend_section, versus_original
 from .markdown_view import (
@@ -37,6 +38,7 @@ from .markdown_view import (
     fmt_rate,
 )
 from .partial import early_stop, interruption
+from .placebo_view import markdown_section as placebo_section
 from .portability import is_portability_run
 from .portability import render_markdown as _portability
 from .trigger_gates import only_triggers
@@ -123,8 +125,10 @@ def render_markdown(
             _portability(logs, failed),
             _rate_notes(suites),
             _statistics(suites),
+            placebo_section(list(zip((s.name for s in suites), graded))),
             _format_sections(suites, graded),
             trend_section(suites),
+            evidence_section(list(zip((s.name for s in suites), graded))),
             _disclosures(suites),
             _context(suites, graded),
             _notes(notes),

@@ -12,8 +12,10 @@ from ..core.summary import Aggregate, Comparison
 from ..core.trend import ArmTrend, Trend
 from .consistency_wording import agreed_on, agreement_interval, consistency_unmeasured
 from .context_view import context_text
+from .evidence_view import terminal_lines as evidence_lines
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
 from .partial import early_stop, interruption
+from .placebo_view import terminal_lines as placebo_lines
 from .trigger_gates import only_triggers
 from .trigger_report import terminal_lines as trigger_lines
 
@@ -38,8 +40,10 @@ def render_table(log: RunLog, *, verbose: bool = False) -> str:
     lines += _summary(log)
     lines += _format_sections(log)
     lines += _versus_original(log.summary.comparison)
+    lines += placebo_lines(log)
     lines += trigger_lines(log)
     lines += _trend(log.settings.trend)
+    lines += evidence_lines(log)
     lines += why_failed(log, verbose=verbose)
     return "\n".join(lines)
 

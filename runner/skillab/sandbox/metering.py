@@ -12,8 +12,9 @@ answer's ``usage`` is read in whichever shape its wire protocol gives it:
 * OpenAI Chat Completions: ``usage`` of a completion or of its last streamed chunk;
 * Gemini: ``usageMetadata``, cumulative in each streamed chunk (SSE or a JSON array).
 
-A ``SpendMeter`` is shared by every arm of a run: once what the arms spent reaches the run's
-``--max-cost-usd``, each proxy refuses the next model request instead of relaying it.
+A ``SpendMeter`` is shared by every arm of a run: each model request reserves its upper cost
+at admission and is charged what its answer cost when relayed, so the requests in flight
+together stay under the run's ``--max-cost-usd``; one that cannot fit is refused.
 """
 
 from __future__ import annotations
@@ -39,20 +40,96 @@ _GEMINI_MODEL = re.compile(r"/models/([^/:?]+)(?::|$)")
 
 @dataclass
 class SpendMeter:
-    """What the model calls of a run's arms cost so far, against its cap (None: no cap)."""
+    """What the model calls of a run's arms cost so far, against its cap (None: no cap).
+
+    A request is admitted against a reservation of its upper cost (``upper_cost``: the body's
+    bytes as input tokens at the dearer input price, its ``max_tokens`` as output), and settled
+    at what its answer cost once relayed. A request whose reservation would take the spend past
+    the cap waits while others in flight may settle for less, and is refused once it cannot fit,
+    so the requests in flight together never cross the cap: what a run spends past it is bounded
+    by what the upper estimates miss (nothing, for a priced model), and the meter records it
+    (``overshoot_usd``). An unpriced request reserves nothing: it is refused only once the
+    spend reached the cap.
+    """
 
     cap_usd: float | None = None
     spent_usd: float = 0.0
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    reserved_usd: float = 0.0
+    _lock: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     def exhausted(self) -> bool:
         with self._lock:
             return self.cap_usd is not None and self.spent_usd >= self.cap_usd
 
+    @property
+    def overshoot_usd(self) -> float:
+        """How far the spend went past the cap (0 within it, or without a cap)."""
+        return 0.0 if self.cap_usd is None else max(0.0, self.spent_usd - self.cap_usd)
+
+    def reserve(self, upper_usd: float | None, *, timeout_s: float = 600.0) -> bool:
+        """Admit a request that may cost up to ``upper_usd``: False when it cannot fit under the
+        cap (then nothing is reserved); a True must be followed by ``settle``."""
+        upper = upper_usd or 0.0
+        with self._lock:
+            if self.cap_usd is None:
+                self.reserved_usd += upper
+                return True
+            cap = self.cap_usd
+            fits = self._lock.wait_for(
+                lambda: self.spent_usd >= cap or self.spent_usd + upper > cap
+                or self.spent_usd + self.reserved_usd + upper <= cap, timeout=timeout_s)
+            if not fits or self.spent_usd >= cap or self.spent_usd + self.reserved_usd + upper > cap:
+                return False
+            self.reserved_usd += upper
+            return True
+
+    def settle(self, upper_usd: float | None, spent_usd: float | None) -> None:
+        """Release a reservation of ``upper_usd`` and charge what the answer cost."""
+        with self._lock:
+            self.reserved_usd = max(0.0, self.reserved_usd - (upper_usd or 0.0))
+            if spent_usd:
+                self.spent_usd += spent_usd
+            self._lock.notify_all()
+
     def spend(self, usd: float | None) -> None:
         if usd:
             with self._lock:
                 self.spent_usd += usd
+                self._lock.notify_all()
+
+
+# The output a request may ask for when its body names no limit: the largest any listed model
+# returns in one answer, so the reservation stays an upper bound.
+DEFAULT_MAX_OUTPUT_TOKENS = 128_000
+_OUTPUT_LIMITS = ("max_tokens", "max_output_tokens", "max_completion_tokens")
+
+
+def upper_cost(body: bytes | None, price: Price | None) -> float | None:
+    """The most a model request of ``body`` can cost at ``price`` (None: unpriced). Every input
+    token is at least one byte of the body, and the answer at most its output limit."""
+    if price is None or not body:
+        return None
+    output = _output_limit(body)
+    tokens = len(body)
+    costs = [price(Usage(input_tokens=tokens, output_tokens=output)),
+             price(Usage(input_tokens=tokens, cache_write_tokens=tokens, output_tokens=output))]
+    known = [c for c in costs if c is not None]
+    return max(known) if known else None
+
+
+def _output_limit(body: bytes) -> int:
+    try:
+        parsed = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return DEFAULT_MAX_OUTPUT_TOKENS
+    if not isinstance(parsed, dict):
+        return DEFAULT_MAX_OUTPUT_TOKENS
+    config = parsed.get("generationConfig")
+    candidates = [parsed.get(name) for name in _OUTPUT_LIMITS]
+    if isinstance(config, dict):
+        candidates.append(config.get("maxOutputTokens"))
+    limits = [c for c in candidates if isinstance(c, int) and not isinstance(c, bool) and c > 0]
+    return min(limits) if limits else DEFAULT_MAX_OUTPUT_TOKENS
 
 
 @dataclass

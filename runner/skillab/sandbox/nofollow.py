@@ -11,80 +11,34 @@ and read only if they are regular, and never past a byte cap (a sparse 1 GiB fil
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
+from ..linkfree import directories, open_below, read_upto
 from .trees import remove_tree
 from .workspace import relative_parts
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-# What a link, a missing entry or a non-directory on the way raises.
-_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
-
-
-@contextmanager
-def _directories(root: Path, names: list[str]) -> Iterator[list[int] | None]:
-    """File descriptors of ``root`` and each of ``names`` below it in turn; None when one of
-    them is missing, a link or not a directory."""
-    fds: list[int] = []
-    try:
-        try:
-            fds.append(os.open(root, _DIR_FLAGS))
-            for name in names:
-                fds.append(os.open(name, _DIR_FLAGS, dir_fd=fds[-1]))
-        except OSError as exc:
-            if exc.errno not in _NOT_THERE:
-                raise
-            yield None
-            return
-        yield fds
-    finally:
-        for fd in fds:
-            os.close(fd)
 
 
 def read_inside(root: Path, rel: str, limit: int) -> bytes | None:
     """At most ``limit`` bytes of the regular file ``root/rel``; None when it is missing, not a
     regular file, or reached only through a link."""
+    fd = open_below(root, relative_parts(rel))
+    return None if fd is None else read_upto(fd, limit)
+
+
+def exists_inside(root: Path, rel: str) -> bool:
+    """Whether ``root/rel`` is a file or folder reached with no link on the way, and not a link
+    itself: a link an agent leaves names a host path, whose existence is no grade of its work."""
     parts = relative_parts(rel)
-    with _directories(root, parts[:-1]) as fds:
+    with directories(root, parts[:-1]) as fds:
         if fds is None:
-            return None
-        fd = open_regular(parts[-1], dir_fd=fds[-1])
-        return None if fd is None else read_upto(fd, limit)
-
-
-def open_regular(path: str | Path, *, dir_fd: int | None = None) -> int | None:
-    """A read-only descriptor of the regular file at ``path`` (its last component is never
-    followed if it is a link), or None when it is missing, a link or anything else."""
-    try:
-        fd = os.open(path, _FILE_FLAGS, dir_fd=dir_fd)
-    except OSError as exc:
-        if exc.errno in (*_NOT_THERE, errno.ENXIO):  # ENXIO: a socket
-            return None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None
-    return fd
-
-
-def read_upto(fd: int, limit: int) -> bytes:
-    """At most ``limit`` bytes from ``fd``'s start, read in bounded chunks; closes ``fd``."""
-    with open(fd, "rb", buffering=0) as handle:
-        chunks, left = [], limit
-        while left > 0:
-            chunk = handle.read(min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    return b"".join(chunks)
+            return False
+        try:
+            info = os.stat(parts[-1], dir_fd=fds[-1], follow_symlinks=False)
+        except OSError:
+            return False
+    return not stat.S_ISLNK(info.st_mode)
 
 
 def remove_inside(root: Path, rel: str, *, prune: bool = False) -> None:
@@ -92,7 +46,7 @@ def remove_inside(root: Path, rel: str, *, prune: bool = False) -> None:
     directory on the path was replaced by a link, nothing outside is touched. ``prune`` also
     removes the directories above it that are left empty, up to ``root``."""
     parts = relative_parts(rel)
-    with _directories(root, parts[:-1]) as fds:
+    with directories(root, parts[:-1]) as fds:
         if fds is None:
             return
         _remove_entry(fds[-1], parts[-1])

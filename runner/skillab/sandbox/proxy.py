@@ -17,8 +17,9 @@ endpoint of the run, and holds the credential itself:
   cap of its own is capped here, on the host, where the CLI cannot lift it;
 * with ``model``, a request for any other model is refused (403): the run measures that model,
   and the proxy prices every answer at its price (``metering``);
-* the usage of every answer is counted in ``tally`` and spent on the run's ``SpendMeter``; once
-  the meter's cap is reached, each further request is refused (400);
+* every model request reserves its upper cost on the run's ``SpendMeter`` at admission and is
+  charged what its answer cost (counted in ``tally``) when relayed; a request that cannot fit
+  under the cap is refused (400), so the requests in flight together stay under it;
 * with ``token``, only a client that authenticates with that per-arm token is served (403
   otherwise): the CLI holds it, the commands it runs are not given it;
 * the request is framed strictly (``framing``) and its path made normal before the allowlist
@@ -55,7 +56,7 @@ from urllib.parse import urlsplit
 
 from ..core.inert_text import neutralize
 from .framing import BadFraming, TooLarge, normal_target, read_body
-from .metering import DuplicateKey, Price, SpendMeter, Tally, UsageReader, requested_model
+from .metering import DuplicateKey, Price, SpendMeter, Tally, UsageReader, requested_model, upper_cost
 from .turn_budget import OVER_BUDGET_STATUS, RequestBudget
 from .view import ProxyRoute
 
@@ -219,6 +220,9 @@ class CredentialProxy:
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    # Connections waiting to be accepted: the standard backlog of 5 makes a CLI's sixth
+    # simultaneous connect fail with EAGAIN, well before ``MAX_CONNECTIONS`` are served.
+    request_queue_size = 4 * MAX_CONNECTIONS
 
     def __init__(self, path: str, handler: type[BaseHTTPRequestHandler]):
         super().__init__(path, handler)
@@ -312,6 +316,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self._fail(OVER_BUDGET_STATUS, f"skillab: the turn cap ({budget.limit} model "
                                            "requests) is reached; no further request is sent")
             return
+        upper = upper_cost(body, self.proxy.price) if self.command == "POST" else None
+        if self.command == "POST" and not self.proxy.meter.reserve(upper):
+            reached = f"the run's cost cap (${self.proxy.meter.cap_usd:g}) leaves no room for this request"
+            self.proxy.tally.refuse(reached)
+            self._fail(OVER_BUDGET_STATUS, f"skillab: {reached}; no further model request is sent")
+            return
+        charged: float | None = None
         upstream = self.proxy.connection()
         try:
             upstream.request(self.command, path, body=body, headers=self.proxy.headers(self.headers))
@@ -325,13 +336,17 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                 tail = self._relay(response, reader, keep=budget is not None)
             finally:
                 if reader is not None:  # what was relayed is counted, even if the client left
-                    self.proxy.meter.spend(self.proxy.tally.add(reader, self.proxy.price))
+                    cost = self.proxy.tally.add(reader, self.proxy.price)
+                    # An answer whose usage cannot be read is charged its reservation.
+                    charged = cost if cost is not None or reader.usage() is not None else upper
             if budget is not None and 200 <= response.status < 300:
                 budget.keep(tail)
         except (OSError, http.client.HTTPException) as exc:
             self._fail(502, f"the model endpoint could not be reached: {type(exc).__name__}")
         finally:
             upstream.close()
+            if self.command == "POST":
+                self.proxy.meter.settle(upper, charged)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 

@@ -101,6 +101,8 @@ def merge_suite(group: list[ShardDocument]) -> RunLog:
         planned_cases=sum(s.planned_cases or 0 for s in runs),
         judge_consistency=_pooled_consistency([s.judge_consistency for s in runs]),
         trend=None,
+        # One shard's view of the ledger is not the merged run's: merge --evidence-ledger reads it again.
+        evidence=None,
         shard=None,
     )
     return summarize(settings, records)

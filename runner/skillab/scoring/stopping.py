@@ -12,9 +12,13 @@ bring even the lift up to it.
 
 ``group-sequential`` looks at the finished cases at 1/4, 1/2 and 3/4 of the plan and at the end,
 with O'Brien-Fleming efficacy bounds on the sign-flip p (``OBF_BOUNDS``: two-sided 5% overall)
-and a non-binding futility stop at 1/2 and 3/4 when the lift points away from the target
-direction (it never raises the false-claim rate; it costs some power). A run that stops for
-efficacy says "beyond noise" at that look's bound; the final look decides at 0.043.
+in both directions, so a skill that hurts is stopped and called harmful like one that helps. A
+non-binding futility stop at 1/2 and 3/4 ends a run only when neither a lift nor harm can still
+be shown: the conditional power under the current trend to cross the final bound, in the
+direction the lift points (the likelier one), is below ``FUTILITY_POWER``. Futility never raises
+the false-claim rate; ``benchmarks/calibration.py`` measures what it costs in power, for "helps"
+and for "hurts", beside the fixed design. A run that stops for efficacy says "beyond noise" at
+that look's bound; the final look decides at 0.043.
 
 ``calls_saved`` is the plain count the benchmarks (and an A/A study on a real model) use.
 """
@@ -25,6 +29,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
 
 from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
@@ -37,6 +42,11 @@ _MAX_COMPLETIONS = 5_000
 # p-value each look needs (z = 4.048, 2.862, 2.337, 2.024).
 OBF_LOOKS = (0.25, 0.5, 0.75, 1.0)
 OBF_BOUNDS = (0.0000516, 0.00421, 0.0194, 0.0430)
+# A look stops for futility below this conditional power (under the current trend) of reaching
+# the final bound: at 5% the "hurts" and "helps" power stays within 4 points of the fixed
+# design's in the calibration cells, and a run with no effect stops about a third earlier.
+FUTILITY_POWER = 0.05
+_FINAL_Z = NormalDist().inv_cdf(1 - OBF_BOUNDS[-1] / 2)
 
 
 @dataclass(frozen=True)
@@ -128,21 +138,45 @@ def _gate_settled(pairs: Sequence[CasePair], remaining: int, runs: int, threshol
     return gate_on == "point" and low >= threshold
 
 
-def group_sequential(pairs: Sequence[CasePair], planned: int, *, direction: int = 1) -> StopDecision:
-    """The look (if ``len(pairs)`` reaches one) and what it decides; ``direction`` is the hoped-for sign."""
+def group_sequential(pairs: Sequence[CasePair], planned: int) -> StopDecision:
+    """The look (if ``len(pairs)`` reaches one) and what it decides."""
     done = len(pairs)
     for look, (share, bound) in enumerate(zip(OBF_LOOKS, OBF_BOUNDS)):
-        if done != max(2, math.ceil(share * planned)) or share == 1.0:
+        if done != look_size(share, planned) or share == 1.0:
             continue
         said = claim(pairs, alpha=bound)
         if said != "noise":
             return StopDecision(True, f"look {look + 1} of 4 crossed its O'Brien-Fleming bound "
                                       f"(p < {bound:g})", alpha=bound)
-        lift = sum(p.diff for p in pairs)
-        if look >= 1 and lift * direction <= 0:
-            return StopDecision(True, f"look {look + 1} of 4: the lift points away from a gain "
-                                      "(non-binding futility stop)", alpha=bound)
+        if look >= 1 and trend_power(pairs, done / planned) < FUTILITY_POWER:
+            return StopDecision(True, f"look {look + 1} of 4: neither a lift nor harm can still be "
+                                      f"shown (non-binding futility stop)", alpha=bound)
     return StopDecision(False, alpha=OBF_BOUNDS[-1])
+
+
+def look_size(share: float, planned: int) -> int:
+    """The finished cases a look at ``share`` of the plan is taken at."""
+    return max(2, math.ceil(share * planned))
+
+
+def next_look(done: int, planned: int) -> int | None:
+    """The case count of the next interim look after ``done`` finished cases (None: none left)."""
+    for share in OBF_LOOKS[:-1]:
+        size = look_size(share, planned)
+        if size > done and size < planned:
+            return size
+    return None
+
+
+def trend_power(pairs: Sequence[CasePair], share: float) -> float:
+    """Conditional power, under the trend seen so far (in whichever direction the lift points),
+    of crossing the final bound once the remaining ``1 - share`` of the cases ran."""
+    scores = integer_scores([p for p in pairs if p.runs > 0]) if pairs else []
+    spread = math.sqrt(sum(x * x for x in scores))
+    z = abs(sum(scores)) / spread if spread else 0.0
+    if share >= 1:
+        return 1.0 if z >= _FINAL_Z else 0.0
+    return NormalDist().cdf((z / math.sqrt(share) - _FINAL_Z) / math.sqrt(1 - share))
 
 
 def calls_saved(planned_cases: int, ran_cases: int, runs: int, arms: int, calls_per_arm: float) -> int:

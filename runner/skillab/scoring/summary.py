@@ -12,6 +12,7 @@ from collections import Counter
 from ..core.records import OUTCOMES, ArmRecord, CaseRecord
 from ..core.run_info import JudgeConsistency
 from ..core.runlog import RunLog, RunSettings, RunSummary
+from ..core.statistics import LiftStatistics
 from ..core.summary import (
     Activation,
     CandidateDelta,
@@ -20,13 +21,14 @@ from ..core.summary import (
     Criterion,
     DimensionDelta,
     Efficiency,
+    PlaceboComparison,
     Reward,
     RunUsage,
 )
 from ..core.usage import Usage, sum_usage
 from .aggregate import aggregate, run_verdict
 from .inference import ALPHA
-from .outcomes import compute_verdict
+from .outcomes import classify_outcome, compute_verdict
 from .pass_at_k import run_summary
 from .statistics import paired_statistics
 
@@ -60,6 +62,7 @@ def summarize(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
         comparison=_comparison(records, settings),
         # Verifier formats (SkillsBench, Harbor): the mean fractional reward per arm.
         reward=reward,
+        placebo=_placebo(records, settings),
     )
     return RunLog(settings, list(records), summary)
 
@@ -135,6 +138,49 @@ def versus_original(record: CaseRecord) -> CaseRecord:
     )
 
 
+def _placebo(records: list[CaseRecord], settings: RunSettings) -> PlaceboComparison | None:
+    """``--placebo``: the main lift's aggregate and statistics, once with the placebo standing
+    in for the without-skill arm (content) and once for the with-skill arm (presence)."""
+    if not any(r.placebo is not None for r in records):
+        return None
+    content = [versus_placebo(r) for r in records]
+    presence = [placebo_versus_none(r) for r in records]
+    content_agg, presence_agg = aggregate(content), aggregate(presence)
+
+    def stats(pairs: list[CaseRecord], subject: str) -> LiftStatistics | None:
+        if settings.partial:
+            return None
+        return paired_statistics(pairs, subject=subject, target_lift_pts=settings.target_lift_pts)
+
+    return PlaceboComparison(
+        pass_rate=presence_agg.pass_rate.with_skill,
+        content_delta_pts=content_agg.pass_rate.delta_pts,
+        content=stats(content, "the skill's content"),
+        presence_delta_pts=presence_agg.pass_rate.delta_pts,
+        presence=stats(presence, "the skill's presence"),
+        errors=sum(1 for r in records if r.placebo is None or r.placebo.errored),
+    )
+
+
+def versus_placebo(record: CaseRecord) -> CaseRecord:
+    """The record as a skill-vs-placebo pair: the placebo stands in for the without-skill arm."""
+    return _paired(record, record.with_skill, record.placebo)
+
+
+def placebo_versus_none(record: CaseRecord) -> CaseRecord:
+    """The record as a placebo-vs-none pair: the placebo stands in for the with-skill arm."""
+    return _paired(record, record.placebo, record.without_skill)
+
+
+def _paired(record: CaseRecord, first: ArmRecord | None, second: ArmRecord | None) -> CaseRecord:
+    first = first or ArmRecord(passed=False, errored=True)
+    second = second or ArmRecord(passed=False, errored=True)
+    outcome = classify_outcome(with_passed=first.passed, without_passed=second.passed,
+                               errored=first.errored or second.errored or record.error is not None)
+    return CaseRecord(case_name=record.case_name, outcome=outcome, with_skill=first, without_skill=second,
+                      run_index=record.run_index, tags=record.tags, error=record.error)
+
+
 def _case_names(records: list[CaseRecord], outcome: str) -> list[str]:
     """Names of the cases with ``outcome`` in at least one run, in suite order."""
     return list(dict.fromkeys(r.case_name for r in records if r.outcome == outcome))
@@ -148,12 +194,13 @@ def _usage(records: list[CaseRecord], judged: Usage | None) -> RunUsage:
     with_skill, without_skill = total("with_skill"), total("without_skill")
     has_original = any(r.original is not None for r in records)
     original = total("original") if has_original else None
+    placebo = total("placebo") if any(r.placebo is not None for r in records) else None
     grand = with_skill.add(without_skill)
-    for extra in (original, judged):
+    for extra in (original, judged, placebo):
         if extra is not None:
             grand = grand.add(extra)
     # Cached baselines cost nothing in this run, so they are left out of the totals.
-    return RunUsage(with_skill, without_skill, original, judged, grand)
+    return RunUsage(with_skill, without_skill, original, judged, grand, placebo)
 
 
 def _activation(records: list[CaseRecord]) -> Activation | None:

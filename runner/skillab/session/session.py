@@ -4,7 +4,7 @@ cap shared, a stop or Ctrl-C ending the whole."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -72,6 +72,27 @@ def recorded(log: RunLog, config: RunConfig) -> RunLog:
     return record_into(log, history)
 
 
+def ledgered(log: RunLog, config: RunConfig) -> RunLog:
+    """``log`` with the evidence the ledger accumulated, its pairs added (``--evidence-ledger``).
+    Every shard, re-run and interrupted run adds what it graded: the evidence is anytime-valid."""
+    return into_ledger(log, config.engine.evidence_ledger, config.credentials.environ)
+
+
+def into_ledger(log: RunLog, ledger: Path | None, environ: Mapping[str, str]) -> RunLog:
+    """``log`` (redacted, as every later reader sees its pairs) added to the evidence ledger at
+    ``ledger``, signed with the baseline cache's key from ``environ``; as it was without one."""
+    if ledger is None:
+        return log
+    from ..engine.cache import cache_key
+    from ..scoring.evidence_ledger import record_evidence
+
+    secret = cache_key(environ)
+    if isinstance(secret, str):
+        warning = f"{ledger}: evidence ledger not used: its lines are signed with the baseline cache's key, and {secret}"
+        return replace(log, settings=replace(log.settings, warnings=(*log.settings.warnings, warning)))
+    return record_evidence(log, Path(ledger), secret)
+
+
 class Session:
     """Runs suites with the engine, telling every reporter each event."""
 
@@ -102,7 +123,8 @@ class Session:
                     # is read back, so a large run holds two copies at most, not three.
                     doc = document(recorded(report.log, config), config.credentials.environ)
                     del report
-                    log = RunLog.from_json(doc)
+                    # Pairs enter the ledger as every later reader sees them: redacted.
+                    log = ledgered(RunLog.from_json(doc), config)
                     del doc
                 except KeyboardInterrupt:
                     result.interrupted = True

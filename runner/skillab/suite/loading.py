@@ -9,21 +9,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SuiteError, SuiteIssue
+from ..errors import SandboxError, SuiteError, SuiteIssue
 from ..skill.loader import SKILL_FILE
 from ..yaml_source import YamlDocument, YamlPath, read_suite_text
 from .model import SeedFiles
+from .paths import escape_problem, read_below, refuse_outside
 
 # Never part of a suite's files: version control and caches.
 IGNORED_NAMES = frozenset({".git", "__pycache__", ".DS_Store", ".pytest_cache"})
 
 
-def collect_files(directory: Path, *, skip: Collection[str] = ()) -> tuple[list[str], list[str]]:
+def collect_files(directory: Path, *, root: Path, skip: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """Regular files below ``directory`` (relative POSIX paths, sorted) and the symbolic links
-    found there, which loaders refuse: a link could stage any file of the host.
+    found there, which loaders refuse: a link could stage any file of the host. ``directory``
+    lies in the suite's folder ``root``; when it, or a folder between them, is itself a link
+    (or it is outside ``root``) that is a ``SuiteError`` naming it, and nothing is walked.
 
     ``skip`` names top-level entries to leave out; ``IGNORED_NAMES`` are left out at any depth.
     """
+    problem = escape_problem(root, directory)
+    if problem is not None:
+        raise SuiteError([SuiteIssue(directory, problem)])
     files: list[str] = []
     links: list[str] = []
     for current, dirnames, filenames in os.walk(directory):
@@ -50,15 +56,29 @@ def collect_files(directory: Path, *, skip: Collection[str] = ()) -> tuple[list[
     return sorted(files), sorted(links)
 
 
-def seed_files(pairs: Sequence[tuple[Path, str]]) -> SeedFiles:
-    """Seed files with the digest of their workspace paths and contents."""
+def seed_files(pairs: Sequence[tuple[Path, str]], *, root: Path) -> SeedFiles:
+    """Seed files with the digest of their workspace paths and contents. Every source must be a
+    regular file below the suite's folder ``root`` with no link on the way (``suite.paths``):
+    a ``SuiteError`` names each that is not, so no loader stages a link, whatever it checked."""
     import hashlib  # on use: validating an eval.yaml suite never hashes
 
     digest = hashlib.sha256()
+    issues: list[SuiteIssue] = []
     for source, target in pairs:
-        digest.update(target.encode() + b"\0" + source.read_bytes() + b"\0")
+        problem = refuse_outside(root, source, want="file")
+        try:
+            data = read_below(root, source)[0] if problem is None else b""
+        except SandboxError as exc:  # swapped for a link since the check
+            problem = str(exc)
+        if problem is not None:
+            issues.append(SuiteIssue(Path(source), problem))
+            continue
+        digest.update(target.encode() + b"\0" + data + b"\0")
+    if issues:
+        raise SuiteError(issues)
     # Absolute, so staging does not depend on the directory a run started in.
-    return SeedFiles(tuple((Path(os.path.abspath(s)), t) for s, t in pairs), digest.hexdigest())
+    return SeedFiles(tuple((Path(os.path.abspath(s)), t) for s, t in pairs), digest.hexdigest(),
+                     Path(os.path.abspath(root)))
 
 
 def find_skill(start: Path, names: Sequence[str]) -> Path | None:

@@ -27,12 +27,12 @@ from .model import setup_path_problem
 
 # The skill's own script, beside its suite: a mock run picks it up without --mock-responses.
 MOCK_RESPONSES_FILE = "mock-responses.yaml"
-ARM_KEYS: tuple[str, ...] = ("with", "without", "original")
+ARM_KEYS: tuple[str, ...] = ("with", "without", "original", "placebo")
 LOAD_KEYS: tuple[str, ...] = ("loads", "loads_original", "routes")
 RULES_KEY = "by_skill"
 _RULE_KEYS = frozenset({"contains", "lacks", "answer"})
 # The script's key for each arm.
-ARM_KEY = {"with_skill": "with", "without_skill": "without", "original": "original"}
+ARM_KEY = {"with_skill": "with", "without_skill": "without", "original": "original", "placebo": "placebo"}
 _ANSWER_KEYS = frozenset({"text", "files"})
 
 
@@ -254,7 +254,7 @@ def content_sha256(responses: MockResponses, loads: MockLoads | None = None,
 class MockScript:
     """The mock adapter's answers: the script's, or a default one that restates the prompt, the
     same for every arm but for its label, so defaults never manufacture lift. The ``original``
-    arm (``--against``) falls back to ``with``."""
+    arm (``--against``) falls back to ``with``, the ``placebo`` arm (``--placebo``) to ``without``."""
 
     def __init__(self, script: dict | None = None, *, script_sha256: str | None = None):
         self._responses = parse_mock_responses(script or {}, source="mock responses")
@@ -296,6 +296,9 @@ class MockScript:
         key = ARM_KEY[arm]
         if key == "original" and key not in scripted:
             key = "with"
+        # A placebo carries no content: unscripted, it answers as no skill does.
+        if key == "placebo" and key not in scripted:
+            key = "without"
         return scripted.get(key) or default_answer(case_name, prompt, arm)
 
     def loads_for(self, case_name: str, prompt: str, arm: str) -> bool | tuple[str, ...]:

@@ -61,8 +61,11 @@ class SeedFiles:
     ``sha256`` covers the contents when the suite was loaded; it scopes the baseline cache.
     """
 
-    files: tuple[tuple[Path, str], ...] = ()
-    sha256: str = ""
+    files: tuple[tuple[Path, str], ...]
+    sha256: str
+    # The suite's folder the sources lie in: staging reads each from it down, never through a link
+    # (``suite.paths.read_below``).
+    root: Path
 
 
 @dataclass(frozen=True)

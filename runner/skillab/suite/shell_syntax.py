@@ -6,9 +6,26 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from .model import Suite
+from ..errors import SuiteIssue
+from .model import Case, Suite
 
 _TIMEOUT_S = 10
+
+
+def nul_byte_issues(suite: Suite) -> list[SuiteIssue]:
+    """One located issue per setup command or validator holding a NUL byte: no process can be
+    given one, so it could never run (and ``bash -n`` cannot even be asked)."""
+    return [SuiteIssue(suite.path, "contains a NUL byte, which no command can hold — remove it", line=case.line,
+                       case=case.name, field=field)
+            for case, field, cmd in _commands(suite) if "\0" in cmd]
+
+
+def _commands(suite: Suite) -> list[tuple[Case, str, str]]:
+    commands = []
+    for case in suite.cases:
+        commands += [(case, f"setup command {i + 1}", cmd) for i, cmd in enumerate(case.setup.commands)]
+        commands += [(case, f"validators[{i}].cmd ({v.label!r})", v.cmd) for i, v in enumerate(case.validators)]
+    return commands
 
 
 def shell_syntax_warnings(suite: Suite) -> list[str]:
@@ -16,10 +33,7 @@ def shell_syntax_warnings(suite: Suite) -> list[str]:
     bash = shutil.which("bash", path="/usr/bin:/bin")
     if bash is None:
         return []
-    commands = []
-    for case in suite.cases:
-        commands += [(case, f"setup command {i + 1}", cmd) for i, cmd in enumerate(case.setup.commands)]
-        commands += [(case, f"validators[{i}].cmd ({v.label!r})", v.cmd) for i, v in enumerate(case.validators)]
+    commands = [c for c in _commands(suite) if "\0" not in c[2]]
     # One bash for the whole suite, each command a function body, when they all parse (the usual
     # case: validate stays fast); one bash per command only to find the ones that do not.
     whole = "".join(f"f{i}() {{\n{cmd}\n}}\n" for i, (_, _, cmd) in enumerate(commands))

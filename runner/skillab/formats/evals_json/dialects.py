@@ -23,6 +23,7 @@ from typing import Any
 
 from ...suite.loading import IssueList
 from ...suite.model import ValidatorSpec
+from ...suite.paths import path_problem
 from ...yaml_source import YamlPath
 from .assertions import assertion, keyword_check, relative_path
 
@@ -81,9 +82,9 @@ def workspace_folder(item: dict, at: YamlPath, root: Path, issues: IssueList, ca
                        field=f"evals[{at[1]}].{key}", case=case)
             return None
         folder = root / rel
-        if folder.is_symlink() or not folder.is_dir():
-            what = "a file, not a folder" if folder.is_file() else "not a folder"
-            issues.add(f"{rel!r} is {what} in {root}: name the folder the agent starts from", where,
+        problem = path_problem(root, rel, want="folder")
+        if problem is not None:
+            issues.add(f"{rel!r} is not a folder in {root}: it {problem} — name the folder the agent starts from", where,
                        field=f"evals[{at[1]}].{key}", case=case)
             return None
         return folder

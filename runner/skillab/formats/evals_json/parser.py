@@ -42,10 +42,11 @@ from typing import Any
 from ...errors import SuiteError
 from ...skill.loader import SKILL_FILE, SUITE_FILES, is_skill_file
 from ...suite.json_source import parse_located_json
-from ...suite.loading import IssueList, seed_files
+from ...suite.loading import IssueList, collect_files, seed_files
 from ...suite.model import Case, SeedFiles, Setup, Suite, ValidatorSpec
+from ...suite.paths import RULE, path_problem
 from ...yaml_source import YamlPath, read_suite_text
-from .assertions import assertion, relative_path
+from .assertions import assertion, entry_field, relative_path
 from .dialects import (
     GRADER_KEYS,
     WORKSPACE_KEYS,
@@ -307,7 +308,7 @@ def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList,
     listed: list[tuple[Path, list[tuple[Path, str]], YamlPath]] = []
     if folder is not None:
         key = next(k for k in WORKSPACE_KEYS if item.get(k) is not None)
-        listed.append((folder, _below(folder, folder), (*at, key)))
+        listed.append((folder, [], (*at, key)))
     for index, rel in enumerate(_list(item, "files", at, issues, case)):
         field = f"evals[{at[1]}].files[{index}]"
         where = (*at, "files", index)
@@ -315,13 +316,15 @@ def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList,
             issues.add("must be a path relative to the skill's directory (no '..', not absolute)", where,
                        field=field, case=case)
             continue
-        source = root / rel
-        if source.is_symlink() or not (source.is_file() or source.is_dir()):
-            issues.add(f"{rel!r} is not a file in {root}", where, field=field, case=case)
+        problem = path_problem(root, rel)
+        if problem is not None:
+            issues.add(f"{rel!r} is not a file in {root}: it {problem}", where, field=field, case=case)
             continue
-        listed.append((source, [(source, Path(rel).as_posix())] if source.is_file() else _below(source, root),
-                       where))
+        source = root / rel
+        listed.append((source, [(source, Path(rel).as_posix())] if source.is_file() else [], where))
     for source, found, where in listed:
+        if source.is_dir():
+            found = _below(source, root, where, issues, case)
         # The skill's own files (SKILL.md, its references and scripts) reach the with-skill arm as
         # the skill; copying them into every arm would hand the baseline the skill.
         withheld = [target for path, target in found if _owned(skill, path)]
@@ -334,12 +337,18 @@ def _files(item: dict, at: YamlPath, root: Path, skill: Path, issues: IssueList,
             rel = source.relative_to(root).as_posix() if source.is_relative_to(root) else str(source)
             warnings.append(f"{issues.path}:{line}: eval {case} lists {rel} in '{where[2]}' — "
                             f"{what}, so only the with-skill arm gets it")
-    return seed_files(pairs) if pairs else None
+    return seed_files(pairs, root=root) if pairs else None
 
 
-def _below(source: Path, base: Path) -> list[tuple[Path, str]]:
-    """The files in folder ``source``, each with its path relative to ``base``. A folder's suite
-    files (this evals.json, trigger sets) hold the answers; a repository's .git is nobody's input."""
-    return [(path, path.relative_to(base).as_posix()) for path in sorted(source.rglob("*"))
-            if path.is_file() and not path.is_symlink() and path.name not in SUITE_FILES
-            and not {".git", "__pycache__"} & set(path.relative_to(base).parts)]
+def _below(source: Path, root: Path, where: YamlPath, issues: IssueList, case: str) -> list[tuple[Path, str]]:
+    """The files in folder ``source``, each with its path relative to ``root`` (the skill's, for
+    ``files``), or to ``source`` itself (the folder the agent starts from). A folder's suite files
+    (this evals.json, trigger sets) hold the answers; a repository's .git is nobody's input; a
+    link in it is refused (``suite.paths``)."""
+    files, links = collect_files(source, root=root)
+    for link in links:
+        issues.add(f"{source.relative_to(root).as_posix()}/{link} is a symbolic link — {RULE}", where,
+                   field=entry_field(where), case=case)
+    base = source if where[2] in WORKSPACE_KEYS else root
+    return [(source / rel, (source / rel).relative_to(base).as_posix()) for rel in files
+            if Path(rel).name not in SUITE_FILES]

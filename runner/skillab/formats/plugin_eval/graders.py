@@ -19,12 +19,14 @@ arms, never scored — unless every grader of the case is with-only, when all ar
 
 from __future__ import annotations
 
+import json
 import re
-from pathlib import Path
 
 from ...core.checks import DimensionScore, GraderKind, GraderResult
+from ...errors import SandboxError
 from ...grading.graders import GradingInput, ask_judge, judge_message, unreadable_reply
 from ...grading.judge import UnreadableReply, parse_verdict
+from ...sandbox.nofollow import exists_inside, read_inside
 from ..evals_json.checklist import CHECKLIST_INTRO, CHECKLIST_QUESTION, CHECKLIST_SYSTEM
 from .specs import CaseGrader, PluginCaseGrader, ToolRef
 
@@ -35,6 +37,19 @@ _ALIASES = {"bash": {"run_shell", "shell", "run_shell_command"}, "read": {"read_
             "glob": {"list_dir", "glob"}, "ls": {"list_dir", "list_directory"}, "grep": {"grep", "search_file_content"}}
 # The text of changed files a regex reads at most: a grader never loads a whole dataset.
 FILES_MAX_CHARS = 2_000_000
+
+
+# How long one regex grader may take: a search over FILES_MAX_CHARS takes milliseconds unless
+# the pattern backtracks without end (``(a+)+$``), which no longer holds the run.
+REGEX_TIMEOUT_S = 5.0
+# Run in the sandbox with ``-I`` (no workspace module can shadow ``re``): the request comes on
+# stdin as JSON, the count goes to stdout.
+_MATCHER = (
+    "import json, re, sys\n"
+    "r = json.loads(sys.stdin.buffer.read().decode('utf-8'))\n"
+    "p = re.compile(r['pattern'], r['flags'])\n"
+    "print(sum(1 for _ in p.finditer(r['text'])) if r['count'] else int(p.search(r['text']) is not None))\n"
+)
 
 
 class _NoVerdict(Exception):
@@ -88,7 +103,10 @@ def _grade(grader: CaseGrader, grading: GradingInput) -> tuple[bool, str]:
     if grader.type == "regex":
         return _regex(grader, grading)
     if grader.type == "file_exists":
-        present = (grading.workspace.root / grader.path).exists()
+        try:
+            present = exists_inside(grading.workspace.root, grader.path)
+        except SandboxError as exc:
+            raise _NoVerdict(str(exc)) from None
         return present == grader.exists, f"{grader.path} {'exists' if present else 'does not exist'}"
     if grader.type == "tool_used":
         assert grader.tool is not None
@@ -110,10 +128,13 @@ def _grade(grader: CaseGrader, grading: GradingInput) -> tuple[bool, str]:
 
 def _text(target: str, target_file: str | None, grading: GradingInput) -> str:
     if target_file is not None:
-        path = grading.workspace.root / target_file
-        if ".." in Path(target_file).parts or not path.is_file():
-            raise _NoVerdict(f"file {target_file} was not written")
-        return path.read_text(encoding="utf-8", errors="replace")
+        try:
+            data = read_inside(grading.workspace.root, target_file, FILES_MAX_CHARS)
+        except SandboxError as exc:
+            raise _NoVerdict(str(exc)) from None
+        if data is None:
+            raise _NoVerdict(f"file {target_file} was not written (a regular file in the workspace, no link)")
+        return data.decode("utf-8", errors="replace")
     if target == "last_message":
         return grading.final_output
     if target == "trace":
@@ -128,17 +149,33 @@ def _regex(grader: CaseGrader, grading: GradingInput) -> tuple[bool, str]:
     flags = 0
     for letter in grader.flags:
         flags |= _FLAGS.get(letter, 0)
-    pattern = re.compile(grader.pattern, flags)
     where = grader.target_file or grader.target
+    counting = grader.match.startswith("count:")
+    found = _matches_in_sandbox(grader.pattern, flags, text, counting, grading)
     if grader.match == "contains":
-        found = pattern.search(text) is not None
-        return found, f"matched {grader.pattern}" if found else f"pattern not found in {where}"
+        return found > 0, f"matched {grader.pattern}" if found else f"pattern not found in {where}"
     if grader.match == "not_contains":
-        found = pattern.search(text) is not None
         return not found, "pattern found (expected absent)" if found else "pattern absent as expected"
     wanted = int(grader.match.split(":", 1)[1])
-    count = sum(1 for _ in pattern.finditer(text))
-    return count == wanted, f"found {count} matches (expected {wanted})"
+    return found == wanted, f"found {found} matches (expected {wanted})"
+
+
+def _matches_in_sandbox(pattern: str, flags: int, text: str, counting: bool, grading: GradingInput) -> int:
+    """How many times ``pattern`` matches ``text`` (with ``counting`` off: 1 or 0), worked out by
+    a python3 under the arm's sandbox backend, as bounded as any command there: a pattern that
+    backtracks forever is killed at ``REGEX_TIMEOUT_S``, and a stop request ends it."""
+    request = json.dumps({"pattern": pattern, "flags": flags, "count": counting, "text": text})
+    result = grading.workspace.run(["python3", "-I", "-c", _MATCHER], stdin=request, timeout_s=REGEX_TIMEOUT_S,
+                                   output_limit=1024)
+    if not result.completed or result.exit_code != 0 or not result.stdout.strip().isdigit():
+        raise _NoVerdict(f"the pattern could not be matched: {result.describe()} "
+                         f"(at most {REGEX_TIMEOUT_S:g}s per pattern){_tail(result.stderr)}")
+    return int(result.stdout.strip())
+
+
+def _tail(stderr: str) -> str:
+    last = stderr.strip().splitlines()[-1:] if stderr.strip() else []
+    return f": {last[0][:200]}" if last else ""
 
 
 def _matches(ref: ToolRef, name: str, arguments: str) -> bool:

@@ -39,6 +39,7 @@ from typing import Any
 from ...errors import SuiteError, SuiteIssue
 from ...skill.loader import SKILL_FILE
 from ...suite.model import Case, Suite
+from ...suite.paths import path_problem, shape_problem
 from ...yaml_source import parse_yaml, read_suite_text
 from .specs import CaseGrader, PluginCaseGrader, ToolRef
 
@@ -285,8 +286,8 @@ def _grader(entry: Any, folder: Path, at: Path, case: str, field: str | None,
         return _judged(entry, common, arm, folder, bad)
     if kind == "file_exists":
         path = entry.get("path")
-        if not isinstance(path, str) or not path.strip():
-            bad("needs 'path'", "path")
+        if not isinstance(path, str) or shape_problem(path):
+            bad(_workspace_path("needs 'path'", path), "path")
             return None
         return CaseGrader(**common, indicator=arm == "with-only", path=path, exists=entry.get("exists", True) is not False)
     if kind == "tool_used":
@@ -323,6 +324,9 @@ def _regex(entry: dict, common: dict, arm: Any, bad: Any) -> CaseGrader | None:
         bad(f"is not a valid regular expression ({exc})", "pattern")
         return None
     target_file = target.get("path") if isinstance(target, dict) and target.get("source") == "file" else None
+    if target_file is not None and (not isinstance(target_file, str) or shape_problem(target_file)):
+        bad(_workspace_path("needs {source: file, path}", target_file), "target")
+        return None
     if target_file is None and target not in TARGETS:
         bad(f"must be one of {', '.join(TARGETS)}, or {{source: file, path}}", "target")
         return None
@@ -342,15 +346,27 @@ def _judged(entry: dict, common: dict, arm: Any, folder: Path, bad: Any) -> Case
     reference = None
     if common["type"] == "baseline":
         rel = entry.get("baseline_file")
-        source = folder / rel if isinstance(rel, str) and rel.strip() and ".." not in Path(rel).parts else None
-        if source is None or not source.is_file():
-            bad("needs 'baseline_file': a file in the case folder holding the reference answer", "baseline_file")
+        problem = path_problem(folder, rel, want="file") if isinstance(rel, str) else "is missing"
+        if problem is not None or not isinstance(rel, str):
+            bad(f"needs 'baseline_file': a file in the case folder holding the reference answer ({rel!r} "
+                f"{problem})", "baseline_file")
             return None
-        reference = read_suite_text(source)
+        reference = read_suite_text(folder / rel)
     focus = entry.get("focus", "last_message")
+    focus_file = focus.get("path") if isinstance(focus, dict) else None
+    if isinstance(focus, dict) and (not isinstance(focus_file, str) or shape_problem(focus_file)):
+        bad(_workspace_path("needs {path}", focus_file), "focus")
+        return None
     return CaseGrader(**common, indicator=arm == "with-only", criteria=criteria.strip(), reference=reference,
                       target=focus if isinstance(focus, str) else "last_message",
-                      target_file=focus.get("path") if isinstance(focus, dict) else None)
+                      target_file=focus_file)
+
+
+def _workspace_path(what: str, path: Any) -> str:
+    """The refusal of a grader's path into the arm's workspace."""
+    problem = shape_problem(path) if isinstance(path, str) else "is not a string"
+    return (f"{what}: a path relative to the arm's workspace, without '..' ({path!r} {problem}) — "
+            "graders read only files inside the workspace")
 
 
 def _tool_ref(raw: Any) -> ToolRef | None:

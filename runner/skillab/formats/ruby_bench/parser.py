@@ -177,11 +177,11 @@ def _task(eval_dir: Path, issues: IssueList) -> str:
 
 
 def _workspace(eval_dir: Path, issues: IssueList):
-    files, links = collect_files(eval_dir, skip=EVAL_FILES)
+    files, links = collect_files(eval_dir, root=eval_dir, skip=EVAL_FILES)
     for link in links:
         issues.issues.append(SuiteIssue(eval_dir / link, "is a symbolic link — workspace files must be "
                                         "regular files inside the eval directory"))
-    return seed_files([(eval_dir / rel, rel) for rel in files])
+    return seed_files([(eval_dir / rel, rel) for rel in files], root=eval_dir)
 
 
 def _skill_dir(eval_dir: Path, issues: IssueList) -> Path | None:

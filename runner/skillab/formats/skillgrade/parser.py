@@ -31,9 +31,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ...errors import SuiteIssue
 from ...skill.loader import SKILL_FILE
-from ...suite.loading import IssueList, seed_files
-from ...suite.model import Case, Suite
+from ...suite.loading import IssueList, collect_files, seed_files
+from ...suite.model import Case, SeedFiles, Suite
+from ...suite.paths import RULE, path_problem
 from ...yaml_source import YamlPath, parse_yaml, read_suite_text
 from .specs import SkillgradeGrader, TaskGrader
 
@@ -64,8 +66,7 @@ def load_skillgrade(path: Path) -> Suite:
     cases: list[Case] = []
     trials: set[int] = set()
     grader_dir = root / "graders"
-    grader_files = seed_files([(p, p.relative_to(root).as_posix()) for p in sorted(grader_dir.rglob("*"))
-                               if p.is_file() and not p.is_symlink()]) if grader_dir.is_dir() else None
+    grader_files = _grader_files(root, grader_dir, issues) if os.path.lexists(grader_dir) else None
     for index, task in enumerate(value["tasks"]):
         case = _task(task, ("tasks", index), root, defaults, issues, trials, grader_files)
         if case is not None:
@@ -111,12 +112,21 @@ def _skill_dir(root: Path, named: Any, issues: IssueList) -> Path:
     return root / named
 
 
+def _grader_files(root: Path, grader_dir: Path, issues: IssueList) -> SeedFiles | None:
+    """The ``graders/`` folder's files, at their paths below the eval's folder."""
+    files, links = collect_files(grader_dir, root=root)
+    for link in links:
+        issues.issues.append(SuiteIssue(grader_dir / link, f"is a symbolic link — {RULE}"))
+    pairs = [(grader_dir / rel, (grader_dir / rel).relative_to(root).as_posix()) for rel in files]
+    return seed_files(pairs, root=root) if pairs else None
+
+
 def _text(raw: Any, root: Path) -> Any:
     """A string value, or the contents of the file it names (skillgrade's file references)."""
     if isinstance(raw, str) and "\n" not in raw.strip() and len(raw) < 300:
-        candidate = root / raw.strip()
-        if not os.path.isabs(raw.strip()) and ".." not in Path(raw.strip()).parts and candidate.is_file():
-            return read_suite_text(candidate)
+        # A file of the suite, reached without a link; anything else is the text itself.
+        if path_problem(root, raw.strip(), want="file") is None:
+            return read_suite_text(root / raw.strip())
     return raw
 
 
@@ -225,9 +235,10 @@ def _workspace(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList)
     for index, entry in enumerate(raw):
         src = entry.get("src") if isinstance(entry, dict) else None
         dest = entry.get("dest", src) if isinstance(entry, dict) else None
-        if not isinstance(src, str) or os.path.isabs(src) or ".." in Path(src).parts or not (root / src).exists():
-            issues.add(f"'src' must be a file or folder below {root}", (*at, index), field=f"{field}[{index}].src",
-                       case=case)
+        problem = path_problem(root, src) if isinstance(src, str) else "is not a path"
+        if problem is not None or not isinstance(src, str):
+            issues.add(f"'src' must be a file or folder below {root}: {src!r} {problem}", (*at, index),
+                       field=f"{field}[{index}].src", case=case)
             continue
         if not isinstance(dest, str) or ".." in Path(dest).parts:
             issues.add("'dest' must be a path", (*at, index), field=f"{field}[{index}].dest", case=case)
@@ -236,6 +247,12 @@ def _workspace(raw: Any, at: YamlPath, root: Path, case: str, issues: IssueList)
             outside.append(dest)
             continue
         source = root / src
-        files = [source] if source.is_file() else sorted(p for p in source.rglob("*") if p.is_file())
-        pairs.extend((p, (Path(dest) / p.relative_to(source)).as_posix() if source.is_dir() else dest) for p in files)
-    return (seed_files(pairs) if pairs else None), outside
+        if source.is_file():
+            pairs.append((source, dest))
+            continue
+        files, links = collect_files(source, root=root)
+        for link in links:
+            issues.add(f"'src' {src!r} holds the symbolic link {link} — {RULE}", (*at, index),
+                       field=f"{field}[{index}].src", case=case)
+        pairs.extend((source / rel, (Path(dest) / rel).as_posix()) for rel in files)
+    return (seed_files(pairs, root=root) if pairs else None), outside

@@ -25,6 +25,7 @@ from pathlib import Path
 from ...errors import SuiteIssue
 from ...suite.loading import IssueList, collect_files, seed_files
 from ...suite.model import ImageRequest, SeedFiles
+from ...suite.paths import escape_problem
 
 ENVIRONMENT, SKILLS = "environment", "skills"
 # How a reason the task's own image cures begins (``--sandbox image`` builds that image).
@@ -56,6 +57,10 @@ class EnvironmentPlan:
 
 def plan_environment(environment: Path, issues: IssueList) -> EnvironmentPlan:
     plan = EnvironmentPlan()
+    problem = escape_problem(environment.parent, environment)
+    if problem is not None:
+        issues.issues.append(SuiteIssue(environment, problem))
+        return plan
     if not environment.is_dir():
         return plan
     for compose in ("docker-compose.yaml", "docker-compose.yml", "compose.yaml"):
@@ -67,13 +72,13 @@ def plan_environment(environment: Path, issues: IssueList) -> EnvironmentPlan:
     if dockerfile.is_file() and not dockerfile.is_symlink():
         pairs = _DockerfileReader(environment, plan).read(dockerfile.read_text(encoding="utf-8", errors="replace"))
     else:
-        files, links = collect_files(environment, skip={SKILLS, "Dockerfile", "docker-compose.yaml",
+        files, links = collect_files(environment, root=environment, skip={SKILLS, "Dockerfile", "docker-compose.yaml",
                                                         "docker-compose.yml", "compose.yaml"})
         for link in links:
             issues.issues.append(SuiteIssue(environment / link, "is a symbolic link — environment files must "
                                             "be regular files"))
         pairs = [(environment / rel, rel) for rel in files]
-    plan.seed = seed_files(pairs) if pairs else None
+    plan.seed = seed_files(pairs, root=environment) if pairs else None
     return plan
 
 
@@ -190,11 +195,11 @@ class _DockerfileReader:
         for match in matches:
             if match == skills or skills in match.parents:
                 continue  # a pattern (``*``, ``sk*``) that takes in the skills: never into any arm
-            if match.is_symlink() or not _inside(match, self.context):
+            if escape_problem(self.context, match) is not None:
                 self._refuse(f"{where}: copies {source!r}, a link or a path outside {ENVIRONMENT}/")
                 continue
             if match.is_dir():
-                files, _links = collect_files(match, skip={SKILLS} if match == self.context else ())
+                files, _links = collect_files(match, root=self.context, skip={SKILLS} if match == self.context else ())
                 for rel in files:
                     self._add(match / rel, posixpath.join(rel_dest, rel))
             elif into_directory:
@@ -347,10 +352,3 @@ def package_check(packages: list[str] | tuple[str, ...]) -> str:
     )
     names = " ".join(shlex.quote(p) for p in dict.fromkeys(packages))
     return f"python3 -c {shlex.quote(script)} {names}"
-
-
-def _inside(path: Path, root: Path) -> bool:
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
-
-

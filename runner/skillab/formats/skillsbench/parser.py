@@ -284,7 +284,7 @@ def _verifier(task_dir: Path, issues: IssueList) -> Verifier | None:
         issues.issues.append(SuiteIssue(task_dir, f"has no verifier — expected verifier/{VERIFIER_ENTRY} "
                                         f"or tests/{VERIFIER_ENTRY}"))
         return None
-    files, links = collect_files(directory)
+    files, links = collect_files(directory, root=task_dir)
     for link in links:
         issues.issues.append(SuiteIssue(directory / link, "is a symbolic link — verifier files must be regular files"))
     entry = directory / VERIFIER_ENTRY
@@ -293,7 +293,7 @@ def _verifier(task_dir: Path, issues: IssueList) -> Verifier | None:
     needs = read_needs(entry.read_text(encoding="utf-8", errors="replace"))
     network = tuple(f"the verifier needs network ({directory.name}/{VERIFIER_ENTRY} line {number}: {line[:80]!r})"
                     for number, line in needs.network)
-    return Verifier(seed_files([(directory / rel, rel) for rel in files]), network[:1], needs.guarded_packages,
+    return Verifier(seed_files([(directory / rel, rel) for rel in files], root=task_dir), network[:1], needs.guarded_packages,
                     needs.guarded)
 
 

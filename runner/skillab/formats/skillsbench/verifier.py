@@ -29,6 +29,7 @@ from ...grading.graders import (
 )
 from ...sandbox.nofollow import read_inside
 from ...sandbox.python_runtime import grader_python, grader_python_env
+from ...suite.paths import read_below
 from .dockerfile import package_check
 from .specs import VerifierGrader
 from .verifier_deps import SKIP_DEPS
@@ -61,13 +62,13 @@ def grade_verifier(spec: VerifierGrader, grading: GradingInput) -> GraderResult:
     mapping = [(path, str(root)) for path in spec.workspace_paths]
     mapping += [("/tests", str(tests_dir)), ("/verifier", str(tests_dir)), ("/logs/verifier", str(logs_dir))]
     for source, target in spec.tests.files:
-        data = source.read_bytes()
+        data, mode = read_below(spec.tests.root, source)
         try:
             data = rewrite_paths(data.decode("utf-8"), mapping).encode("utf-8")
         except UnicodeDecodeError:
             pass  # binary test data is staged as it is
         staged = workspace.put(f"{VERIFIER_DIR}/tests/{target}", data)
-        os.chmod(staged, stat.S_IMODE(source.stat().st_mode) | stat.S_IRUSR)
+        os.chmod(staged, mode | stat.S_IRUSR)
     logs_dir.mkdir(parents=True, exist_ok=True)
     python = grader_python(workspace.backend)
     # The image's ENV, with its paths moved into the workspace and $PATH taken from the sandbox.

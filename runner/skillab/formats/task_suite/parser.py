@@ -22,7 +22,6 @@ the same directory) or is named by ``skill_id``: the nearest ``skills/<skill_id>
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from ...suite.loading import (
     seed_files,
 )
 from ...suite.model import Case, GraderSpec, RubricGrader, Suite, setup_path_problem
+from ...suite.paths import path_problem
 from ...yaml_source import SUITE_MAX_BYTES, parse_yaml, read_suite_text
 from .specs import ContainsGrader, PytestGrader
 
@@ -249,23 +249,19 @@ def _pytest(
     problem = setup_path_problem(test_file)
     if problem is None and not test_file.startswith(f"{FIXTURES}/"):
         problem = f"is not under {FIXTURES}/"
-    if problem is None:
-        fixtures = suite_dir / FIXTURES
-        target = suite_dir / test_file
-        if not _inside(target, fixtures):
-            problem = f"leads outside {FIXTURES}/ through a symbolic link"
-        elif not target.is_file():
-            problem = f"does not exist (looked for {target})"
     if problem:
-        issues.add(f"{test_file!r} {problem} — test files must lie in the suite's "
-                   f"{FIXTURES}/ directory", at, field="judge.test_file", case=label)
+        problem += f" — test files must lie in the suite's {FIXTURES}/ directory"
+    else:
+        problem = path_problem(suite_dir, test_file, want="file")
+    if problem:
+        issues.add(f"{test_file!r} {problem}", at, field="judge.test_file", case=label)
         return None
-    files, links = collect_files(suite_dir / FIXTURES)
+    files, links = collect_files(suite_dir / FIXTURES, root=suite_dir)
     for link in links:
         issues.add(f"{FIXTURES}/{link} is a symbolic link — fixtures must be regular files", at,
                    field="judge.test_file", case=label)
     pairs = [(suite_dir / FIXTURES / rel, f"{FIXTURES}/{rel}") for rel in files]
-    return PytestGrader(fixtures=seed_files(pairs), test_file=test_file)
+    return PytestGrader(fixtures=seed_files(pairs, root=suite_dir), test_file=test_file)
 
 
 def _rubric(judge: dict[str, Any], where: tuple, label: str, issues: IssueList) -> RubricGrader | None:
@@ -288,8 +284,3 @@ def _number(value: Any) -> bool:
 
 def _positive_number(value: Any) -> bool:
     return _number(value) and value > 0
-
-
-def _inside(path: Path, root: Path) -> bool:
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    return real.startswith(base.rstrip(os.sep) + os.sep)

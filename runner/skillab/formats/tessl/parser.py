@@ -69,7 +69,7 @@ def load_tessl(path: Path) -> Suite:
     items = _items(value.get("checklist"), issues)
     threshold_pct = _threshold(value, scenario / SCENARIO_FILE, issues)
     prompt = read_prompt_file(scenario / TASK_FILE, issues, missing=f"a Tessl scenario needs a {TASK_FILE}")
-    files, links = collect_files(scenario, skip=EVAL_FILES)
+    files, links = collect_files(scenario, root=scenario, skip=EVAL_FILES)
     for link in links:
         issues.issues.append(SuiteIssue(scenario / link, "is a symbolic link — scenario files must be regular files"))
     skill_dir = _skill_dir(scenario, issues)
@@ -81,7 +81,7 @@ def load_tessl(path: Path) -> Suite:
         prompt=prompt,
         description=context or None,
         graders=(grader,),
-        seed=seed_files([(scenario / rel, rel) for rel in files]) if files else None,
+        seed=seed_files([(scenario / rel, rel) for rel in files], root=scenario) if files else None,
         line=1,
     )
     return Suite(path=path, format=FORMAT_NAME, cases=(case,), skill_dir=skill_dir, warnings=tuple(warnings))

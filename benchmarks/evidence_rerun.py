@@ -1,0 +1,129 @@
+"""Re-running until green: how often a skill that does nothing is called "helps".
+
+An adversary (a team re-triggering the CI job) re-runs a null skill up to ``--reruns`` times and
+stops at the first "helps". Judged run by run, each run's own claim (skillab's lift sentence,
+``scoring.stopping.claim``) gets up to ``reruns`` chances; judged by the evidence ledger
+(``--evidence-ledger``: ``scoring.eprocess`` over every run's flips, multiplied), it keeps its
+level however often it is looked at. Printed side by side, each with its Monte Carlo SE:
+
+- naive, 1 run: the per-run false "helps" rate (what one run promises);
+- naive, first of N: the adversary's rate judged run by run;
+- ledger, first of N: the adversary's rate judged by the ledger (target <= 0.05);
+- ledger, cached baseline counted: the same when the without-skill arm comes from the baseline
+  cache and its pairs are counted anyway (what the ledger refuses to do: one baseline draw,
+  paired again each re-run, decides the direction of every later flip);
+- and for a skill that truly helps, the share of adversaries the ledger lets claim it within N
+  runs and the median runs it took, beside the naive rule's.
+
+Simulated suites as in ``benchmarks/calibration.py``: cases of varied difficulty (baseline logit
+~ N(mu, 1.5^2)), both arms run ``runs`` times per case; the skill a logit shift (0: null).
+
+``python benchmarks/evidence_rerun.py [--reps N] [--cases N] [--runs N] [--reruns N] [--seed S]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import numpy as np
+
+from skillab.scoring.eprocess import log_e_helps, log_threshold
+from skillab.scoring.inference import CasePair
+from skillab.scoring.stopping import claim
+
+
+def one_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs: int,
+            cached_without: np.ndarray | None = None) -> tuple[list[CasePair], int, int, np.ndarray]:
+    """One run of the suite: its case pairs, its flips to pass and to fail, and its baseline."""
+    p0 = 1 / (1 + np.exp(-logits))
+    p1 = 1 / (1 + np.exp(-(logits + shift)))
+    w = rng.random((len(logits), runs)) < p1[:, None]
+    o = rng.random((len(logits), runs)) < p0[:, None] if cached_without is None else cached_without
+    pairs = [CasePair(int(w[i].sum()), int(o[i].sum()), runs) for i in range(len(logits))]
+    return pairs, int((w & ~o).sum()), int((~w & o).sum()), o
+
+
+def adversary(rng: np.random.Generator, n: int, runs: int, reruns: int, shift: float, *,
+              cache: bool = False) -> tuple[int | None, int | None]:
+    """The run (1-based) at which the naive rule and the ledger first say "helps" (None: never)."""
+    logits = rng.normal(0.0, 1.5, n)
+    bar = log_threshold()
+    up = down = 0
+    naive = ledger = None
+    baseline = None
+    for attempt in range(1, reruns + 1):
+        pairs, k, m, o = one_run(rng, logits, shift, runs, baseline if cache else None)
+        baseline = o
+        up, down = up + k, down + m
+        if naive is None and claim(pairs) == "helps":
+            naive = attempt
+        if ledger is None and log_e_helps(up, down) >= bar:
+            ledger = attempt
+        if naive is not None and ledger is not None:
+            break
+    return naive, ledger
+
+
+def rate(hits: int, reps: int) -> str:
+    p = hits / reps
+    return f"{p:.3f} ± {math.sqrt(max(p * (1 - p), 1e-9) / reps):.3f}"
+
+
+def shift_for(lift_pts: float) -> float:
+    """The logit shift giving a population lift of ``lift_pts`` over these cases."""
+    a = np.random.default_rng(12345).normal(0.0, 1.5, 200_000)
+    p0 = 1 / (1 + np.exp(-a))
+    lo, hi = 0.0, 12.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if (1 / (1 + np.exp(-(a + mid))) - p0).mean() < lift_pts / 100 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=2000)
+    parser.add_argument("--cases", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--reruns", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=34)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    n, runs, reruns, reps = args.cases, args.runs, args.reruns, args.reps
+    print(f"{reps} adversaries · {n} cases x {runs} run(s) · up to {reruns} re-runs, stop at the first \"helps\"")
+    print(f"{'scenario':<34}{'naive, 1 run':>16}{'naive, first of N':>20}{'ledger, first of N':>21}")
+    ok = True
+    for label, cache in (("null skill", False), ("null skill, cached baseline", True)):
+        first = naive = ledger = 0
+        for _ in range(reps):
+            got_naive, got_ledger = adversary(rng, n, runs, reruns, 0.0, cache=cache)
+            first += got_naive == 1
+            naive += got_naive is not None
+            ledger += got_ledger is not None
+        tag = " (if counted)" if cache else ""
+        print(f"{label:<34}{rate(first, reps):>16}{rate(naive, reps):>20}{rate(ledger, reps):>21}{tag}")
+        if not cache:
+            ok = ok and ledger / reps <= 0.05
+    print("\nthe ledger leaves cached-baseline pairs out, so the cached case is the plain null row for it")
+    print(f"\n{'true lift':<12}{'naive: helps within N':>24}{'median runs':>13}{'ledger: helps within N':>25}"
+          f"{'median runs':>13}")
+    for lift in (10.0, 20.0, 30.0):
+        shift = shift_for(lift)
+        results = [adversary(rng, n, runs, reruns, shift) for _ in range(max(200, reps // 4))]
+        k = len(results)
+        naive_runs = [r[0] for r in results if r[0] is not None]
+        ledger_runs = [r[1] for r in results if r[1] is not None]
+        print(f"{f'+{lift:.0f} pts':<12}{rate(len(naive_runs), k):>24}{_median(naive_runs):>13}"
+              f"{rate(len(ledger_runs), k):>25}{_median(ledger_runs):>13}")
+    print(f"\nledger false \"helps\" within {reruns} re-runs <= 0.05: {'yes' if ok else 'NO'}")
+    return 0 if ok else 1
+
+
+def _median(values: list[int]) -> str:
+    return "-" if not values else f"{float(np.median(values)):.1f}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

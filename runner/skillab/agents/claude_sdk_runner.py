@@ -1,0 +1,77 @@
+"""The ``claude-agent-sdk`` adapter's callable, run by ``python_runner`` inside the sandbox.
+
+Standard library and the user's ``claude-agent-sdk`` only (skillab is not importable there). The
+user's options (``--adapter claude-agent-sdk:MODULE:FUNCTION``, a function returning a
+``ClaudeAgentOptions``) bring the system prompt, tools, subagents and MCP servers; skillab then
+sets what decides the measurement: project settings only (never the user's own skills), the
+arm's workspace as cwd, strict MCP config, the model and turn cap, the bundled CLI (run inside
+the same sandbox), the proxy as the endpoint with the arm's token, telemetry off.
+"""
+
+import asyncio
+import importlib
+import json
+
+QUIET = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+         "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
+
+
+def options_for(task):
+    from claude_agent_sdk import ClaudeAgentOptions
+
+    target = task.get("options")
+    if target:
+        module, _, attr = target.partition(":")
+        factory = importlib.import_module(module)
+        for part in attr.split("."):
+            factory = getattr(factory, part)
+        options = factory()
+    else:
+        options = ClaudeAgentOptions(permission_mode="acceptEdits",
+                                     allowed_tools=["Bash", "Read", "Write", "Edit", "Glob", "Grep"])
+    options.cwd = task["workspace"]
+    options.setting_sources = ["project"]
+    options.strict_mcp_config = True
+    options.model = task["model"]
+    options.max_turns = task["max_turns"]
+    options.skills = "all" if task["skills_dir"] else None
+    options.env = {**(options.env or {}), **QUIET, "ANTHROPIC_BASE_URL": task["base_url"],
+                   "ANTHROPIC_API_KEY": task["api_key"],
+                   "ANTHROPIC_SMALL_FAST_MODEL": task["model"], "ANTHROPIC_DEFAULT_HAIKU_MODEL": task["model"]}
+    return options
+
+
+async def session(task):
+    from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, ToolUseBlock, UserMessage, query
+
+    out = {"answer": "", "events": [], "skills_loaded": [], "offered": None, "error": None}
+    pending = {}
+    async for message in query(prompt=task["prompt"], options=options_for(task)):
+        if isinstance(message, SystemMessage) and message.subtype == "init":
+            out["offered"] = [str(s) for s in message.data.get("skills") or []]
+        elif isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ToolUseBlock):
+                    event = {"tool": block.name, "args": block.input, "output": ""}
+                    pending[block.id] = event
+                    out["events"].append(event)
+                    if block.name == "Skill":
+                        out["skills_loaded"].append(str(block.input.get("skill", "")))
+        elif isinstance(message, UserMessage) and isinstance(message.content, list):
+            for block in message.content:
+                tool_id = getattr(block, "tool_use_id", None)
+                if tool_id in pending:
+                    content = block.content
+                    pending[tool_id]["output"] = content if isinstance(content, str) else json.dumps(content)[:4000]
+        elif isinstance(message, ResultMessage):
+            out["answer"] = message.result or ""
+            if message.is_error:
+                out["error"] = f"{message.subtype}: {message.result or ''}"[:500]
+    return out
+
+
+def run(task):
+    out = asyncio.run(session(task))
+    if out["error"]:
+        raise RuntimeError(out["error"])
+    return out

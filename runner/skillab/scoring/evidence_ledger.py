@@ -1,0 +1,90 @@
+"""A run's pairs added to the evidence ledger, and the accumulated evidence it reports
+(``--evidence-ledger``; the e-process is ``scoring.eprocess``, the file ``log.ledger``).
+
+A pair enters only when both its arms ran in this run. A without-skill arm from the baseline
+cache was drawn once and paired again with every later with-skill arm: given that one draw, the
+direction of each later flip is decided before the agent runs (a cached failing baseline makes
+every difference a flip to pass), so those pairs are not fresh evidence and are left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..core.evidence import EvidenceBlock, LedgerVerdict
+from ..core.records import CaseRecord
+from ..core.runlog import RunLog
+from ..log.ledger import LedgerLine, Tally, append_line
+from .eprocess import confidence_sequence, log_e_helps, log_e_hurts, log_threshold, more_needed
+from .inference import ALPHA
+
+_KIND = {"flip_to_pass": "pass", "flip_to_fail": "fail", "pass_kept": "same", "fail_kept": "same"}
+
+
+def ledger_key(log: RunLog) -> str:
+    """What "the same experiment" is for the ledger: skill content, agent, model and suite."""
+    s = log.settings
+    parts = {"skill_hash": s.suite.skill_hash, "agent": s.adapter.name, "model": s.models.agent,
+             "suite_hash": s.suite.suite_hash or s.suite.path}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def pair_id(record: CaseRecord) -> str:
+    """A pair's id, from what both its arms did: the same pair in a shard and in the merged
+    document, or regraded, has the same id; a re-run's pairs have their own."""
+    parts = [record.case_name, record.run_index]
+    for arm in (record.with_skill, record.without_skill):
+        parts += [arm.final_output, arm.transcript, arm.detail or ""]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:20]
+
+
+def run_pairs(log: RunLog) -> tuple[dict[str, tuple[str, ...]], int]:
+    """This run's graded pairs by kind, and how many were left out for a cached arm."""
+    pairs: dict[str, list[str]] = {"pass": [], "fail": [], "same": []}
+    cached = 0
+    for record in log.records:
+        kind = _KIND.get(record.outcome)
+        if kind is None or record.error is not None:
+            continue
+        if record.with_skill.cached or record.without_skill.cached:
+            cached += 1
+            continue
+        pairs[kind].append(pair_id(record))
+    return {k: tuple(v) for k, v in pairs.items()}, cached
+
+
+def record_evidence(log: RunLog, path: Path, secret: bytes, alpha: float = ALPHA) -> RunLog:
+    """Add ``log``'s pairs to the ledger at ``path``; the log with the accumulated evidence (and
+    any ledger warnings)."""
+    pairs, cached = run_pairs(log)
+    line = LedgerLine(ledger_key(log), datetime.now(UTC).isoformat(timespec="seconds"), pairs)
+
+    def judge(tally: Tally, added: int) -> EvidenceBlock:
+        return evidence_block(tally, str(path), line.key, added=added, cached=cached, alpha=alpha)
+
+    block, warnings = append_line(Path(path), line, secret, judge)
+    settings = dataclasses.replace(log.settings, evidence=block,
+                                   warnings=(*log.settings.warnings, *warnings))
+    return dataclasses.replace(log, settings=settings)
+
+
+def evidence_block(tally: Tally, ledger: str, key: str, *, added: int, cached: int,
+                   alpha: float = ALPHA) -> EvidenceBlock:
+    up, down = tally.count("pass"), tally.count("fail")
+    helps, hurts = log_e_helps(up, down), log_e_hurts(up, down)
+    bar = log_threshold(alpha)
+    verdict: LedgerVerdict = "helps" if helps >= bar else "hurts" if hurts >= bar else "undecided"
+    low, high = confidence_sequence(up, down, alpha)
+    return EvidenceBlock(
+        ledger=ledger, key=key, runs=tally.lines, pairs=len(tally.kinds), flips_to_pass=up, flips_to_fail=down,
+        log_e_helps=round(helps, 6), log_e_hurts=round(hurts, 6), threshold=round(math.exp(bar), 6),
+        verdict=verdict, low_pts=low, high_pts=high,
+        more_for_helps=None if verdict == "hurts" else more_needed(up, down, helps=True, alpha=alpha),
+        more_for_hurts=None if verdict == "helps" else more_needed(up, down, helps=False, alpha=alpha),
+        added_pairs=added, skipped_cached=cached, skipped_lines=tally.skipped_lines,
+    )

@@ -1,0 +1,47 @@
+"""``--adapter claude-agent-sdk``: the Claude Agent SDK (its bundled CLI inside the sandbox)
+against a fake Anthropic server on 127.0.0.1, through the credential proxy."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skillab.cli import main
+
+from ..fakes.model_server import FakeModelServer, text, tool_call
+from .test_claude_code import turns_so_far
+from .test_python_agent import SECRET_WORD, write_suite
+
+pytest.importorskip("claude_agent_sdk", reason="the claude-agent-sdk extra is not installed "
+                                               "(pip install 'skillab[agents-sdk]')")
+KEY = "sk-ant-api03-" + "Cl4udeSdk" * 6
+
+
+def sdk_model(req):
+    """Invokes the fruit skill when the SDK's session lists it, then answers with what it said;
+    without it, answers that it does not know."""
+    if "Skill" not in req.tool_names:
+        return text("ok")  # a side request (titles), not the agent loop
+    if turns_so_far(req) == 0:
+        return tool_call("Skill", {"skill": "fruit"}) if "fruit" in req.raw else text("I do not know the house fruit.")
+    return text(f"The house fruit is {SECRET_WORD}." if SECRET_WORD in req.raw else "I do not know.")
+
+
+def test_an_agent_built_with_the_claude_agent_sdk_is_measured_with_proof_of_offer(tmp_path, monkeypatch):
+    skill = write_suite(tmp_path)
+    out = tmp_path / "r.json"
+    with FakeModelServer(sdk_model) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        code = main(["run", str(skill), "--adapter", "claude-agent-sdk", "--model", "claude-haiku-4-5",
+                     "--base-url", server.url, "--no-cache", "--no-history", "--quiet", "--output", str(out)])
+        requests = server.model_requests()
+    doc = json.loads(out.read_text())
+    [record] = doc["cases"]
+    assert record["outcome"] == "flip_to_pass", json.dumps(record)[:3000]
+    assert code == 0 and record["with_skill"]["skill_activated"] is True
+    assert record["without_skill"]["error"] is None
+    # The key reached the server only from the proxy; never the CLI's own environment.
+    assert requests and all(r.auth in (KEY, f"Bearer {KEY}") for r in requests)
+    assert record["with_skill"]["usage"]["input_tokens"] > 0
+    assert KEY not in out.read_text()

@@ -1,0 +1,105 @@
+"""Model calls in flight: ``--concurrency`` of them, shaped by the provider's own 429s."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from skillab.providers import Message
+from skillab.providers.rate import AdaptiveLimit, provider_slot
+from skillab.providers.registry import create_client
+
+from ..configs import agent_settings_of, judge_settings_of, run_config
+from ..fakes.model_server import FakeModelServer, rate_limited, text
+
+KEY = "sk-ant-test-" + "r" * 24
+
+
+def test_concurrency_governs_the_calls_in_flight():
+    """``--concurrency 32`` used to reach the provider as 8 calls at once (a per-provider cap of 8
+    that no flag set): against a 200 ms server it took 4x the ideal. The cap is now the run's
+    concurrency, for the agent's model and the judge's alike."""
+    config = run_config(adapter="agent", model="claude-haiku-4-5", concurrency=32)
+    settings = agent_settings_of(config)
+    assert settings.concurrency == 32 and judge_settings_of(config).concurrency == 32
+    with FakeModelServer(lambda request: text("ok"), latency_s=0.2) as server:
+        client = create_client(settings, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
+        with ThreadPoolExecutor(max_workers=40) as pool:
+            list(pool.map(lambda i: client.create([Message.user(f"q{i}")], system="s"), range(64)))
+        assert server.max_in_flight == 32
+
+
+def test_a_set_provider_concurrency_still_wins():
+    config = run_config(adapter="agent", model="claude-haiku-4-5", concurrency=32, provider_concurrency=3)
+    assert agent_settings_of(config).concurrency == 3
+
+
+def test_a_429_halves_the_window_and_recovers_with_answers():
+    limit = AdaptiveLimit(16)
+    limit.throttled(None)
+    assert limit.window == 8 and limit.throttles == 1
+    limit.throttled(None)  # the same push-back seen by another request in flight
+    assert limit.window == 8
+    for _ in range(8):
+        with limit:
+            pass
+    assert 8.9 < limit.window < 9.1  # about one more per window of answers
+    for _ in range(1000):
+        with limit:
+            pass
+    assert limit.window == 16
+
+
+def test_the_window_bounds_the_requests_in_flight():
+    limit = AdaptiveLimit(8)
+    limit.throttled(None)
+    inside, most = 0, 0
+    lock = threading.Lock()
+
+    def one(_: int) -> None:
+        nonlocal inside, most
+        with limit:
+            with lock:
+                inside += 1
+                most = max(most, inside)
+            time.sleep(0.02)
+            with lock:
+                inside -= 1
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(one, range(16)))
+    assert most <= 5  # 4 after the halving, 5 once answers grew it past 5
+
+
+def test_a_retry_after_holds_every_arm_not_just_the_one_throttled():
+    """The first request is answered 429 with retry-after-ms 300; the other arms' requests, sent
+    once the 429 is in, through the same endpoint, start no earlier than that pause ends (they used
+    to go straight into the provider's 429s)."""
+    arrivals: list[tuple[float, str]] = []
+    lock = threading.Lock()
+    throttled_at: list[float] = []
+
+    def reply(request):
+        now = time.monotonic()
+        with lock:
+            arrivals.append((now, request.last_user_text))
+            if not throttled_at:
+                throttled_at.append(now)
+                return rate_limited(retry_after_ms=300)
+        return text("ok")
+
+    config = run_config(adapter="agent", model="claude-haiku-4-5", concurrency=4)
+    with FakeModelServer(reply) as server:
+        client = create_client(agent_settings_of(config),
+                               {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
+        with ThreadPoolExecutor(max_workers=5) as pool:
+            first = pool.submit(client.create, [Message.user("first")], system="s")
+            shared = provider_slot(f"anthropic:{server.url}", 4)
+            while not shared.throttles:  # the 429 is in; its retry waits out the pause
+                time.sleep(0.01)
+            rest = [pool.submit(client.create, [Message.user(f"q{i}")], system="s") for i in range(4)]
+            for future in (first, *rest):
+                future.result()
+    later = [t for t, prompt in arrivals if prompt.startswith("q")]
+    assert len(later) == 4 and min(later) >= throttled_at[0] + 0.29
