@@ -34,6 +34,13 @@ Printed per scenario, each beside its target:
 - ``--min-delta-pts 5`` on a skill with no effect: how often the point gate (the default
   ``--gate-on point``) and the lower-bound gate pass it, and the rate the point gate's note
   prints (within 0.08 of the real one; the lower-bound gate <= 0.05);
+- the interval's width beside the alternatives (t, Agresti-Min adjusted t, Newcombe), each
+  with its coverage and the Monte Carlo SE of its mean width: skillab's covers >= 0.94 and is at
+  most 1.2x the narrowest alternative that also covers (``calibration_interval``);
+- errors that depend on the arm: a skill with no effect whose with-skill (or, the mirror,
+  without-skill) arm errors on 10% or 20% of the runs it fails, 50 cases x 3 runs, through
+  ``paired_statistics`` on real records: false claims <= 0.05, beside the rate with the errored
+  records dropped;
 - the judge gate: ``check_consistency`` against judges that agree with themselves 70-95% of the
   time (a 70% judge caught >= 0.9, a 95% one kept >= 0.9), and the re-asks it spent.
 
@@ -51,6 +58,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from calibration_interval import WIDTH_RATIO, arm_dependent_errors, interval_widths
 from calibration_judge import judge_gate  # a sibling: benchmarks/ is the script's directory
 
 from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip_p
@@ -458,6 +466,38 @@ def main(argv: list[str] | None = None) -> int:
         off += bad
         print(f"{s.label:<16} {s.n:>4} {s.runs:>4}  {cell['point']:>6.3f} {_fmt(cell['said']):>9} "
               f"{cell['lower']:>11.3f}{'  <- off' if bad else ''}", flush=True)
+    print()
+    print("the lift's 95% interval beside the alternatives: coverage / mean width (pts) ± its Monte Carlo SE; "
+          f"'ratio' is skillab's width over the narrowest alternative covering >= {TARGETS['cover']} "
+          f"(target <= {WIDTH_RATIO})")
+    print(f"{'scenario':<22} {'n':>4} {'runs':>4}  " + "  ".join(
+        f"{name:>22}" for name in ("skillab", "t", "adjusted t", "Newcombe")) + f"  {'ratio':>5}")
+    width_cells = [Scenario(20, 1, 10)] if args.quick else [
+        Scenario(n, runs, lift, spread=spread) for n in (10, 20, 50) for runs in (1, 3) for lift in (0, 10, 30)
+        for spread in (1.5, 4.0)]
+    for s in width_cells:
+        cell = interval_widths(draw, s, reps, rng)
+        valid = [w for name, (cover, w, _) in cell.items()
+                 if name != "skillab" and cover >= TARGETS["cover"] - 2 * se]
+        ratio = cell["skillab"][1] / min(valid) if valid else None
+        bad = cell["skillab"][0] < TARGETS["cover"] - 2 * se or (ratio is not None and ratio > WIDTH_RATIO)
+        off += bad
+        print(f"{s.label:<22} {s.n:>4} {s.runs:>4}  " + "  ".join(
+            f"{cover:>6.3f} / {w:>5.1f} ± {w_se:>4.2f}" for cover, w, w_se in cell.values())
+            + f"  {_fmt(ratio, '.2f'):>5}{'  <- off' if bad else ''}", flush=True)
+    print()
+    error_reps = reps if args.quick else max(reps, 300)
+    print(f"a skill with no effect whose arm errors on the runs it fails (50 cases x 3 runs, {error_reps} runs "
+          f"each, SE ±{_rate_se(error_reps):.3f}): false claims through paired_statistics (target <= "
+          f"{TARGETS['false']}), beside the test alone on the records left when errors are dropped")
+    print(f"{'erring arm':>10} {'rate':>5}  {'claims':>6} {'dropped':>7}")
+    for arm in ("with", "without"):
+        for rate in ((0.2,) if args.quick else (0.1, 0.2)):
+            cell = arm_dependent_errors(50, 3, rate, error_reps, rng, arm=arm)
+            bad = cell["claims"] > TARGETS["false"] + 2 * _rate_se(cell["judged"])
+            off += bad
+            print(f"{arm:>10} {rate:>5.0%}  {cell['claims']:>6.3f} {cell['dropped']:>7.3f}"
+                  f"{'  <- off' if bad else ''}", flush=True)
     print()
     print("judge consistency gate (engine.consistency.check_consistency): share of runs whose lift it "
           "withholds, and re-asks spent (targets: a 70%-consistent judge caught >= 0.9, a 95% one kept >= 0.9)")

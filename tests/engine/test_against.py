@@ -283,3 +283,22 @@ def test_under_the_mock_an_original_without_a_script_says_the_comparison_means_n
     capsys.readouterr()
     warnings = json.loads(out.read_text())["warnings"]
     assert any("the comparison with the original means nothing" in w for w in warnings), warnings
+
+
+def test_fail_on_broken_gates_the_cases_the_edit_broke_beyond_noise(tmp_path, capsys):
+    """The comment's headline names a case broken beyond noise; --fail-on-broken makes the
+    check say the same (exit 1), and without it the run's other gates decide."""
+    skill, first, _ = two_version_repo(tmp_path, cases=[grep_case("a"), grep_case("b")],
+                                       responses={"a": answers("SKILLED", "plain"), "b": answers("SKILLED", "plain")})
+    (skill / "mock-responses.yaml").write_text(json.dumps({"a": answers("SKILLED", "plain"),
+                                                           "b": answers("plain now", "plain")}))
+    commit_all(skill.parent.parent, "the edit breaks b")
+    args = ["run", str(skill), "--adapter", "mock", "--against", first, "--runs", "5", "--quiet",
+            "--no-cache", "--no-history", "--output", str(tmp_path / "r.json")]
+    without_gate = main(args)
+    assert "the edit broke" not in capsys.readouterr().err
+    assert json.loads((tmp_path / "r.json").read_text())["comparison"]["broken_by_edit"] == ["b"]
+    assert main([*args, "--fail-on-broken"]) == 1
+    err = capsys.readouterr().err
+    assert "gate failed: demo-skill: the edit broke 1 case beyond noise (b)" in err
+    assert without_gate == 0

@@ -86,8 +86,9 @@ def test_holm_adjusts_step_down_and_keeps_untested_parts():
 def test_no_effect_parts_are_never_load_bearing_on_identical_answers():
     same = Contrast([CasePair(1, 1, 1)] * 10, [f"c{i}" for i in range(10)], 0, 10)
     (only,) = classify([same])
-    # Ten cases whose arms never differ: the power model finds no size it detects 80% of the time.
-    assert only["role"] == "dead weight" and "even the largest contribution would be found less" in only["note"]
+    # Ten cases whose arms never differ, one run each: dead weight, with the size this suite
+    # would have detected (a contribution that moves every case is found every time).
+    assert only["role"] == "dead weight" and "this suite detects about 69 pts or more" in only["note"]
 
 
 def test_a_variant_that_mostly_errored_is_not_measured():
@@ -216,3 +217,21 @@ def test_max_skill_tokens_gates_the_run(tmp_path, capsys):
     assert "above --max-skill-tokens 50" in err
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["context_budget"]["listings"]["claude-code"]["description_cut"] is False
+
+
+def test_ablate_says_before_spending_when_the_suite_is_too_small_to_label_any_part(tmp_path, capsys):
+    small = tmp_path / "incident-summary"
+    shutil.copytree(DEMO, small)
+    suite = small / "eval.yaml"
+    text = suite.read_text()
+    # The demo's suite cut to its first six cases: 2^-5 = 0.031 is never below 5% / 3 parts.
+    starts = [i for i, line in enumerate(text.splitlines()) if line.startswith("- name:")]
+    suite.write_text("\n".join(text.splitlines()[:starts[6]]) + "\n")
+    (small / "mock-responses.yaml").unlink()  # it scripts the cases cut
+    code = main(["ablate", str(small), "--adapter", "mock", "--dry-run", "--output", str(tmp_path / "a.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and "6 cases x 1 runs" in out
+    assert "warning: this suite is too small to label any part: with 6 cases the smallest p is 0.0312" in out
+    assert "7 cases or more can label one" in out  # 2^-6 = 0.016 < 5% / 3
+    main(["ablate", str(DEMO), "--adapter", "mock", "--dry-run", "--output", str(tmp_path / "b.json")])
+    assert "too small" not in capsys.readouterr().out

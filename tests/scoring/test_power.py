@@ -10,8 +10,9 @@ import pytest
 
 from skillab.core.wire import to_wire
 from skillab.scoring import power_model
+from skillab.scoring.exact import clopper_pearson_upper
 from skillab.scoring.inference import ALPHA, CasePair, sign_flip_p
-from skillab.scoring.interval import clopper_pearson_upper
+from skillab.scoring.power import power_statement
 from skillab.scoring.statistics import case_statistics, mcnemar_exact_p
 
 
@@ -114,9 +115,10 @@ def test_five_of_six_up_is_not_beyond_noise_and_its_interval_holds_zero():
 
 
 def test_nothing_differs_gets_the_width_the_data_allow():
-    """20 cases and none differs: an exact bound allows lifts near +-20 pts, not the t's 9.7."""
+    """20 cases and none differs: the score test keeps lifts near +-16 pts (the exact
+    Clopper-Pearson bound on a share is 16.8), not the t's 9.7."""
     lo, hi = case_statistics(cases(0, 0, 20)).ci95
-    assert hi >= 16.8 and lo <= -16.8
+    assert hi >= 15.5 and lo <= -15.5
 
 
 def test_beyond_noise_is_the_test_alone():
@@ -325,3 +327,12 @@ def test_heavy_tailed_differences_are_bounded_at_their_effective_degrees_of_free
     spread = (3 * squares + 1) / 49
     _, upper = power.discordance(heavy, runs=3)
     assert upper == pytest.approx(spread * df / power.chi2_quantile(0.2, df) + centre**2)
+
+
+def test_power_at_a_lift_that_moves_every_case_is_not_zero():
+    """One run per case, every case discordant: the power the ablate note reads at a 100-pt
+    contribution was 0 (the discordant-count sum started at a weight of 0)."""
+    assert power_model.power(10, 1, 0.1, 1.0, 1.0) == 1.0
+    assert power_model.power(6, 1, 0.0, 1.0, 1.0) == 1.0
+    statement = power_statement([0.0] * 10, baseline_rate=None, runs=1)
+    assert statement is not None and statement.detectable_lift_pts is not None

@@ -40,6 +40,11 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(render_plan(plan, prepared, config))
         return EXIT_OK
+    from ..scoring.ablation import too_small_to_label
+
+    small = too_small_to_label(len(prepared.graded), len(plan.ordered))
+    if small:
+        say(f"warning: {small}")
     from ..reports.progress import open_progress
 
     display = open_progress(args.quiet)
@@ -70,6 +75,11 @@ def render_plan(plan: AblationPlan, prepared: Prepared, config: RunConfig) -> st
         lines.append(f"  {part.label:<48} {part.chars:>7,} chars")
     for rel in plan.partition.grader_files:
         lines.append(f"  {rel:<48} kept in every variant: a grader calls it")
+    from ..scoring.ablation import too_small_to_label
+
+    small = too_small_to_label(cases, len(parts))
+    if small:
+        lines.append(f"warning: {small}")
     with_arms = cases * runs * (1 + len(parts))
     lines.append(f"arms: {with_arms} with-skill ({cases} cases x {runs} runs x {1 + len(parts)} skills: "
                  f"the full skill and each variant) + {cases * runs} without-skill (run once, then from the "

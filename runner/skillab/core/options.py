@@ -398,6 +398,12 @@ OPTIONS: tuple[Option, ...] = (
            input=ActionInput("Fail the check when a skill's listing entry plus body costs more than "
                              "this many tokens in context for the run's agent (as `skillab run "
                              "--max-skill-tokens`). Empty: no gate.")),
+    Option("fail-on-broken", "gate", group=GATES, kind="switch", config=True, commands=RUN,
+           help="exit 1 when the --against run names cases the edit broke beyond noise",
+           input=ActionInput("`true`: fail the check when the run against the original skill names cases the "
+                             "edit broke beyond noise (as `skillab run --fail-on-broken`), so the check agrees "
+                             "with the comment's headline. `false`: the comment still names them.",
+                             default="true")),
     Option("max-held-out-gap", "gate", group=GATES, parse=non_negative_float, metavar="PTS", config=True,
            commands=RUN,
            help="exit 1 when the author cases' lift exceeds the held-out cases' lift by more than PTS points "

@@ -32,6 +32,39 @@ class Power:
 
 
 @dataclass(frozen=True)
+class ErrorAccount:
+    """How the errored records could move the lift, and whether one arm errored more.
+
+    A claim ("helps" / "hurts" beyond noise) stands only if it also holds with every record
+    where one arm errored counted against it: for "helps" the errored with-skill arm fails and
+    the errored without-skill arm passes; for "hurts" the reverse. A record where both arms
+    errored (an outage of the run around them) says nothing about either arm and stays out.
+    """
+
+    # Records read, and those whose with-skill / without-skill arm errored (a record may be both).
+    records: int
+    with_errored: int
+    without_errored: int
+    # Exact McNemar p over the records where exactly one arm errored: do the arms error alike?
+    error_p: float
+    # The case-level lift (pts) and its p with every errored arm counted as a failure.
+    lift_as_failures_pts: float | None
+    p_as_failures: float | None
+    # The lift and its p with the errors counted against "helps", and against "hurts".
+    lift_against_helps_pts: float | None
+    p_against_helps: float | None
+    lift_against_hurts_pts: float | None
+    p_against_hurts: float | None
+    # Whether the claim the records alone support still holds under the errors (None: no claim).
+    claim_holds: bool | None = None
+
+    @property
+    def arms_differ(self) -> bool:
+        """The two arms' error rates differ beyond noise (exact test at 5%)."""
+        return self.error_p < 0.05
+
+
+@dataclass(frozen=True)
 class LiftStatistics:
     """Whether the observed lift can be told from noise, with the numbers that say so.
 
@@ -59,6 +92,8 @@ class LiftStatistics:
     regression: bool = False
     regressed_cases: tuple[str, ...] = ()
     withheld: str | None = None
+    # Present when any record errored: see ``ErrorAccount``.
+    errors: ErrorAccount | None = None
 
     def broke(self, case_name: str) -> bool:
         """Whether the case's drop with the skill passed its own noise test: "broken by the

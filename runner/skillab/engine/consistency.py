@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.checks import AGREEMENT_FLOOR, ConsistencyCheck
 from ..grading.blinding import blind_transcript
-from ..scoring.interval import clopper_pearson_lower, clopper_pearson_upper
+from ..scoring.exact import clopper_pearson_lower, clopper_pearson_upper
 
 if TYPE_CHECKING:
     from ..grading.judge import ExpectationJudge

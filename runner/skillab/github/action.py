@@ -417,7 +417,7 @@ class Action:
         gates = Gates(tuple(inputs.fail_on_verdict), inputs.min_delta_pts, inputs.gate_on,
                       inputs.min_trigger_recall, inputs.max_false_trigger_rate, require_measured=True,
                       max_skill_tokens=inputs.max_skill_tokens, max_leaks=inputs.max_leaks,
-                      max_held_out_gap=inputs.max_held_out_gap)
+                      max_held_out_gap=inputs.max_held_out_gap, fail_on_broken=inputs.fail_on_broken)
         for outcome in state.outcomes:
             if outcome.failure:
                 state.failures.append(outcome.failure)

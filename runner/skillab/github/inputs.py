@@ -110,6 +110,7 @@ INPUTS: tuple[InputSpec, ...] = (
     _shared("max-skill-tokens"),
     _shared("max-leaks"),
     _shared("max-held-out-gap"),
+    _shared("fail-on-broken"),
 )
 INPUT_NAMES: tuple[str, ...] = tuple(spec.name for spec in INPUTS)
 
@@ -144,6 +145,7 @@ class ActionInputs:
     max_skill_tokens: int | None = None
     max_leaks: int | None = None
     max_held_out_gap: float | None = None
+    fail_on_broken: bool = True
     route: str | None = None
     max_stolen: int | None = None
     min_route_accuracy: float | None = None
@@ -229,6 +231,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         max_skill_tokens=_setting(raw, "max-skill-tokens"),
         max_leaks=_setting(raw, "max-leaks"),
         max_held_out_gap=_setting(raw, "max-held-out-gap"),
+        fail_on_broken=_boolean(raw, "fail-on-broken"),
         route=raw["route"] or None,
         max_stolen=_parsed(raw, "max-stolen", non_negative_int),
         min_route_accuracy=_parsed(raw, "min-route-accuracy", share),

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from ..core.statistics import LiftStatistics
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed
 from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
+from .power_model import smallest_p
 from .statistics import case_statistics
 
 Role = Literal["load-bearing", "dead weight", "harmful", "not measured"]
@@ -151,6 +152,19 @@ def can_still_claim(found: Contrast, remaining: int, runs: int) -> bool:
     return False
 
 
+def too_small_to_label(cases: int, parts: int) -> str | None:
+    """Why no part can get a role at this size, or None: a role needs a part's Holm-adjusted p
+    below 5%, so the smallest p the test can give (every case moving one way, ``2^(1 - n)``)
+    below ``5% / parts``; said before any arm is spent."""
+    if parts < 1 or smallest_p(cases) < ALPHA / parts:
+        return None
+    needed = next(n for n in range(1, 64) if smallest_p(n) < ALPHA / parts)
+    return (f"this suite is too small to label any part: with {cases} case{'s' if cases != 1 else ''} "
+            f"the smallest p is {smallest_p(cases):.3g}, and {parts} part{'s' if parts != 1 else ''} "
+            f"(Holm) need one below {ALPHA / parts:.3g}; every part would read \"dead weight\". "
+            f"{needed} cases or more can label one")
+
+
 def _dead_weight_note(found: Contrast, power: Any) -> str:
     """What "no detectable contribution" means at this suite's power: the smallest contribution,
     of either sign, this suite detects with 80% power (the variant's pass rate does not bound a
@@ -214,4 +228,5 @@ def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 1
 
 
 __all__ = ["AblationResult", "Contrast", "FORMAT", "PartResult", "Role", "can_still_claim", "classify", "contrast",
+           "too_small_to_label",
            "holm"]

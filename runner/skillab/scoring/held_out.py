@@ -13,8 +13,12 @@ from collections.abc import Sequence
 
 from ..core.held_out import HELD_OUT_TAG, HeldOutLift, SplitLift
 from ..core.records import CaseRecord
-from .inference import adjusted_moments, adjusted_t_interval, t_quantile
+from .inference import t_quantile
 from .statistics import case_pairs
+
+# Agresti-Min pseudo-pairs (value, weight): half a case at +1 and at -1, one at 0, so a side whose
+# cases all agree still has a spread.
+_PSEUDO = ((1.0, 0.5), (-1.0, 0.5), (0.0, 1.0))
 
 
 def held_out_lift(records: Sequence[CaseRecord]) -> HeldOutLift | None:
@@ -49,3 +53,18 @@ def _gap_interval(a: Sequence[float], h: Sequence[float], level: float = 0.95) -
     half = t_quantile(1 - (1 - level) / 2, max(1, int(df))) * se
     centre = a_mean - h_mean
     return max(-200.0, 100 * (centre - half)), min(200.0, 100 * (centre + half))
+
+
+def adjusted_moments(diffs: Sequence[float]) -> tuple[float, float, float]:
+    """Mean, variance and total weight of the differences with the pseudo-pairs added."""
+    weight = len(diffs) + sum(w for _, w in _PSEUDO)
+    centre = (sum(diffs) + sum(v * w for v, w in _PSEUDO)) / weight
+    squares = sum((d - centre) ** 2 for d in diffs) + sum(w * (v - centre) ** 2 for v, w in _PSEUDO)
+    return centre, squares / (weight - 1), weight
+
+
+def adjusted_t_interval(diffs: Sequence[float], *, level: float = 0.95) -> tuple[float, float]:
+    """t interval (points) on the differences plus the pseudo-pairs; clipped to [-100, 100]."""
+    centre, variance, weight = adjusted_moments(diffs)
+    half = t_quantile(1 - (1 - level) / 2, len(diffs) - 1) * math.sqrt(variance / weight)
+    return max(-100.0, 100 * (centre - half)), min(100.0, 100 * (centre + half))

@@ -8,10 +8,9 @@ contributes the mean of its runs per arm, and the lift is the mean of the per-ca
   nothing" each case's two arms are exchangeable, so every sign pattern of the differences is
   equally likely. Its exact distribution comes from the generating function
   ``prod_i (1 + z^(2 x_i))`` multiplied out as one big integer (see ``sign_flip_p``).
-- The interval starts from a t interval on the ``d_i`` with one pseudo-pair of evidence in each
-  direction (half a case at +1, half at -1) and one at 0, the paired-proportions adjustment of
-  Agresti & Min (2005) applied per case, and is then widened to exact bounds and reconciled
-  with the test (``interval``), so the test and the interval never disagree about 0.
+- The interval is the test inverted over shifts of the lift (``interval``): the sign-flip test
+  at 0, the score test of a paired proportion elsewhere, so the test and the interval never
+  disagree about 0.
 
 Standard library only.
 """
@@ -28,8 +27,6 @@ ALPHA = 0.05
 # Above this many bits the exact generating function costs more than it is worth; the
 # permutation distribution's normal approximation is very close at that size.
 _EXACT_BITS = 1 << 23
-# Pseudo-pairs added to the per-case differences for the interval (weights, see module doc).
-_PSEUDO = ((1.0, 0.5), (-1.0, 0.5), (0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -43,22 +40,6 @@ class CasePair:
     @property
     def diff(self) -> float:
         return (self.with_passes - self.without_passes) / self.runs
-
-
-def adjusted_moments(diffs: Sequence[float]) -> tuple[float, float, float]:
-    """Mean, variance and total weight of the differences with the pseudo-pairs added."""
-    weight = len(diffs) + sum(w for _, w in _PSEUDO)
-    centre = (sum(diffs) + sum(v * w for v, w in _PSEUDO)) / weight
-    squares = sum((d - centre) ** 2 for d in diffs) + sum(w * (v - centre) ** 2 for v, w in _PSEUDO)
-    return centre, squares / (weight - 1), weight
-
-
-def adjusted_t_interval(diffs: Sequence[float], *, level: float = 0.95) -> tuple[float, float]:
-    """t interval (points) on the differences plus the pseudo-pairs; clipped to [-100, 100]."""
-    centre, variance, weight = adjusted_moments(diffs)
-    se = math.sqrt(variance / weight)
-    half = t_quantile(1 - (1 - level) / 2, len(diffs) - 1) * se
-    return max(-100.0, 100 * (centre - half)), min(100.0, 100 * (centre + half))
 
 
 def integer_scores(cases: Sequence[CasePair]) -> list[int]:

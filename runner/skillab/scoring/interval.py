@@ -1,21 +1,26 @@
-"""The lift's 95% interval, made to agree with the sign-flip test the sentence is decided by.
+"""The lift's 95% interval: every shift of the lift the test does not reject.
 
-Three steps, each for a stated reason:
+The interval is a test inverted: a shift ``s`` of the lift is in it when the paired test of
+"the lift is s" keeps it at 5%. At ``s = 0`` that test is the sign-flip test the sentence is
+decided by (exact McNemar at one run per case), so the interval excludes 0 exactly when
+p < 0.05. Elsewhere it is the score test of the mean difference with its variance at the
+constrained maximum likelihood (Tango 1998 for paired proportions): the test a paired 2x2 table
+gets at any shift, where the sign-flip test of ``d_i - s`` degenerates (every case flipping
+leaves every shift's signs alike, so it keeps none or all of them).
 
-1. The Agresti-Min-adjusted t interval on the per-case differences (``adjusted_t_interval``):
-   the right width when many cases vary.
-2. Widened to the exact bounds a case's difference allows: ``|d| <= 1``, so the lift lies
-   between ``P(a case goes up) - P(a case goes down)`` bounded each way by exact
-   Clopper-Pearson bounds on the two shares (Bonferroni: 98.75% one-sided each, so each side
-   of the interval holds at 97.5% whatever the data; a case with several runs counts as its
-   fraction of a case, rounded outward). This is the honest width for a near-deterministic
-   suite, where the t interval's spread comes from a handful of discordant cases: 20 cases
-   where nothing differs allow a lift of up to 19.7 pts, not the t interval's 9.7.
-3. Reconciled with the test at 0, so "p < 0.05" and "the interval excludes 0" never disagree:
-   where the test rejects 0 but the interval holds it, the bound on 0's side is the test's own
-   inversion (the smallest shift of the differences the sign-flip test no longer rejects, to a
-   half point); where the test keeps 0, the interval reaches 0.
-   ``benchmarks/calibration.py`` measures the coverage of the result.
+Why this test, and what it gives by construction:
+
+- monotone in the evidence: a case rescued (or a case fewer broken) raises the test's
+  statistic at every shift, so neither bound can move against the evidence; a suite with more
+  cases and the same shares narrows it;
+- never zero width: the constrained variance puts the unobserved outcomes back (a suite whose
+  every case flips up is still consistent with some cases going down);
+- several runs per case: a case counts as its fraction of a case up or down (``d_i`` in
+  [-1, 1]), and the variance is scaled by how much less a fractional difference varies than a
+  whole one (``sum d_i^2 / sum |d_i|``, with two whole discordant cases of pseudo-evidence so a
+  few fractional cases cannot make it small). At one run per case the scale is 1: Tango's test.
+
+``benchmarks/calibration.py`` measures its coverage and its width beside the alternatives.
 """
 
 from __future__ import annotations
@@ -23,11 +28,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
-from .inference import ALPHA, CasePair, adjusted_t_interval, integer_scores, sign_flip_p, sign_flip_upper_tail
+from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
 
-# The grid the test is inverted on: steps per unit of difference (half a point).
-_INVERSION_STEPS = 200
+# Whole discordant cases of pseudo-evidence in the variance scale (see the module doc).
+_SCALE_PSEUDO = 2.0
+# The smallest distance from 0 a bound keeps when the test rejects 0 (the reports' last digit).
+_CLEAR_OF_ZERO = 0.1
+_BISECTIONS = 60
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ class LiftInference:
 
     @property
     def beyond_noise(self) -> bool:
-        """The test decides; the interval is built to agree with it (``interval.lift_interval``)."""
+        """The test decides; the interval is the same test inverted (``interval.lift_interval``)."""
         return self.ci95 is not None and self.p_value < self.alpha
 
 
@@ -61,73 +70,62 @@ def infer_lift(cases: Sequence[CasePair], *, level: float = 0.95, alpha: float =
     return LiftInference(n, 100 * mean, ci, p, exact, alpha)
 
 
+@dataclass(frozen=True)
+class ShiftTest:
+    """The score test of "the lift is s" over per-case differences (see the module doc)."""
+
+    n: int
+    up: float  # sum of the positive differences: cases up, fractions of a case counted
+    down: float  # sum of the negative differences' sizes
+    scale: float  # how much a difference varies against a whole one (1 at one run per case)
+
+    @classmethod
+    def of(cls, diffs: Sequence[float]) -> ShiftTest:
+        up = sum(d for d in diffs if d > 0)
+        down = -sum(d for d in diffs if d < 0)
+        squares = sum(d * d for d in diffs)
+        scale = (squares + _SCALE_PSEUDO) / (up + down + _SCALE_PSEUDO)
+        return cls(len(diffs), up, down, scale)
+
+    @property
+    def estimate(self) -> float:
+        return (self.up - self.down) / self.n
+
+    def statistic(self, shift: float) -> float:
+        """z of the observed lift against ``shift`` (a fraction in [-1, 1])."""
+        n, b, c, s = self.n, self.up, self.down, shift
+        # Tango's constrained maximum-likelihood share of cases going down, given the lift is s.
+        qa, qb, qc = 2 * n, -b - c + (2 * n - b + c) * s, -c * s * (1 - s)
+        down_share = (-qb + math.sqrt(max(qb * qb - 4 * qa * qc, 0.0))) / (2 * qa)
+        variance = n * max(self.scale * (2 * down_share + s) - s * s, 0.0)
+        gap = b - c - n * s
+        if variance <= 1e-12:
+            return 0.0 if abs(gap) <= 1e-9 else math.copysign(math.inf, gap)
+        return gap / math.sqrt(variance)
+
+
 def lift_interval(cases: Sequence[CasePair], p_value: float, *, level: float = 0.95,
                   alpha: float = ALPHA) -> tuple[float, float]:
-    """The interval (points) for the case-level lift; ``p_value`` is the sign-flip test's."""
-    diffs = [c.diff for c in cases]
-    lo, hi = adjusted_t_interval(diffs, level=level)
-    tail = (1 - level) / 2
-    n = len(cases)
-    up = sum(max(c.diff, 0.0) for c in cases)
-    down = sum(max(-c.diff, 0.0) for c in cases)
-    ups, downs = math.ceil(up - 1e-9), math.ceil(down - 1e-9)
-    # Each share is bounded at half the side's error, so each difference bound holds at 97.5%.
-    hi = max(hi, 100 * (clopper_pearson_upper(ups, n, tail / 2)
-                        - clopper_pearson_lower(math.floor(down + 1e-9), n, tail / 2)))
-    lo = min(lo, 100 * (clopper_pearson_lower(math.floor(up + 1e-9), n, tail / 2)
-                        - clopper_pearson_upper(downs, n, tail / 2)))
-    lift = 100 * sum(diffs) / n
-    if p_value < alpha and lo <= 0 <= hi:
-        bound = inverted_bound(cases, alpha=alpha)
-        lo, hi = (max(lo, bound), hi) if lift > 0 else (lo, min(hi, bound))
-    elif p_value >= alpha:
+    """The interval (points) for the case-level lift; ``p_value`` is the sign-flip test's at 0."""
+    test = ShiftTest.of([c.diff for c in cases])
+    critical = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    lo = 100 * _bound(test, -1.0, critical)
+    hi = 100 * _bound(test, 1.0, critical)
+    # At 0 the sign-flip test decides: the interval holds 0 exactly when it keeps 0.
+    if p_value < alpha:
+        lo, hi = (max(lo, _CLEAR_OF_ZERO), hi) if test.estimate > 0 else (lo, min(hi, -_CLEAR_OF_ZERO))
+    else:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
     return max(-100.0, lo), min(100.0, hi)
 
 
-def clopper_pearson_upper(successes: int, n: int, tail: float) -> float:
-    """Exact one-sided upper bound on a share: the p with P(Binomial(n, p) <= successes) = tail."""
-    if successes >= n:
-        return 1.0
-    lo, hi = successes / n, 1.0
-    for _ in range(50):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _binom_cdf(successes, n, mid) > tail else (lo, mid)
-    return hi
-
-
-def clopper_pearson_lower(successes: int, n: int, tail: float) -> float:
-    """Exact one-sided lower bound on a share (the upper bound of the failures, mirrored)."""
-    return 1.0 - clopper_pearson_upper(n - successes, n, tail)
-
-
-def _binom_cdf(k: int, n: int, p: float) -> float:
-    # In log space: math.comb(n, i) passes a float's range past n of about 1,030.
-    if p <= 0.0 or p >= 1.0:
-        return 1.0 if p <= 0.0 or k >= n else 0.0
-    log_p, log_q = math.log(p), math.log1p(-p)
-    return min(1.0, sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
-                                 + i * log_p + (n - i) * log_q) for i in range(k + 1)))
-
-
-def inverted_bound(cases: Sequence[CasePair], *, alpha: float = ALPHA) -> float:
-    """The bound (points) on 0's side of the lift from inverting the sign-flip test.
-
-    The test of "the lift is s" flips the signs of ``d_i - s``; the bound is the shift nearest
-    the observed lift that it rejects no more, searched between 0 and the observed lift on a
-    grid of 1/2 pt (the scores are scaled to integers so the test stays exact).
-    """
-    scale = math.lcm(*(c.runs for c in cases))
-    unit = _INVERSION_STEPS / 100  # grid steps per point
-    base = [(c.with_passes - c.without_passes) * (scale // c.runs) * _INVERSION_STEPS for c in cases]
-    total = sum(base)
-    sign = 1 if total > 0 else -1
-    # A shift of j grid steps; the scores are then d_i - j / _INVERSION_STEPS on the integer scale.
-    def rejects(j: int) -> bool:
-        shifted = [sign * b - j * scale for b in base]
-        return 2 * sign_flip_upper_tail(shifted, sum(shifted))[0] < alpha
-    lo, hi = 0, abs(total) // (len(cases) * scale)  # rejected at 0, kept at the observed lift
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
-    return sign * hi / unit
+def _bound(test: ShiftTest, edge: float, critical: float) -> float:
+    """The last shift from the estimate toward ``edge`` the test keeps (its statistic grows
+    steadily away from the estimate, so a bisection finds it)."""
+    inside, outside = test.estimate, edge
+    if abs(test.statistic(edge)) <= critical:
+        return edge
+    for _ in range(_BISECTIONS):
+        mid = (inside + outside) / 2
+        inside, outside = (mid, outside) if abs(test.statistic(mid)) <= critical else (inside, mid)
+    return inside

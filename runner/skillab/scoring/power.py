@@ -27,8 +27,8 @@ from ..core.runlog import DEFAULT_TARGET_LIFT_PTS
 from ..core.statistics import Power
 from . import power_model
 from .aggregate import ERROR_DOMINATED_FLOOR
+from .exact import clopper_pearson_upper
 from .inference import ALPHA
-from .interval import clopper_pearson_upper
 
 POWER = 0.80
 # One-sided confidence that the planning discordance is not below the true one.
@@ -64,7 +64,10 @@ def power_statement(
     room = 1.0 if baseline_rate is None else max(0.0, 1 - baseline_rate)
     # Read with the skill at its observed lift; the model wants the chance discordance.
     lift = sum(diffs) / n
-    psi = power_model.chance_discordance(read, lift, room)
+    # A lift that explains every discordant run still leaves the pseudo one: a suite whose every
+    # case flips says nothing of how often a skill that does nothing would.
+    floor = _PSEUDO_DISCORDANT_RUNS / (n * runs)
+    psi = max(power_model.chance_discordance(read, lift, room), floor)
     psi_upper = max(psi, power_model.chance_discordance(read_upper, lift, room))
     # Fitted at the discordance as read (with the skill, at the observed lift).
     inert = power_model.inert_share(sum(1 for d in diffs if d == 0) / n, runs, read, lift)

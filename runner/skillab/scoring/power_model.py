@@ -142,6 +142,9 @@ def critical_count(discordant: int) -> int:
 def _mcnemar_power(n: int, psi: float, delta: float) -> float:
     """Sum over the likely counts of discordant cases of P(enough of them move up)."""
     up = (1 + delta / psi) / 2
+    if psi >= 1:  # every case differs: the count of discordant cases is n itself
+        k = critical_count(n)
+        return _upper_tail(n, k, up) if k <= n else 0.0
     spread = 8 * math.sqrt(n * psi * (1 - psi)) + 2
     first, last = max(0, int(n * psi - spread)), min(n, int(n * psi + spread) + 1)
     total = 0.0

@@ -17,8 +17,9 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.runlog import DEFAULT_TARGET_LIFT_PTS, RunLog
-from ..core.statistics import LiftStatistics
+from ..core.statistics import ErrorAccount, LiftStatistics
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed, is_comparable
+from .error_account import claim_survives, error_account, errors_sentence, failed_by_its_own_hand
 from .inference import ALPHA, CasePair
 from .interval import LiftInference, infer_lift
 from .power import power_statement
@@ -72,7 +73,7 @@ def case_pairs(records: Sequence[Any]) -> tuple[list[str], list[CasePair], int, 
     cases: dict[Any, _Case] = {}
     b = c = 0
     for index, record in enumerate(records):
-        if not is_comparable(record):
+        if not (is_comparable(record) or failed_by_its_own_hand(record)):
             continue
         with_passed = arm_passed(getattr(record, "with_skill", None))
         without_passed = arm_passed(getattr(record, "without_skill", None))
@@ -96,12 +97,12 @@ def paired_statistics(
     ``withheld`` (a reason) nulls every statistic, as an error-dominated run does.
     """
     names, pairs, b, c = case_pairs(records)
-    errors = sum(1 for r in records if r.outcome == "error")
+    errors = sum(1 for r in records if r.outcome == "error" and not failed_by_its_own_hand(r))
     if bool(records) and errors / len(records) > ERROR_DOMINATED_FLOOR:
         withheld = f"more than {ERROR_DOMINATED_FLOOR:.0%} of records errored: no statistic is reported"
     return case_statistics(
         pairs, names=names, flips=(b, c), subject=subject, target_lift_pts=target_lift_pts,
-        withheld=withheld, alpha=alpha, errored=errors,
+        withheld=withheld, alpha=alpha, errored=errors, account=error_account(records, alpha=alpha),
     )
 
 
@@ -109,10 +110,11 @@ def case_statistics(
     pairs: Sequence[CasePair], *, names: Sequence[str] | None = None,
     flips: tuple[int, int] | None = None, subject: str = "the skill",
     target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, withheld: str | None = None, alpha: float = ALPHA,
-    errored: int = 0,
+    errored: int = 0, account: ErrorAccount | None = None,
 ) -> LiftStatistics:
     """The statistics of per-case pass counts (what ``paired_statistics`` builds from records);
-    ``errored`` is how many records errored (not in ``pairs``), for the power statement."""
+    ``errored`` is how many records errored (not in ``pairs``), for the power statement;
+    ``account`` the errored records' account, which a claim must survive (``error_account``)."""
     names = list(names) if names is not None else [f"case {i + 1}" for i in range(len(pairs))]
     n_records = sum(p.runs for p in pairs)
     b, c = flips if flips is not None else (0, 0)
@@ -122,10 +124,10 @@ def case_statistics(
     down = sum(1 for p in pairs if p.diff < 0)
     if withheld:
         return LiftStatistics(len(pairs), n_records, b, c, None, None, None, None, None, method, False,
-                              None, up, down, withheld=withheld)
+                              None, up, down, withheld=withheld, errors=account)
     inference = infer_lift(pairs, alpha=alpha)
     if inference is None:
-        empty = LiftStatistics(0, 0, 0, 0, None, None, None, None, None, method, False, None)
+        empty = LiftStatistics(0, 0, 0, 0, None, None, None, None, None, method, False, None, errors=account)
         return replace(empty, summary=lift_sentence(empty, subject))
     with_total = sum(p.with_passes for p in pairs)
     without_total = sum(p.without_passes for p in pairs)
@@ -155,8 +157,15 @@ def case_statistics(
         regression=bool(regressed),
         regressed_cases=regressed,
     )
+    if account is not None:
+        holds = claim_survives(account, stats.lift_pts or 0.0, alpha=alpha) if stats.distinguishable else None
+        account = replace(account, claim_holds=holds)
+        stats = replace(stats, errors=account, distinguishable=stats.distinguishable and holds is not False)
     runs_range = (min(p.runs for p in pairs), max(p.runs for p in pairs))
-    return replace(stats, summary=lift_sentence(stats, subject, runs_range=runs_range))
+    summary = lift_sentence(stats, subject, runs_range=runs_range)
+    if account is not None:
+        summary += " " + errors_sentence(account)
+    return replace(stats, summary=summary)
 
 
 def _rounded(inference: LiftInference) -> tuple[float, float] | None:
@@ -230,10 +239,9 @@ def _method(single_runs: bool) -> str:
     if single_runs:
         text += " (with one run per case this is exact McNemar on the discordant cases)"
     return text + (
-        "; 95% CI: t interval on the per-case differences with half a pseudo-case at +1 and at -1 "
-        "and one at 0 (Agresti-Min adjustment), widened to exact Clopper-Pearson bounds on the shares "
-        "of cases going up and down, and excluding 0 exactly when p < 0.05 (the sign-flip test "
-        "inverted on 0's side); coverage measured by benchmarks/calibration.py"
+        "; 95% CI: every shift of the lift the test does not reject (the sign-flip test at 0, the "
+        "score test of a paired proportion with its constrained variance elsewhere), so it excludes 0 "
+        "exactly when p < 0.05; coverage and width measured by benchmarks/calibration.py"
     )
 
 

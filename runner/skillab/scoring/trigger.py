@@ -23,8 +23,8 @@ from statistics import NormalDist
 
 from ..core.triggers import RateChange, RateInterval
 from ..core.triggers import TriggerMetrics as RoundedMetrics
+from .exact import clopper_pearson_lower, clopper_pearson_upper
 from .inference import sign_flip_p as case_sign_flip_p
-from .interval import clopper_pearson_lower, clopper_pearson_upper
 
 Z95 = 1.959963984540054
 Z975 = 2.241402727604947

@@ -13,7 +13,8 @@ from ..core.wording import counted
 
 @dataclass(frozen=True)
 class Gates:
-    """``--fail-on-verdict``, ``--min-delta-pts`` (``--gate-on``) and the trigger gates."""
+    """``--fail-on-verdict``, ``--min-delta-pts`` (``--gate-on``), ``--fail-on-broken`` and the
+    trigger gates."""
 
     fail_on: tuple[str, ...] = ()
     min_delta_pts: float | None = None
@@ -28,6 +29,8 @@ class Gates:
     max_leaks: int | None = None
     # ``--max-held-out-gap``: the author lift minus the held-out lift, in points.
     max_held_out_gap: float | None = None
+    # ``--fail-on-broken``: the ``--against`` run names cases the edit broke beyond noise.
+    fail_on_broken: bool = False
 
     def failures(self, log: RunLog, name: str | None = None) -> list[str]:
         """One line per gate the run fails (``name``: the suite, for the measured gate)."""
@@ -51,6 +54,11 @@ class Gates:
             reasons.append(f"{name or log.settings.suite.skill}: the audit found {counted(audit.leaks, 'answer leak')} "
                            f"in the skill, more than --max-leaks {self.max_leaks} "
                            f"(`skillab audit {log.settings.suite.path}`)")
+        comparison = log.summary.comparison
+        broken = comparison.broken_by_edit if comparison is not None else ()
+        if self.fail_on_broken and broken:
+            reasons.append(f"{name or log.settings.suite.skill}: the edit broke {len(broken)} "
+                           f"case{'s' if len(broken) != 1 else ''} beyond noise ({', '.join(broken)})")
         return reasons + gate_failures(log, self.fail_on, self.min_delta_pts, gate_on=self.gate_on,
                                        min_trigger_recall=self.min_trigger_recall,
                                        max_false_trigger_rate=self.max_false_trigger_rate)
