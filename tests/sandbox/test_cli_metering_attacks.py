@@ -191,8 +191,9 @@ def _with_tokens(handler):
 
 
 def test_the_runs_cost_cap_is_held_by_the_proxy_across_arms(server, tmp_path, monkeypatch):
-    # From the run's settings: once the first arm's answers cost the cap, the next arm's CLI is
-    # refused its first request (nothing reaches the upstream) and the arm is an error.
+    # From the run's settings: each request reserves its upper cost at admission (its body as
+    # input, its max_tokens as output), so a cap smaller than one request's reserve lets nothing
+    # reach the upstream, in any arm: each arm is an error that spent nothing.
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "claude").symlink_to(claude_binary())
@@ -203,10 +204,8 @@ def test_the_runs_cost_cap_is_held_by_the_proxy_across_arms(server, tmp_path, mo
     agent = ClaudeCodeAdapter.from_config(config)
     assert agent.meter.cap_usd == 0.01
     server.handler = lambda req: text("done", input_tokens=20_000, output_tokens=1_000)  # $0.025
-    first = agent.run(request(Workspace.create(tmp_path / "arms", "one")))
-    answered = len(server.model_requests())
-    second = agent.run(request(Workspace.create(tmp_path / "arms", "two")))
-    assert first.error is None and first.usage.cost_usd >= 0.01
-    assert len(server.model_requests()) == answered
-    assert second.error is not None and "the run's cost cap ($0.01) is reached" in second.error
-    assert second.usage.total_tokens == 0
+    arms = [agent.run(request(Workspace.create(tmp_path / "arms", name))) for name in ("one", "two")]
+    assert server.model_requests() == []
+    for arm in arms:
+        assert arm.error is not None and "the run's cost cap ($0.01) leaves no room" in arm.error
+        assert arm.usage.total_tokens == 0

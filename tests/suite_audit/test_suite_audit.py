@@ -175,7 +175,7 @@ def test_a_run_carries_the_audit_in_results_json_and_the_markdown_and_gates_on_m
     leaky = suite(tmp_path / "leaky", [CASE], skill=SKILL + "\nSay: no user with that id exists.\n")
     out, md = tmp_path / "r.json", tmp_path / "r.md"
     argv = ["run", str(leaky), "--adapter", "mock", "--no-history", "--no-cache", "--quiet", "--output", str(out),
-            "--markdown", str(md), "--allow-error-verdict"]
+            "--markdown", str(md), "--allow-error-verdict", "--fail-on-verdict", "none"]
     assert main(argv) == 0
     assert main([*argv, "--max-leaks", "0"]) == 1
     doc = json.loads(out.read_text())
