@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,37 +219,38 @@ def agent_routes(
 
 def _steal_pair(skill: str, owned: Sequence[RoutedQuery], before: Mapping[str, list[TriggerTrial]],
                 after: Mapping[str, list[TriggerTrial]], candidate: str) -> _Pair:
-    strata = []
-    taken = 0
-    taken_queries = []
-    for q in owned:
-        b = [t for t in before[q.name] if measured(t)]
-        a = [t for t in after[q.name] if measured(t)]
-        strata.append((sum(is_right(t, skill, candidate) for t in b), len(b),
-                       sum(is_right(t, skill, candidate) for t in a), len(a)))
-        took = sum(candidate in t.loaded for t in a)
-        if took:
-            taken += took
-            taken_queries.append(q.name)
-    kept = tuple(s for s in strata if s[1] and s[3])
-    return _Pair(skill, "steals", kept, taken, tuple(taken_queries), share=(len(taken_queries), len(kept)))
+    """A catalogue skill's own queries: right is that skill; taken, the candidate loaded."""
+    strata, taken = _strata(owned, before, after, lambda q, t: is_right(t, skill, candidate),
+                            lambda q, t: is_right(t, skill, candidate), lambda t: candidate in t.loaded)
+    return _Pair(skill, "steals", strata, sum(taken.values()), tuple(taken),
+                 share=(len(taken), len(strata)))
 
 
 def _lose_pair(original: str, own: Sequence[RoutedQuery], before: Mapping[str, list[TriggerTrial]],
                after: Mapping[str, list[TriggerTrial]], candidate: str) -> _Pair:
+    """The candidate's own queries: right is the original before, the candidate after."""
+    strata, missed = _strata(own, before, after, lambda q, t: is_right(t, q.expected_before, candidate),
+                             lambda q, t: is_right(t, candidate, candidate),
+                             lambda t: not is_right(t, candidate, candidate))
+    return _Pair(original, "loses", strata, sum(missed.values()), tuple(missed))
+
+
+def _strata(queries: Sequence[RoutedQuery], before: Mapping[str, list[TriggerTrial]],
+            after: Mapping[str, list[TriggerTrial]],
+            right_before: Callable[[RoutedQuery, TriggerTrial], bool],
+            right_after: Callable[[RoutedQuery, TriggerTrial], bool],
+            counted: Callable[[TriggerTrial], bool]) -> tuple[tuple[tuple[int, int, int, int], ...], dict[str, int]]:
+    """Per query with measured trials in both conditions, (right before, trials before, right
+    after, trials after); and per query, the after-trials ``counted`` holds for (where nonzero)."""
     strata = []
-    taken = 0
-    taken_queries = []
-    for q in own:
+    hits: dict[str, int] = {}
+    for q in queries:
         b = [t for t in before[q.name] if measured(t)]
         a = [t for t in after[q.name] if measured(t)]
-        strata.append((sum(is_right(t, q.expected_before, candidate) for t in b), len(b),
-                       sum(is_right(t, candidate, candidate) for t in a), len(a)))
-        missed = sum(not is_right(t, candidate, candidate) for t in a)
-        if missed:
-            taken += missed
-            taken_queries.append(q.name)
-    return _Pair(original, "loses", tuple(s for s in strata if s[1] and s[3]), taken, tuple(taken_queries))
+        strata.append((sum(right_before(q, t) for t in b), len(b), sum(right_after(q, t) for t in a), len(a)))
+        if n := sum(counted(t) for t in a):
+            hits[q.name] = n
+    return tuple(s for s in strata if s[1] and s[3]), hits
 
 
 def _pair_test(pair: _Pair, p: float, adjusted: float) -> PairTest:
