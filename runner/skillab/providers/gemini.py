@@ -16,9 +16,9 @@ from typing import Any
 
 from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.retry_after import retry_after_seconds
 from ..core.usage import Usage
 from .base import Price
-from ..core.retry_after import retry_after_seconds
 from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status
 from .sdk_client import SdkClient, load_sdk
 
