@@ -243,7 +243,7 @@ def create_client(
         common["temperature"] = settings.temperature
     if settings.seed is not None:
         common["seed"] = settings.seed
-    if settings.budget_url:
+    if settings.budget_url and _takes_budget(client_class):
         from ..budget.client import shared_budget
 
         common["budget"] = shared_budget(settings.budget_url, environ if environ is not None else os.environ)
@@ -255,6 +255,14 @@ def create_client(
             f"the {settings.provider} provider needs the '{package}' package: "
             f"pip install '{package}' ({exc})"
         ) from None
+
+
+def _takes_budget(client_class: type[ModelProvider]) -> bool:
+    """Whether the client asks the shared budget before each attempt: every SDK-backed one (the
+    built-ins); the mock model costs nothing, and a plugin's own client is built as it expects."""
+    from .sdk_client import SdkClient
+
+    return issubclass(client_class, SdkClient)
 
 
 Role = Literal["agent", "judge"]
