@@ -73,8 +73,10 @@ def budget_url(text: str) -> str:
     except ValueError:
         port = None
     if parts.scheme != "http" or not parts.hostname or "@" in parts.netloc or port is None:
+        # A URL with credentials in it is not echoed: it is printed to CI logs.
+        shown = "a URL with credentials in it" if "@" in parts.netloc else repr(text)
         raise argparse.ArgumentTypeError(
-            f"expected http://HOST:PORT of `skillab budget serve`, got {text!r} (the run token goes in "
+            f"expected http://HOST:PORT of `skillab budget serve`, got {shown} (the run token goes in "
             "SKILLAB_BUDGET_TOKEN, never in the URL)")
     return text.rstrip("/")
 
