@@ -15,7 +15,6 @@ says why, for the report. The run token goes in one header and nowhere else.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import socket
@@ -122,6 +121,8 @@ class SharedBudget:
 
     def _exchange(self, method: str, path: str, payload: dict[str, Any] | None) -> dict[str, Any] | None:
         """The service's JSON answer; None once the shard has fallen back (it says why)."""
+        import http.client  # only a run with a service pays for it (it imports email)
+
         body = None if payload is None else json.dumps(payload).encode()
         headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
         connection = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout_s)
