@@ -131,19 +131,44 @@ class PushBackOnce:
         return text("ok", delay_s=0.02, **ANSWER)
 
 
+class WatchedBudget(RunBudget):
+    """The service's ledger, noting when it granted each request and when a shard reported the 429."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.grants: list[float] = []
+        self.throttled_at: float | None = None
+
+    def admit(self, provider, upper_usd, shard=""):
+        decision = super().admit(provider, upper_usd, shard)
+        if decision.kind == "grant":
+            self.grants.append(time.monotonic())
+        return decision
+
+    def throttle(self, provider, retry_after_s):
+        self.throttled_at = time.monotonic()
+        super().throttle(provider, retry_after_s)
+
+
 def test_a_429_to_one_shard_holds_every_shards_requests_for_the_pause_it_asked():
     pause = 2.0
     handler = PushBackOnce(at=6, pause_s=pause)
-    with FakeModelServer(handler) as fake, budget_service() as service:
-        shards = run_shards(fake, service.url, calls=6)
-        throttles = service.budget.status().throttles
+    ledger = WatchedBudget()
+    server = BudgetServer(("127.0.0.1", 0), ledger, TOKEN).start()
+    try:
+        with FakeModelServer(handler) as fake:
+            shards = run_shards(fake, server.url, calls=6)
+    finally:
+        server.stop()
     assert all(shard.returncode == 0 for shard in shards), [shard.stderr[-500:] for shard in shards]
-    assert throttles == {"anthropic": 1} and handler.pushed_back_at is not None
-    # Requests already admitted when the 429 came may land just after it; then nothing, from
-    # any shard, until the pause is over.
-    held = [t - handler.pushed_back_at for t in handler.arrivals
-            if 0.3 < t - handler.pushed_back_at < pause - 0.1]
-    assert held == []
+    assert ledger.status().throttles == {"anthropic": 1} and ledger.throttled_at is not None
+    since = ledger.throttled_at
+    # From the moment the shard that got the 429 said so, no shard is let out before the pause
+    # is over (each shard makes one call at a time)...
+    assert [t - since for t in ledger.grants if 0 < t - since < pause - 0.05] == []
+    # ...and what reaches the provider in the pause is at most the other shards' calls already
+    # on their way, one each.
+    assert len([t for t in handler.arrivals if 0 < t - since < pause - 0.1]) <= 3
     assert len(handler.arrivals) == 4 * 6 + 1
 
 
