@@ -20,8 +20,9 @@ The five steps every runtime has, as this adapter does them:
 
 The callable takes one ``dict`` (``prompt``, ``workspace``, ``skills_dir``, ``skills``,
 ``base_url``, ``api_key``, ``provider``, ``model``, ``max_turns``, ``purpose``) and returns a
-string or a ``dict`` with ``answer``, optional ``events`` (``{"tool", "args", "output"}``) and
-optional ``skills_loaded``.
+string or a ``dict`` with ``answer``, optional ``events`` (``{"tool", "args", "output"}``),
+optional ``skills_loaded``, ``stop_reason`` (``max_turns`` at the turn cap) and ``error`` with
+the provider's HTTP ``status`` (the arm's error, never a failed case).
 """
 
 from __future__ import annotations
@@ -234,6 +235,7 @@ class PythonAgent(CliAgent):
                 shown = [str(s) for s in event.get("skills") or []]
             elif kind == "error":
                 summary.error = str(event.get("error") or "the agent failed")
+                summary.auth_status = event["status"] if isinstance(event.get("status"), int) else None
                 summary.finished = True
             elif kind == "result":
                 self._result(summary, event, workspace, offered)
@@ -266,6 +268,7 @@ class PythonAgent(CliAgent):
                     if rel in staged and staged[rel] not in loaded:
                         loaded.append(staged[rel])
         summary.final_text = str(event.get("answer", ""))
+        summary.stop_reason = str(event["stop_reason"]) if event.get("stop_reason") == "max_turns" else None
         summary.turns = [ModelTurn(text=summary.final_text, tool_calls=calls)]
         summary.num_turns = 1
         summary.finished = True

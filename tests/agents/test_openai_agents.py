@@ -1,0 +1,162 @@
+"""``--adapter openai-agents``: the OpenAI Agents SDK (a ``SandboxAgent`` with the ``Skills``
+capability, run inside the sandbox) against a fake OpenAI Responses server on 127.0.0.1,
+through the credential proxy."""
+
+from __future__ import annotations
+
+import json
+import os
+import site
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from skillab.agents import openai_agents_runner
+from skillab.agents.openai_agents import OpenAIAgentsAgent
+from skillab.cli import main
+
+from ..fakes.model_server import FakeModelServer, rate_limited, server_error, text, tool_call
+from .test_python_agent import SECRET_WORD, write_suite
+
+pytest.importorskip("agents.sandbox", reason="the openai-agents extra is not installed "
+                                             "(pip install 'skillab[agents-sdk]')")
+KEY = "sk-proj-" + "0pen4gents" * 5
+LISTING = "- fruit: Names the house fruit. (file: .agents/skills/fruit)"
+HUNT = ("find / -name SKILL.md -path '*fruit*' 2>/dev/null | head; ls -a .agents .agents/skills 2>&1; "
+        "cat .agents/skills/fruit/SKILL.md 2>&1; env | grep -c -e sk-proj- -e skillab-arm- ; echo done")
+
+
+def sdk_model(req):
+    """Loads the fruit skill when the SDK's instructions list it (``load_skill`` when lazy, then
+    ``cat`` of its SKILL.md); without it, hunts the disk for any skill file and the key; answers
+    with what the commands showed."""
+    results = req.tool_results
+    listed = LISTING in req.system_text
+    if not results:
+        if not listed:
+            return tool_call("exec_command", {"cmd": HUNT})
+        if "load_skill" in req.tool_names:
+            return tool_call("load_skill", {"skill_name": "fruit"})
+    if listed and len(results) == ("load_skill" in req.tool_names):
+        return tool_call("exec_command", {"cmd": "cat .agents/skills/fruit/SKILL.md"})
+    return text(f"The house fruit is {SECRET_WORD}." if SECRET_WORD in results[-1] else "I do not know the house fruit.")
+
+
+def run(tmp_path: Path, server: FakeModelServer, *extra: str, adapter: str = "openai-agents") -> dict:
+    out = tmp_path / "r.json"
+    code = main(["run", str(tmp_path / "fruit"), "--adapter", adapter, "--model", "gpt-4.1-mini",
+                 "--base-url", server.openai_url, "--provider", "openai", "--no-cache", "--no-history",
+                 "--quiet", "--output", str(out), *extra])
+    doc = json.loads(out.read_text())
+    doc["exit"] = code
+    assert KEY not in out.read_text()
+    return doc
+
+
+@pytest.mark.parametrize("loading", ["discover", "lazy"])
+def test_an_openai_agents_sdk_agent_is_offered_and_loads_the_skill_the_arm_without_finds_none(tmp_path, monkeypatch, loading):
+    write_suite(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeModelServer(sdk_model) as server:
+        doc = run(tmp_path, server, "--skill-loading", loading)
+        requests = server.model_requests()
+    [record] = doc["cases"]
+    assert doc["exit"] == 0 and record["outcome"] == "flip_to_pass", json.dumps(record)[:2000]
+    with_arm, without_arm = record["with_skill"], record["without_skill"]
+    assert with_arm["error"] is None and without_arm["error"] is None
+    # Loaded: load_skill (lazy) or the read of the staged SKILL.md (eager), as the runtime did it.
+    assert with_arm["skill_activated"] is True
+    # The with-skill arm's model requests carried the capability's listing, the other arm's none.
+    listed = [r for r in requests if LISTING in r.system_text]
+    assert listed and len(listed) < len(requests)
+    assert ("load_skill" in listed[0].tool_names) == (loading == "lazy")
+    # The arm without the skill: no SKILL.md anywhere it could look, no token or key in its env.
+    hunted = [r.tool_results[0] for r in requests if r.tool_results and "done" in r.tool_results[0]]
+    assert hunted and all(h.split("Output:\n")[-1].startswith("ls: ") for h in hunted), hunted
+    assert all("No such file" in h and "\n0\ndone" in h for h in hunted), hunted
+    # Every request went to the Responses API through the proxy, which added the key.
+    assert requests and all(r.path == "/v1/responses" and r.auth == f"Bearer {KEY}" for r in requests)
+    assert with_arm["usage"]["input_tokens"] > 0 and without_arm["usage"]["input_tokens"] > 0
+    assert doc["adapter"]["name"] == "openai-agents"
+
+
+def test_a_with_skill_arm_whose_model_requests_do_not_list_the_skill_is_invalid():
+    """Staged on disk is not offered: the proof is the listing the SDK rendered into the
+    instructions the model received. Without it the arm is an error, never a baseline."""
+    agent = OpenAIAgentsAgent.__new__(OpenAIAgentsAgent)
+    staged = json.dumps({"type": "offered", "skills": ["fruit"]}) + "\n"
+    result = {"type": "result", "answer": "hi", "events": []}
+    unlisted = agent.parse(staged + json.dumps({**result, "offered": []}) + "\n", Path("/w"), "fruit", offered=("fruit",))
+    assert unlisted.error and "was not offered" in unlisted.error
+    listed = agent.parse(staged + json.dumps({**result, "offered": ["fruit"]}) + "\n", Path("/w"), "fruit", offered=("fruit",))
+    assert listed.error is None
+
+
+@pytest.mark.parametrize("status", [500, 429])
+def test_a_model_api_outage_is_an_error_of_the_arm_never_a_failed_case(tmp_path, monkeypatch, status):
+    write_suite(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    down = server_error(retry_after_ms=5) if status == 500 else rate_limited(retry_after_ms=5)
+    with FakeModelServer(lambda req: down) as server:
+        doc = run(tmp_path, server)
+        tried = server.count
+    [record] = doc["cases"]
+    assert record["outcome"] == "error", json.dumps(record)[:1500]
+    for arm in (record["with_skill"], record["without_skill"]):
+        assert f"HTTP {status}" in arm["error"]
+    assert tried == 2 * 5  # each arm's client retried as the run's attempts allow, then gave up
+
+
+class _Egress(BaseHTTPRequestHandler):
+    """An HTTPS proxy that lets nothing through and remembers every host asked for."""
+
+    asked: ClassVar[list[str]] = []
+
+    def do_CONNECT(self) -> None:
+        self.asked.append(self.path)
+        self.send_response(403)
+        self.end_headers()
+
+    do_GET = do_POST = do_CONNECT
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_no_trace_leaves_the_machine_even_when_the_team_turns_tracing_on(tmp_path):
+    """The runner on its own (no sandbox to catch it): the team's agent turns the SDK's tracing
+    on with an export key; every connection the process opens that is not the model call goes to
+    an HTTPS proxy that records it. None does: the runner turns tracing off after the team's code."""
+    (tmp_path / "traced_agent.py").write_text(
+        "from agents import Agent, set_tracing_disabled, set_tracing_export_api_key\n"
+        "def agent():\n"
+        "    set_tracing_disabled(False)\n"
+        "    set_tracing_export_api_key('sk-team-tracing-key')\n"
+        "    return Agent(name='traced', instructions='Answer.')\n")
+    egress = ThreadingHTTPServer(("127.0.0.1", 0), _Egress)
+    threading.Thread(target=egress.serve_forever, daemon=True).start()
+    runner_dir = Path(openai_agents_runner.__file__).parent
+    sites = ":".join(site.getsitepackages())
+    try:
+        with FakeModelServer(lambda req: text("done")) as server:
+            task = {"prompt": "hi", "workspace": ".", "skills_dir": None, "skills": [], "base_url": server.openai_url,
+                    "token_env": "OPENAI_API_KEY", "provider": "openai", "model": "gpt-4.1-mini", "max_turns": 3,
+                    "purpose": "grade", "agent": "traced_agent:agent", "loading": "eager",
+                    "skills_path": ".agents/skills", "max_retries": 0}
+            done = subprocess.run(
+                [sys.executable, "-S", str(runner_dir / "python_runner.py"), "openai_agents_runner", "run"],
+                input=json.dumps(task), capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "SKILLAB_AGENT_SITES": sites,
+                     "PYTHONPATH": f"{runner_dir}:{tmp_path}", "OPENAI_API_KEY": "skillab-arm-token",
+                     "HTTPS_PROXY": f"http://127.0.0.1:{egress.server_port}", "NO_PROXY": "127.0.0.1"})
+            requests = server.model_requests()
+    finally:
+        egress.shutdown()
+    assert '"type": "result"' in done.stdout, done.stdout + done.stderr
+    assert requests and all(r.path == "/v1/responses" for r in requests)
+    assert _Egress.asked == []
