@@ -160,3 +160,35 @@ def test_no_trace_leaves_the_machine_even_when_the_team_turns_tracing_on(tmp_pat
     assert '"type": "result"' in done.stdout, done.stdout + done.stderr
     assert requests and all(r.path == "/v1/responses" for r in requests)
     assert _Egress.asked == []
+
+
+EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "openai-agents"
+# The commands docs/agents-sdk.md gives for the example, verbatim.
+MOCK_COMMAND = "python examples/openai-agents/mock_model.py"
+EXAMPLE_COMMAND = ("OPENAI_API_KEY=sk-mock PYTHONPATH=examples/openai-agents skillab run examples/team-facts "
+                   "--case release-code-name --adapter openai-agents:team_agent:agent --model gpt-4.1-mini "
+                   "--base-url http://127.0.0.1:8765/v1 --provider openai")
+
+
+def test_the_documented_example_runs_in_one_command_against_the_mock_model(tmp_path):
+    docs = (EXAMPLE.parent.parent / "docs" / "agents-sdk.md").read_text()
+    assert MOCK_COMMAND in docs and EXAMPLE_COMMAND in " ".join(docs.replace("\\\n", " ").split())
+    repo = EXAMPLE.parent.parent
+    mock = subprocess.Popen([sys.executable, *MOCK_COMMAND.split()[1:], "--port", "0"], cwd=repo,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert mock.stdout is not None
+        base_url = mock.stdout.readline().split()[-1]
+        env_part, _, command = EXAMPLE_COMMAND.partition(" skillab ")
+        env = {**os.environ, **dict(pair.split("=", 1) for pair in env_part.split())}
+        env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{os.environ.get('PYTHONPATH', '')}"
+        argv = [sys.executable, "-m", "skillab", *command.replace("http://127.0.0.1:8765/v1", base_url).split(),
+                "--no-cache", "--no-history", "--output", str(tmp_path / "r.json")]
+        done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [record] = json.loads((tmp_path / "r.json").read_text())["cases"]
+    assert record["outcome"] == "flip_to_pass" and record["with_skill"]["skill_activated"] is True
+    assert "ZEPHYR" in record["with_skill"]["final_output"]
