@@ -97,6 +97,20 @@ def test_a_with_skill_arm_whose_model_requests_do_not_list_the_skill_is_invalid(
     assert listed.error is None
 
 
+@pytest.mark.parametrize("command, loaded", [
+    ("cat .agents/skills/fruit/SKILL.md", True),
+    ("sed -n 1,40p .home/.skillab-openai-agents/skill-source/fruit/SKILL.md", True),  # past load_skill
+    ("cat .agents/skills/fruitcake/SKILL.md", False),
+    ("ls .agents/skills/fruit", False),
+])
+def test_a_shell_read_of_the_staged_skill_is_its_load(command, loaded):
+    agent = OpenAIAgentsAgent.__new__(OpenAIAgentsAgent)
+    event = {"tool": "exec_command", "args": {"cmd": command}, "output": ""}
+    stdout = json.dumps({"type": "result", "answer": "hi", "events": [event], "offered": ["fruit"]}) + "\n"
+    summary = agent.parse(stdout, Path("/w"), "fruit", offered=("fruit",))
+    assert summary.skill_activated is loaded and summary.skills_loaded == (["fruit"] if loaded else [])
+
+
 @pytest.mark.parametrize("status", [500, 429])
 def test_a_model_api_outage_is_an_error_of_the_arm_never_a_failed_case(tmp_path, monkeypatch, status):
     write_suite(tmp_path)

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from ..core.settings import RunConfig
 
 ADAPTER = "openai-agents"
+# The runner's folder for the capability's source (``openai_agents_runner.SOURCE``).
+SOURCE = "skill-source"
 SDK_RUNNER = Path(__file__).with_name("openai_agents_runner.py")
 # What this runtime's own skill instructions tell the model, worth knowing beside other agents.
 MUST_USE = ("the OpenAI Agents SDK's Skills instructions tell the model it \"must use\" a skill whose "
@@ -81,8 +83,9 @@ class OpenAIAgentsAgent(OpenAIPythonAgent):
 
     def parse(self, stdout: str, workspace: Path, skill_name: str | None, *, offered: tuple[str, ...] = ()) -> CliSummary:
         summary = super().parse(stdout, workspace, skill_name, offered=offered)
-        # Eager: the model opens a staged SKILL.md with a shell command.
-        staged = {f"{SKILLS_DIR}/{folder_name(n)}/{SKILL_FILE}": n for n in offered}
+        # Eager: the model opens a staged SKILL.md with a shell command; either mode: it reads the
+        # capability's source, where the runner moved the staged skills, past load_skill.
+        staged = {f"{base}/{folder_name(n)}/{SKILL_FILE}": n for n in offered for base in (SKILLS_DIR, SOURCE)}
         for turn in summary.turns:
             for call in turn.tool_calls:
                 args = call.args if isinstance(call.args, dict) else {}

@@ -21,7 +21,8 @@ import re
 import shutil
 
 # Where the runner moves the staged skills before the SDK starts: the capability's source, which
-# the SDK copies into the workspace (eager) or on ``load_skill`` (lazy).
+# the SDK copies into the workspace (eager) or on ``load_skill`` (lazy). The adapter's
+# ``SOURCE`` names it too.
 SOURCE = "skill-source"
 # The listing line the Skills capability renders per skill: "- NAME: DESCRIPTION (file: PATH)".
 LISTED = re.compile(r"^- (?P<name>[^:\n]+): .* \(file: (?P<path>[^)\n]+)\)$", re.MULTILINE)
@@ -83,6 +84,10 @@ def stage_source(task):
         return None
     source = os.path.abspath(os.path.join(task.get("config_dir") or os.path.dirname(os.path.abspath(__file__)), SOURCE))
     shutil.move(task["skills_dir"], source)
+    try:  # the staging folder's parent, left empty: the SDK makes it again when it stages
+        os.rmdir(os.path.dirname(os.path.normpath(task["skills_dir"])))
+    except OSError:
+        pass
     return source
 
 
