@@ -22,12 +22,12 @@ error from the model API ends the arm as an ``error``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ..skill.loader import SKILL_FILE
 from .cli_agent import CliAgent
 from .cli_session import CliSummary
-from .python_agent import SKILLS_DIR, OpenAIPythonAgent, parse_target
+from .python_agent import SKILLS_DIR, OpenAIPythonAgent, SdkTarget
 from .skill_view import folder_name
 
 if TYPE_CHECKING:
@@ -42,7 +42,9 @@ MUST_USE = ("the OpenAI Agents SDK's Skills instructions tell the model it \"mus
             "description matches the task")
 
 
-class OpenAIAgentsAgent(OpenAIPythonAgent):
+class OpenAIAgentsAgent(SdkTarget, OpenAIPythonAgent):
+    adapter = ADAPTER
+    runner_module = SDK_RUNNER.stem
     shipped: ClassVar[tuple[Path, ...]] = (SDK_RUNNER,)
     package = "openai-agents"
     # The SDK's shell tool; its filesystem tools only patch and view images.
@@ -51,33 +53,16 @@ class OpenAIAgentsAgent(OpenAIPythonAgent):
 
     @classmethod
     def from_config(cls, config: RunConfig) -> CliAgent:
-        agent = super().from_config(config)
-        assert isinstance(agent, OpenAIAgentsAgent)
+        agent = cast(OpenAIAgentsAgent, super().from_config(config))
         agent.loading = "lazy" if config.agent.skill_loading == "lazy" else "eager"
         return agent
 
-    @staticmethod
-    def target_of(adapter: str) -> tuple[str, str]:
-        return ("openai_agents_runner", "run")
-
-    def user_target(self) -> str | None:
-        agent = self.agent_target()
-        return agent.partition(":")[0] if agent else None
-
-    def agent_target(self) -> str | None:
-        """``MODULE:FUNCTION`` of ``openai-agents:MODULE:FUNCTION``, or None."""
-        rest = self.name[len(ADAPTER) + 1:] if self.name.startswith(ADAPTER + ":") else ""
-        if not rest:
-            return None
-        module, function = parse_target(rest)
-        return f"{module}:{function}"
-
     def task_extra(self) -> dict[str, Any]:
-        return {"agent": self.agent_target(), "loading": self.loading, "skills_path": SKILLS_DIR,
+        return {"agent": self.definition_target(), "loading": self.loading, "skills_path": SKILLS_DIR,
                 "max_retries": self.max_retries}
 
     def identity(self) -> dict[str, Any]:
-        return {**super().identity(), "callable": None, "agent": self.agent_target(), "sdk": ADAPTER,
+        return {**super().identity(), "callable": None, "agent": self.definition_target(), "sdk": ADAPTER,
                 "skill_loading": "lazy" if self.loading == "lazy" else "discover",
                 "skill_prompt": MUST_USE}
 

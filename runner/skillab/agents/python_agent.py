@@ -275,6 +275,31 @@ class PythonAgent(CliAgent):
         summary.skills_loaded = list(dict.fromkeys(loaded))
 
 
+class SdkTarget:
+    """For an SDK runtime's adapter (``ADAPTER[:MODULE:FUNCTION]``): the runner module skillab
+    ships calls the user's ``FUNCTION``, which returns the team's own definition of its agent."""
+
+    adapter: ClassVar[str]
+    runner_module: ClassVar[str]
+    name: str
+
+    @classmethod
+    def target_of(cls, adapter: str) -> tuple[str, str]:
+        return (cls.runner_module, "run")
+
+    def user_target(self) -> str | None:
+        definition = self.definition_target()
+        return definition.partition(":")[0] if definition else None
+
+    def definition_target(self) -> str | None:
+        """``MODULE:FUNCTION`` of ``ADAPTER:MODULE:FUNCTION``, or None for the bare adapter."""
+        rest = self.name[len(self.adapter) + 1:] if self.name.startswith(self.adapter + ":") else ""
+        if not rest:
+            return None
+        module, function = parse_target(rest)
+        return f"{module}:{function}"
+
+
 class AnthropicPythonAgent(PythonAgent):
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
