@@ -111,6 +111,17 @@ def test_a_shell_read_of_the_staged_skill_is_its_load(command, loaded):
     assert summary.skill_activated is loaded and summary.skills_loaded == (["fruit"] if loaded else [])
 
 
+def test_an_agent_held_at_the_turn_cap_is_graded_on_what_it_did_not_errored(tmp_path, monkeypatch):
+    write_suite(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeModelServer(lambda req: tool_call("exec_command", {"cmd": "echo again"})) as server:
+        doc = run(tmp_path, server, "--max-turns", "2")
+    [record] = doc["cases"]
+    assert record["outcome"] == "fail_kept", json.dumps(record)[:1500]
+    for arm in (record["with_skill"], record["without_skill"]):
+        assert arm["error"] is None and arm["extra"]["stop_reason"] == "max_turns"
+
+
 @pytest.mark.parametrize("status", [500, 429])
 def test_a_model_api_outage_is_an_error_of_the_arm_never_a_failed_case(tmp_path, monkeypatch, status):
     write_suite(tmp_path)
