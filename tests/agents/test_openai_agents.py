@@ -39,7 +39,8 @@ def sdk_model(req):
     listed = LISTING in req.system_text
     if not results:
         if not listed:
-            return tool_call("exec_command", {"cmd": HUNT})
+            # Room for the walk of the whole disk on a busy machine (the tool yields after 10 s).
+            return tool_call("exec_command", {"cmd": HUNT, "yield_time_ms": 120_000})
         if "load_skill" in req.tool_names:
             return tool_call("load_skill", {"skill_name": "fruit"})
     if listed and len(results) == ("load_skill" in req.tool_names):

@@ -50,13 +50,11 @@ def skills_capability(task, source):
     return Skills(from_=staged, skills_path=task["skills_path"])
 
 
-def sandbox_agent(task, base, source):
+def sandbox_agent(task, base, source, model):
     """The user's agent, wrapped: its own definition, skillab's capabilities and model."""
     from agents import Agent
-    from agents.models.openai_responses import OpenAIResponsesModel
     from agents.sandbox import SandboxAgent
     from agents.sandbox.capabilities import Filesystem, Shell, Skills
-    from openai import AsyncOpenAI
 
     own = {}
     capabilities = [Filesystem(), Shell()]
@@ -71,10 +69,19 @@ def sandbox_agent(task, base, source):
         raise TypeError(f"the agent function returned {type(base).__name__}, not an agents.Agent")
     if source is not None:
         capabilities.append(skills_capability(task, source))
-    client = AsyncOpenAI(base_url=task["base_url"], api_key=task["api_key"], max_retries=task["max_retries"])
     own.setdefault("name", "skillab-agent")
     own.setdefault("instructions", "You are a helpful agent. Work in the current directory; answer the task.")
-    return SandboxAgent(**own, capabilities=capabilities, model=OpenAIResponsesModel(task["model"], client))
+    return SandboxAgent(**own, capabilities=capabilities, model=model)
+
+
+def proxied_model(task):
+    """The run's model through the credential proxy: every agent of the run uses it (the
+    RunConfig's model overrides each agent's, handoffs' included)."""
+    from agents.models.openai_responses import OpenAIResponsesModel
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=task["base_url"], api_key=task["api_key"], max_retries=task["max_retries"])
+    return OpenAIResponsesModel(task["model"], client)
 
 
 def stage_source(task):
@@ -131,7 +138,8 @@ async def session(task):
     from openai import APIStatusError
 
     source = stage_source(task)
-    agent = sandbox_agent(task, user_agent(task.get("agent")), source)
+    model = proxied_model(task)
+    agent = sandbox_agent(task, user_agent(task.get("agent")), source, model)
     # After the team's code ran: whatever it set, no span leaves the machine.
     set_tracing_disabled(True)
     prompts = []
@@ -144,7 +152,7 @@ async def session(task):
         client=UnixLocalSandboxClient(inherit_host_environment=False, host_environment_allowlist=COMMAND_ENV),
         manifest=Manifest(root=os.path.abspath(task["workspace"])),
         snapshot=NoopSnapshotSpec())
-    config = RunConfig(sandbox=sandbox, tracing_disabled=True, trace_include_sensitive_data=False)
+    config = RunConfig(model=model, sandbox=sandbox, tracing_disabled=True, trace_include_sensitive_data=False)
     out = {"answer": "", "events": [], "skills_loaded": [], "offered": None, "error": None, "stop_reason": "end_turn"}
     result = None
     try:
