@@ -154,10 +154,31 @@ class _Egress(BaseHTTPRequestHandler):
         pass
 
 
+def run_runner(tmp_path: Path, agent: str, model, env: dict[str, str] | None = None):
+    """The runner on its own, as the adapter starts it but with no sandbox around it: its
+    result line, and the model requests the fake server saw."""
+    runner_dir = Path(openai_agents_runner.__file__).parent
+    with FakeModelServer(model) as server:
+        task = {"prompt": "hi", "workspace": ".", "skills_dir": None, "skills": [], "base_url": server.openai_url,
+                "token_env": "OPENAI_API_KEY", "provider": "openai", "model": "gpt-4.1-mini", "max_turns": 4,
+                "purpose": "grade", "agent": agent, "loading": "eager", "skills_path": ".agents/skills",
+                "max_retries": 0}
+        done = subprocess.run(
+            [sys.executable, "-S", str(runner_dir / "python_runner.py"), "openai_agents_runner", "run"],
+            input=json.dumps(task), capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "SKILLAB_AGENT_SITES": ":".join(site.getsitepackages()),
+                 "PYTHONPATH": f"{runner_dir}:{tmp_path}", "OPENAI_API_KEY": "skillab-arm-token", **(env or {})})
+        requests = server.model_requests()
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    result = next((line for line in lines if line["type"] in ("result", "error")), None)
+    assert result is not None, done.stdout + done.stderr
+    return result, requests
+
+
 def test_no_trace_leaves_the_machine_even_when_the_team_turns_tracing_on(tmp_path):
-    """The runner on its own (no sandbox to catch it): the team's agent turns the SDK's tracing
-    on with an export key; every connection the process opens that is not the model call goes to
-    an HTTPS proxy that records it. None does: the runner turns tracing off after the team's code."""
+    """The team's agent turns the SDK's tracing on with an export key; every connection the
+    process opens that is not the model call goes to an HTTPS proxy that records it. None does:
+    the runner turns tracing off after the team's code."""
     (tmp_path / "traced_agent.py").write_text(
         "from agents import Agent, set_tracing_disabled, set_tracing_export_api_key\n"
         "def agent():\n"
@@ -166,26 +187,35 @@ def test_no_trace_leaves_the_machine_even_when_the_team_turns_tracing_on(tmp_pat
         "    return Agent(name='traced', instructions='Answer.')\n")
     egress = ThreadingHTTPServer(("127.0.0.1", 0), _Egress)
     threading.Thread(target=egress.serve_forever, daemon=True).start()
-    runner_dir = Path(openai_agents_runner.__file__).parent
-    sites = ":".join(site.getsitepackages())
     try:
-        with FakeModelServer(lambda req: text("done")) as server:
-            task = {"prompt": "hi", "workspace": ".", "skills_dir": None, "skills": [], "base_url": server.openai_url,
-                    "token_env": "OPENAI_API_KEY", "provider": "openai", "model": "gpt-4.1-mini", "max_turns": 3,
-                    "purpose": "grade", "agent": "traced_agent:agent", "loading": "eager",
-                    "skills_path": ".agents/skills", "max_retries": 0}
-            done = subprocess.run(
-                [sys.executable, "-S", str(runner_dir / "python_runner.py"), "openai_agents_runner", "run"],
-                input=json.dumps(task), capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "SKILLAB_AGENT_SITES": sites,
-                     "PYTHONPATH": f"{runner_dir}:{tmp_path}", "OPENAI_API_KEY": "skillab-arm-token",
-                     "HTTPS_PROXY": f"http://127.0.0.1:{egress.server_port}", "NO_PROXY": "127.0.0.1"})
-            requests = server.model_requests()
+        result, requests = run_runner(tmp_path, "traced_agent:agent", lambda req: text("done"),
+                                      {"HTTPS_PROXY": f"http://127.0.0.1:{egress.server_port}", "NO_PROXY": "127.0.0.1"})
     finally:
         egress.shutdown()
-    assert '"type": "result"' in done.stdout, done.stdout + done.stderr
-    assert requests and all(r.path == "/v1/responses" for r in requests)
+    assert result["type"] == "result" and requests and all(r.path == "/v1/responses" for r in requests)
     assert _Egress.asked == []
+
+
+def test_a_handoff_with_its_own_model_client_still_goes_through_the_proxy(tmp_path):
+    """The team's sub-agent brings its own model and client (pointed elsewhere): the run's model
+    replaces every agent's, so its turn too reaches the model only through the given endpoint."""
+    (tmp_path / "handoff_agent.py").write_text(
+        "from agents import Agent\n"
+        "from agents.models.openai_responses import OpenAIResponsesModel\n"
+        "from openai import AsyncOpenAI\n"
+        "elsewhere = OpenAIResponsesModel('gpt-5', AsyncOpenAI(base_url='http://127.0.0.1:9/v1', api_key='sk-own'))\n"
+        "def agent():\n"
+        "    helper = Agent(name='helper', instructions='You are the helper.', model=elsewhere)\n"
+        "    return Agent(name='front', instructions='Hand off.', handoffs=[helper], model=elsewhere)\n")
+
+    def model(req):
+        if "You are the helper." in req.system_text:
+            return text("helped")
+        return tool_call("transfer_to_helper", {})
+
+    result, requests = run_runner(tmp_path, "handoff_agent:agent", model)
+    assert result["type"] == "result" and result["answer"] == "helped", result
+    assert len(requests) == 2 and all(r.model == "gpt-4.1-mini" and r.auth == "Bearer skillab-arm-token" for r in requests)
 
 
 EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "openai-agents"
