@@ -177,7 +177,9 @@ OPTIONS: tuple[Option, ...] = (
            config=True, trust=_import_path,
            help="how the agent is invoked: mock (scripted answers, no model), llm (one call, no "
                 "tools), agent (skillab's tool loop), claude-code, codex, gemini-cli (the agent "
-                "CLIs); several, comma-separated, run the suites under each agent and add the "
+                "CLIs), claude-agent-sdk[:MODULE:FUNCTION], openai-agents[:MODULE:FUNCTION], "
+                "python:MODULE:CALLABLE (agents built with SDKs, docs/agents-sdk.md); several, "
+                "comma-separated, run the suites under each agent and add the "
                 "portability table; default agent when --model is given",
            input=ActionInput("How the agent is invoked: `mock`, `llm`, `agent`, `claude-code`, "
                              "`codex` or `gemini-cli` (as `skillab run --adapter`); several, "
