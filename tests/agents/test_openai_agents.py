@@ -86,6 +86,22 @@ def test_an_openai_agents_sdk_agent_is_offered_and_loads_the_skill_the_arm_witho
     assert doc["adapter"]["name"] == "openai-agents"
 
 
+def test_beside_another_agent_it_gets_its_portability_row_and_the_must_use_note(tmp_path, monkeypatch):
+    write_suite(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+    def model(req):  # skillab's own tool loop talks chat completions: it is not offered the skill here
+        return sdk_model(req) if req.api == "responses" else text("I do not know the house fruit.")
+
+    with FakeModelServer(model) as server:
+        run(tmp_path, server, "--markdown", str(tmp_path / "r.md"),
+                  adapter="agent,openai-agents")
+    table = (tmp_path / "r.md").read_text()
+    [row] = [line for line in table.splitlines() if line.startswith("| fruit | openai-agents")]
+    assert "| discover (.agents/skills) | 100% |" in row
+    assert 'Note: openai-agents: the OpenAI Agents SDK\'s Skills instructions tell the model it "must use"' in table
+
+
 def test_a_with_skill_arm_whose_model_requests_do_not_list_the_skill_is_invalid():
     """Staged on disk is not offered: the proof is the listing the SDK rendered into the
     instructions the model received. Without it the arm is an error, never a baseline."""
