@@ -82,6 +82,8 @@ def test_an_openai_agents_sdk_agent_is_offered_and_loads_the_skill_the_arm_witho
     assert all("No such file" in h and "\n0\ndone" in h for h in hunted), hunted
     # Every request went to the Responses API through the proxy, which added the key.
     assert requests and all(r.path == "/v1/responses" and r.auth == f"Bearer {KEY}" for r in requests)
+    # Nothing kept server-side; no reasoning include for a model without reasoning.
+    assert all(r.body["store"] is False and not r.body.get("include") for r in requests)
     assert with_arm["usage"]["input_tokens"] > 0 and without_arm["usage"]["input_tokens"] > 0
     assert doc["adapter"]["name"] == "openai-agents"
 
@@ -170,7 +172,7 @@ class _Egress(BaseHTTPRequestHandler):
         pass
 
 
-def run_runner(tmp_path: Path, agent: str, model, env: dict[str, str] | None = None):
+def run_runner(tmp_path: Path, agent: str, model, env: dict[str, str] | None = None, reasoning: bool = False):
     """The runner on its own, as the adapter starts it but with no sandbox around it: its
     result line, and the model requests the fake server saw."""
     runner_dir = Path(openai_agents_runner.__file__).parent
@@ -178,7 +180,7 @@ def run_runner(tmp_path: Path, agent: str, model, env: dict[str, str] | None = N
         task = {"prompt": "hi", "workspace": ".", "skills_dir": None, "skills": [], "base_url": server.openai_url,
                 "token_env": "OPENAI_API_KEY", "provider": "openai", "model": "gpt-4.1-mini", "max_turns": 4,
                 "purpose": "grade", "agent": agent, "loading": "eager", "skills_path": ".agents/skills",
-                "max_retries": 0}
+                "max_retries": 0, "reasoning": reasoning}
         done = subprocess.run(
             [sys.executable, "-S", str(runner_dir / "python_runner.py"), "openai_agents_runner", "run"],
             input=json.dumps(task), capture_output=True, text=True, timeout=120, cwd=tmp_path,
@@ -232,6 +234,12 @@ def test_a_handoff_with_its_own_model_client_still_goes_through_the_proxy(tmp_pa
     result, requests = run_runner(tmp_path, "handoff_agent:agent", model)
     assert result["type"] == "result" and result["answer"] == "helped", result
     assert len(requests) == 2 and all(r.model == "gpt-4.1-mini" and r.auth == "Bearer skillab-arm-token" for r in requests)
+
+
+def test_a_reasoning_model_stores_nothing_and_gets_its_reasoning_back_encrypted(tmp_path):
+    (tmp_path / "plain_agent.py").write_text("from agents import Agent\ndef agent():\n    return Agent(name='p')\n")
+    result, [request] = run_runner(tmp_path, "plain_agent:agent", lambda req: text("ok"), reasoning=True)
+    assert request.body["store"] is False and request.body["include"] == ["reasoning.encrypted_content"]
 
 
 EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "openai-agents"

@@ -58,8 +58,10 @@ class OpenAIAgentsAgent(SdkTarget, OpenAIPythonAgent):
         return agent
 
     def task_extra(self) -> dict[str, Any]:
+        from ..providers.openai_responses import is_reasoning_model
+
         return {"agent": self.definition_target(), "loading": self.loading, "skills_path": SKILLS_DIR,
-                "max_retries": self.max_retries}
+                "max_retries": self.max_retries, "reasoning": is_reasoning_model(self.model or "")}
 
     def identity(self) -> dict[str, Any]:
         return {**super().identity(), "callable": None, "agent": self.definition_target(), "sdk": ADAPTER,

@@ -130,7 +130,7 @@ def tool_events(items):
 
 
 async def session(task):
-    from agents import RunConfig, RunHooks, Runner, set_tracing_disabled
+    from agents import ModelSettings, RunConfig, RunHooks, Runner, set_tracing_disabled
     from agents.exceptions import MaxTurnsExceeded
     from agents.sandbox import Manifest, SandboxRunConfig
     from agents.sandbox.sandboxes import UnixLocalSandboxClient
@@ -152,7 +152,12 @@ async def session(task):
         client=UnixLocalSandboxClient(inherit_host_environment=False, host_environment_allowlist=COMMAND_ENV),
         manifest=Manifest(root=os.path.abspath(task["workspace"])),
         snapshot=NoopSnapshotSpec())
-    config = RunConfig(model=model, sandbox=sandbox, tracing_disabled=True, trace_include_sensitive_data=False)
+    # Nothing stored server-side, as skillab's own Responses client: a reasoning model's items
+    # then go back encrypted (a model without reasoning refuses that include).
+    settings = ModelSettings(store=False,
+                             response_include=["reasoning.encrypted_content"] if task.get("reasoning") else None)
+    config = RunConfig(model=model, model_settings=settings, sandbox=sandbox, tracing_disabled=True,
+                       trace_include_sensitive_data=False)
     out = {"answer": "", "events": [], "skills_loaded": [], "offered": None, "error": None, "stop_reason": "end_turn"}
     result = None
     try:
