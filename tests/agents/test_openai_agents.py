@@ -28,7 +28,7 @@ pytest.importorskip("agents.sandbox", reason="the openai-agents extra is not ins
 KEY = "sk-proj-" + "0pen4gents" * 5
 LISTING = "- fruit: Names the house fruit. (file: .agents/skills/fruit)"
 HUNT = ("find / -name SKILL.md -path '*fruit*' 2>/dev/null | head; ls -a .agents .agents/skills 2>&1; "
-        "cat .agents/skills/fruit/SKILL.md 2>&1; env | grep -c -e sk-proj- -e skillab-arm- ; echo done")
+        "cat .agents/skills/fruit/SKILL.md 2>&1; env | grep -c -e sk-proj- -e skillab-arm- -e ^PYTHONPATH= ; echo done")
 
 
 def sdk_model(req):
