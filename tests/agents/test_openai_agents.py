@@ -104,6 +104,22 @@ def test_beside_another_agent_it_gets_its_portability_row_and_the_must_use_note(
     assert 'Note: openai-agents: the OpenAI Agents SDK\'s Skills instructions tell the model it "must use"' in table
 
 
+def test_without_the_sdk_in_the_agents_python_the_run_stops_before_any_arm_with_the_install_command(
+        tmp_path, monkeypatch, capsys):
+    bare = Path("/usr/bin/python3")
+    if not bare.exists() or subprocess.run([str(bare), "-c", "import agents"], capture_output=True).returncode == 0:
+        pytest.skip("no python3 without openai-agents on this machine")
+    write_suite(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("SKILLAB_GRADER_PYTHON", str(bare))
+    with FakeModelServer(lambda req: text("unused")) as server:
+        code = main(["run", str(tmp_path / "fruit"), "--adapter", "openai-agents", "--model", "gpt-4.1-mini",
+                     "--base-url", server.openai_url, "--provider", "openai", "--no-cache", "--no-history"])
+        assert server.count == 0
+    err = capsys.readouterr().err
+    assert code == 2 and "pip install 'skillab[agents-sdk]'" in err and "Traceback" not in err
+
+
 def test_a_with_skill_arm_whose_model_requests_do_not_list_the_skill_is_invalid():
     """Staged on disk is not offered: the proof is the listing the SDK rendered into the
     instructions the model received. Without it the arm is an error, never a baseline."""

@@ -24,10 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from ..errors import MissingDependencyError
 from ..skill.loader import SKILL_FILE
 from .cli_agent import CliAgent
 from .cli_session import CliSummary
-from .python_agent import SKILLS_DIR, OpenAIPythonAgent, SdkTarget
+from .python_agent import SKILLS_DIR, AgentPython, OpenAIPythonAgent, SdkTarget
 from .skill_view import folder_name
 
 if TYPE_CHECKING:
@@ -42,6 +43,20 @@ MUST_USE = ("the OpenAI Agents SDK's Skills instructions tell the model it \"mus
             "description matches the task")
 
 
+def sdk_version(python: AgentPython) -> str:
+    """The ``openai-agents`` release among the agent's packages (what its runner imports);
+    ``MissingDependencyError`` (exit 2, with the install command) when there is none, before
+    any arm runs."""
+    from importlib import metadata
+
+    paths = [str(p) for p in python.site_packages]
+    found = next(iter(metadata.distributions(name="openai-agents", path=paths)), None)
+    if found is None:
+        raise MissingDependencyError(f"--adapter {ADAPTER} needs the openai-agents package beside the agent's "
+                                     f"python ({python.interpreter}): pip install 'skillab[agents-sdk]'")
+    return str(found.version)
+
+
 class OpenAIAgentsAgent(SdkTarget, OpenAIPythonAgent):
     adapter = ADAPTER
     runner_module = SDK_RUNNER.stem
@@ -50,11 +65,13 @@ class OpenAIAgentsAgent(SdkTarget, OpenAIPythonAgent):
     # The SDK's shell tool; its filesystem tools only patch and view images.
     shell_tools: ClassVar[tuple[str, ...]] = ("exec_command",)
     loading = "eager"
+    sdk_version = "unknown"
 
     @classmethod
     def from_config(cls, config: RunConfig) -> CliAgent:
         agent = cast(OpenAIAgentsAgent, super().from_config(config))
         agent.loading = "lazy" if config.agent.skill_loading == "lazy" else "eager"
+        agent.sdk_version = sdk_version(agent.python)
         return agent
 
     def task_extra(self) -> dict[str, Any]:
@@ -64,7 +81,9 @@ class OpenAIAgentsAgent(SdkTarget, OpenAIPythonAgent):
                 "max_retries": self.max_retries, "reasoning": is_reasoning_model(self.model or "")}
 
     def identity(self) -> dict[str, Any]:
+        # The SDK's release is the agent's version, as a CLI's is (a new release is a new agent).
         return {**super().identity(), "callable": None, "agent": self.definition_target(), "sdk": ADAPTER,
+                "cli": self.package, "cli_version": self.sdk_version,
                 "skill_loading": "lazy" if self.loading == "lazy" else "discover",
                 "skill_prompt": MUST_USE}
 
