@@ -24,6 +24,12 @@ from .sdk_client import SdkClient, load_sdk
 _REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5|codex)")
 
 
+def is_reasoning_model(model: str) -> bool:
+    """An OpenAI reasoning model (o-series, gpt-5, codex): no temperature, and its reasoning
+    items go back to the API encrypted when nothing is stored server-side."""
+    return bool(_REASONING_MODEL.match(model))
+
+
 class OpenAIResponsesClient(SdkClient):
     provider = "openai-responses"
     key_env = OpenAICompatClient.key_env
@@ -53,7 +59,7 @@ class OpenAIResponsesClient(SdkClient):
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
         )
         self._stream = stream
-        self._temperature_supported = not _REASONING_MODEL.match(model)
+        self._temperature_supported = not is_reasoning_model(model)
 
     def _params(
         self, messages: Sequence[Message], system: str, tools: Sequence[ToolSpec], max_tokens: int
