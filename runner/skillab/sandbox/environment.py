@@ -24,6 +24,7 @@ _INHERITED = frozenset({"PATH", "LANG", "TZ", "TERM"})
 _LOCALE = frozenset({"LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC",
                      "LC_TIME", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
                      "LC_MEASUREMENT", "LC_IDENTIFICATION"})
+_ALLOWED = tuple(sorted(_INHERITED | _LOCALE))
 # What a locale, timezone or terminal name looks like (C.UTF-8, en_US.UTF-8@euro, Europe/Paris,
 # xterm-256color); any other value is not passed on.
 _NAME_VALUE = re.compile(r"^[A-Za-z0-9_.@:+/-]{0,64}$")
@@ -58,11 +59,12 @@ class Inherited:
 
 def inherited() -> Inherited:
     """The runner's environment as commands may see it now (see ``scrubbed_env``)."""
+    # The allowlisted names are looked up, not the whole environment decoded and filtered.
+    found = ((name, os.environ.get(name)) for name in _ALLOWED)
     env = {
         name: value
-        for name, value in os.environ.items()
-        if (name in _INHERITED or name in _LOCALE) and not looks_secret(name)
-        and (name == "PATH" or _NAME_VALUE.match(value))
+        for name, value in found
+        if value is not None and not looks_secret(name) and (name == "PATH" or _NAME_VALUE.match(value))
     }
     # A relative PATH entry (".", or an empty one) would find programs in the workspace first.
     path = ":".join(entry for entry in env.get("PATH", "").split(":") if entry.startswith("/"))
