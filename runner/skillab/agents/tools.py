@@ -195,7 +195,7 @@ class Toolbox:
             output_limit=SHELL_OUTPUT_LIMIT,
             hide=self.hide,
             backend=self.sandbox,
-            inherited=self.inherited,
+            base_env=self.inherited,
         )
 
     def _read_file(self, args: dict[str, Any]) -> ToolRun:

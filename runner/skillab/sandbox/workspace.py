@@ -258,7 +258,7 @@ class Workspace:
             read_only_at=read_only_at,
             pinned=self._pinned,
             backend=self.backend,
-            inherited=self.inherited,
+            base_env=self.inherited,
         )
 
     def cleanup(self) -> None:
@@ -332,7 +332,7 @@ def run_in(
     network: ProxyRoute | None = None,
     pinned: Sequence[tuple[Path, str]] = (),
     backend: Backend | None = None,
-    inherited: Inherited | None = None,
+    base_env: Inherited | None = None,
 ) -> CommandResult:
     """Run a command in a workspace known by its root path (the agent's tools use this), under
     ``backend`` (the run's, from ``ArmRequest.sandbox``; None: ``default_backend``).
@@ -341,7 +341,7 @@ def run_in(
     CLI's installation); ``hide`` keeps host directories out even where a bound system directory
     holds them (the skill's, for the without-skill arm). ``network`` is the proxy route of an
     agent CLI; everything else has none. ``pinned`` binds (host path, workspace-relative
-    path) read-only over the workspace (a grader's pristine files). ``inherited``: the runner's
+    path) read-only over the workspace (a grader's pristine files). ``base_env``: the runner's
     environment as the arm read it once (None: read now).
     """
     home, tmp = root / HOME_NAME, root / TMP_NAME
@@ -364,7 +364,7 @@ def run_in(
     return run_command(
         command,
         cwd=real,
-        env=scrubbed_env(real / HOME_NAME, real / TMP_NAME, extra_env, inherited),
+        env=scrubbed_env(real / HOME_NAME, real / TMP_NAME, extra_env, base_env),
         timeout_s=timeout_s,
         stdin=stdin,
         output_limit=output_limit,
