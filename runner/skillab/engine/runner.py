@@ -86,14 +86,17 @@ def run_suite(
     *,
     emit: Emit = ignore,
     resume_from: dict[str, Any] | None = None,
+    prepared: Prepared | None = None,
 ) -> RunReport:
     """Run a suite A/B, telling ``emit`` each step (``core.events``). Bad input raises a
     SkillabError before any case starts.
 
     ``resume_from`` is an earlier document of this suite: its finished, unerrored arms are
-    kept and only the missing or errored ones run.
+    kept and only the missing or errored ones run. ``prepared``: the suite as the preflight
+    loaded it from ``target`` under ``config.engine``, so it is not parsed twice.
     """
-    prepared = prepare_suite(target, config.engine)
+    if prepared is None:
+        prepared = prepare_suite(target, config.engine)
     with ExitStack() as stack:
         sandbox = suite_sandbox(prepared.suite, config, stack)
         require_sandbox(sandbox, config.agent.adapter)
