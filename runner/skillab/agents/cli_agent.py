@@ -380,7 +380,8 @@ class CliAgent(Agent, ABC):
 
 def cli_version(binary: str, env: Mapping[str, str] | None = None, sandbox: Backend | None = None) -> str:
     """``<cli> --version`` under ``sandbox`` (None: ``default_backend``): its first token that
-    starts with a digit, else ``unknown``."""
+    starts with a digit, without a closing full stop (``GitHub Copilot CLI 1.0.102.``), else
+    ``unknown``."""
     scratch = Path(tempfile.mkdtemp(prefix="skillab-version-"))
     try:
         result = run_in(
@@ -397,5 +398,5 @@ def cli_version(binary: str, env: Mapping[str, str] | None = None, sandbox: Back
         return "unknown"
     for token in result.stdout.split():
         if token[:1].isdigit():
-            return token
+            return token.rstrip(".")
     return "unknown"
