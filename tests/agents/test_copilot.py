@@ -59,6 +59,12 @@ def request(workspace, skill=None, max_turns: int = 6) -> ArmRequest:
                       workspace=workspace.root, max_turns=max_turns)
 
 
+def unchecked(command: str) -> str:
+    """``command``, encoded: Copilot's own check refuses a command that names a path outside its
+    folder, and an agent is not held to it (it is no boundary: the sandbox is)."""
+    return f"echo {base64.b64encode(command.encode()).decode()} | base64 -d | sh"
+
+
 def _scripted(reply):
     reply.input_tokens, reply.output_tokens = IN_TOKENS, OUT_TOKENS
     return reply
@@ -104,8 +110,10 @@ def test_without_skill_arm_sees_no_skill_and_its_commands_no_key_nor_token(binar
 
     def reply(req):
         if not req.tool_results:
-            return tool_call("bash", {"command": "env > env.txt; ls -aR .github .home > tree.txt 2>&1",
-                                      "description": "dump"})
+            # Its own environment, every process's it can read (the CLI's holds the token), the tree.
+            dump = ("env > env.txt; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' > procs.txt; "
+                    "ls -aR .github .home > tree.txt 2>&1")
+            return tool_call("bash", {"command": unchecked(dump), "description": "dump"})
         return model(req)
 
     server.handler = reply
@@ -120,6 +128,8 @@ def test_without_skill_arm_sees_no_skill_and_its_commands_no_key_nor_token(binar
     dumped = (workspace.root / "env.txt").read_text()
     assert "HOME=" in dumped and KEY not in dumped
     assert "skillab-arm-" not in dumped and "COPILOT_PROVIDER_API_KEY" not in dumped
+    procs = (workspace.root / "procs.txt").read_text()
+    assert "PATH=" in procs and "skillab-arm-" not in procs and KEY not in procs
     assert "result-writer" not in (workspace.root / "tree.txt").read_text()
     assert KEY not in json.dumps(result.trajectory.to_dict())
     assert not (workspace.root / ".home" / ".skillab-copilot").exists()
@@ -162,10 +172,7 @@ def test_an_agent_that_swaps_its_skills_folder_for_a_link_deletes_nothing_outsid
     host = tmp_path / "checkout-skills"
     (host / "result-writer").mkdir(parents=True)
     (host / "result-writer" / "SKILL.md").write_text("the original")
-    # Encoded: Copilot's own path check refuses a command naming a path outside its folder, and
-    # an agent is not held to it (it is no boundary: the sandbox is).
-    swap = base64.b64encode(f"mv .github/skills moved && ln -s {host} .github/skills".encode()).decode()
-    swap = f"echo {swap} | base64 -d | sh"
+    swap = unchecked(f"mv .github/skills moved && ln -s {host} .github/skills")
     server.handler = lambda req: (tool_call("bash", {"command": swap, "description": "swap"})
                                   if not req.tool_results else text("Finished."))
     result = adapter(binary, server).run(request(workspace, skill))
