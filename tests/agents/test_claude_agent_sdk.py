@@ -45,3 +45,45 @@ def test_an_agent_built_with_the_claude_agent_sdk_is_measured_with_proof_of_offe
     assert requests and all(r.auth in (KEY, f"Bearer {KEY}") for r in requests)
     assert record["with_skill"]["usage"]["input_tokens"] > 0
     assert KEY not in out.read_text()
+
+
+def _sdk_agent(server, monkeypatch):
+    from skillab.agents.claude_agent_sdk import ClaudeAgentSdkAgent
+
+    from ..configs import run_config
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    config = run_config(adapter="claude-agent-sdk", model="claude-haiku-4-5", base_url=server.url)
+    agent = ClaudeAgentSdkAgent.from_config(config)
+    agent.max_retries = 0
+    return agent
+
+
+def test_the_bundled_clis_shell_commands_hold_no_proxy_token(tmp_path, monkeypatch, workspace):
+    """The with-skill arm's Bash tool dumps its environment and every process environment it can
+    read: the arm's proxy token is in none of them (only the CLI's own API calls may use it)."""
+    from skillab.agents.base import ArmRequest
+    from skillab.skill.loader import load_skill
+    from skillab.suite.model import Case
+
+    dump = ("env > env.txt; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' > procs.txt; "
+            "grep -rho 'skillab-arm-[A-Za-z0-9_-]\\{20,\\}' .home > found.txt 2>/dev/null; echo dumped")
+
+    def model(req):
+        if "Skill" not in req.tool_names:
+            return text("ok")
+        return tool_call("Bash", {"command": dump}) if turns_so_far(req) == 0 else text("Done.")
+
+    skill = load_skill(write_suite(tmp_path))
+    with FakeModelServer(model) as server:
+        agent = _sdk_agent(server, monkeypatch)
+        result = agent.run(ArmRequest(case=Case(name="t", prompt="Dump."), arm="with_skill", skill=skill,
+                                      workspace=workspace.root, max_turns=4))
+        sent = server.model_requests()
+    assert result.error is None, result.error
+    assert "dumped" in json.dumps(result.trajectory.to_dict())
+    assert sent and all(r.auth == KEY for r in sent)  # the CLI's calls went out, with the key added
+    for name in ("env.txt", "procs.txt", "found.txt"):
+        dumped = (workspace.root / name).read_text()
+        assert "skillab-arm-" not in dumped and KEY not in dumped, name
+    assert "PATH=" in (workspace.root / "procs.txt").read_text()
