@@ -87,3 +87,25 @@ def test_the_bundled_clis_shell_commands_hold_no_proxy_token(tmp_path, monkeypat
         dumped = (workspace.root / name).read_text()
         assert "skillab-arm-" not in dumped and KEY not in dumped, name
     assert "PATH=" in (workspace.root / "procs.txt").read_text()
+
+
+def test_the_context_budget_is_the_sdks_own_count(tmp_path, monkeypatch):
+    """The skill's entry in the Skills category of ``get_context_usage()`` (the bundled CLI's own
+    count, from a session with the skill staged and no model turn) is the claude-agent-sdk
+    listing entry in the context budget, and the report says it was measured, not estimated."""
+    skill = write_suite(tmp_path)
+    out = tmp_path / "r.json"
+    with FakeModelServer(sdk_model) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        code = main(["run", str(skill), "--adapter", "claude-agent-sdk", "--model", "claude-haiku-4-5",
+                     "--base-url", server.url, "--no-cache", "--no-history", "--quiet", "--output", str(out)])
+        counts = [r for r in server.requests if r.path.startswith("/v1/messages/count_tokens")]
+    assert code == 0
+    budget = json.loads(out.read_text())["context_budget"]
+    entry = budget["listings"]["claude-agent-sdk"]
+    assert "get_context_usage()" in budget["method"] and entry["source"].startswith("measured: ")
+    assert "estimated at 4 characters a token" in budget["method"]  # the body still is, and it says so
+    # "- fruit: Names the house fruit." at the 4 characters a token the CLI counts for Claude 4.5.
+    assert entry["tokens"] == 8 and budget["total_tokens"] == entry["tokens"] + budget["body_tokens"]
+    # The session the count came from ran through the proxy, with the key added on the host.
+    assert counts and all(r.auth == KEY for r in counts)

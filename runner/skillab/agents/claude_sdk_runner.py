@@ -99,7 +99,25 @@ async def session(task):
     return out
 
 
+async def context_usage(task):
+    """No model turn: the session's own count of its context (``get_context_usage()``), and the
+    skills it listed."""
+    from claude_agent_sdk import ClaudeSDKClient
+
+    async with ClaudeSDKClient(options_for(task)) as client:
+        usage = await client.get_context_usage()
+    skills = usage.get("skills") or {}
+    entries = [{"name": str(e.get("name")), "source": str(e.get("source")), "tokens": e.get("tokens")}
+               for e in skills.get("skillFrontmatter") or [] if isinstance(e, dict)]
+    counted = {"skills_tokens": skills.get("tokens"), "total_tokens": usage.get("totalTokens"),
+               "model": usage.get("model"), "skills": entries}
+    return {"answer": json.dumps(counted), "events": [],
+            "offered": [e["name"] for e in entries if e["source"] == "projectSettings"]}
+
+
 def run(task):
+    if task.get("purpose") == "context":
+        return asyncio.run(context_usage(task))
     out = asyncio.run(session(task))
     if out["error"]:
         raise RuntimeError(out["error"])
