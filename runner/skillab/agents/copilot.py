@@ -49,6 +49,7 @@ from .base import ArmRequest
 from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
 from .cli_session import Launch
+from .provider_wire import AnthropicWire, OpenAIWire
 from .skill_view import folder_name
 
 if TYPE_CHECKING:
@@ -166,30 +167,14 @@ class CopilotAdapter(CliAgent):
         return parse_copilot_events(stdout, workspace, skill_name, offered or tuple(filter(None, [skill_name])))
 
 
-class AnthropicCopilot(CopilotAdapter):
-    provider = "anthropic"
+class AnthropicCopilot(AnthropicWire, CopilotAdapter):
     provider_type = "anthropic"
-    key_env = "ANTHROPIC_API_KEY"
-    base_url_env = "ANTHROPIC_BASE_URL"
-    default_endpoint = "https://api.anthropic.com"
-    api_paths = (r"/v1/messages(/count_tokens)?", r"/v1/models(/[^/]+)?")
     turn_path = "/v1/messages"
 
-    def credentials(self) -> dict[str, str]:
-        return {"x-api-key": self._api_key}
 
-
-class OpenAICopilot(CopilotAdapter):
-    provider = "openai"
-    provider_type = "openai"
-    key_env = "OPENAI_API_KEY"
-    base_url_env = "OPENAI_BASE_URL"
-    default_endpoint = "https://api.openai.com/v1"
-    api_paths = (r"(/v1)?/chat/completions", r"(/v1)?/models(/[^/]+)?")
+class OpenAICopilot(OpenAIWire, CopilotAdapter):
+    provider_type = "openai"  # chat completions, Copilot's default wire for this type
     turn_path = "/chat/completions"
-
-    def credentials(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._api_key}"}
 
 
 BY_PROVIDER: dict[str, type[CopilotAdapter]] = {"anthropic": AnthropicCopilot, "openai": OpenAICopilot}

@@ -44,6 +44,7 @@ from .base import ArmRequest
 from .cli_agent import DEFAULT_TIMEOUT_S, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
 from .cli_session import Launch
+from .provider_wire import AnthropicWire, OpenAIWire
 from .skill_view import folder_name
 
 if TYPE_CHECKING:
@@ -272,26 +273,12 @@ class PythonAgent(CliAgent):
         summary.skills_loaded = list(dict.fromkeys(loaded))
 
 
-class AnthropicPythonAgent(PythonAgent):
-    provider = "anthropic"
-    key_env = "ANTHROPIC_API_KEY"
-    base_url_env = "ANTHROPIC_BASE_URL"
-    default_endpoint = "https://api.anthropic.com"
-    api_paths = (r"/v1/messages(/count_tokens)?", r"/v1/models(/[^/]+)?")
-
-    def credentials(self) -> dict[str, str]:
-        return {"x-api-key": self._api_key}
+class AnthropicPythonAgent(AnthropicWire, PythonAgent):
+    pass
 
 
-class OpenAIPythonAgent(PythonAgent):
-    provider = "openai"
-    key_env = "OPENAI_API_KEY"
-    base_url_env = "OPENAI_BASE_URL"
-    default_endpoint = "https://api.openai.com/v1"
-    api_paths = (r"(/v1)?/chat/completions", r"(/v1)?/responses", r"(/v1)?/models(/[^/]+)?")
-
-    def credentials(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._api_key}"}
+class OpenAIPythonAgent(OpenAIWire, PythonAgent):
+    pass
 
 
 _BY_PROVIDER: dict[str, type[PythonAgent]] = {"anthropic": AnthropicPythonAgent, "openai": OpenAIPythonAgent}
