@@ -48,7 +48,7 @@ from ..skill.loader import SKILL_FILE
 from .base import ArmRequest
 from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
-from .cli_session import Launch
+from .cli_session import Launch, check_offered
 from .provider_wire import AnthropicWire, OpenAIWire
 from .skill_view import folder_name
 
@@ -294,10 +294,7 @@ def parse_copilot_events(
                 summary.error = f"copilot exited with code {event.get('exitCode')}"
     summary.num_turns = len(summary.turns)
     summary.final_text = next((t.text for t in reversed(summary.turns) if t.text), "") or ""
-    if summary.error is None and skill_name is not None and (
-            listed is None or not {skill_name, folder_name(skill_name)} & set(listed)):
-        summary.error = (f"the skill {skill_name} was not offered to the agent (Copilot's session listed "
-                         f"{listed or 'no project skill'}): the arm is invalid, not a baseline")
+    check_offered(summary, skill_name, listed, "Copilot's session listed as project skills")
     summary.skill_activated = skill_name is not None and skill_name in summary.skills_loaded
     return summary
 

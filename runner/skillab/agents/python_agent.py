@@ -43,7 +43,7 @@ from ..skill.loader import SKILL_FILE
 from .base import ArmRequest
 from .cli_agent import DEFAULT_TIMEOUT_S, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
-from .cli_session import Launch
+from .cli_session import Launch, check_offered
 from .provider_wire import AnthropicWire, OpenAIWire
 from .skill_view import folder_name
 
@@ -242,10 +242,7 @@ class PythonAgent(CliAgent):
                 # stronger proof: what the model was shown, not only what lay on disk.
                 if isinstance(event.get("offered"), list):
                     shown = [str(s) for s in event["offered"]]
-        if summary.error is None and skill_name is not None and (
-                shown is None or not {skill_name, folder_name(skill_name)} & set(shown)):
-            summary.error = (f"the skill {skill_name} was not offered to the agent (the runner found "
-                             f"{shown or 'nothing'} staged): the arm is invalid, not a baseline")
+        check_offered(summary, skill_name, shown, "the runner found staged")
         summary.skill_activated = skill_name is not None and skill_name in summary.skills_loaded
         return summary
 
