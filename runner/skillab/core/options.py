@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from .choices import (
     adapter_list,
+    budget_url,
     finite_float,
     lift_pts,
     non_negative_float,
@@ -315,6 +316,12 @@ OPTIONS: tuple[Option, ...] = (
            input=ActionInput("Stop cleanly once the run has spent this many US dollars on model "
                              "calls (as `skillab run --max-cost-usd`): bounds what any pull request "
                              "can burn. Empty: no cap.")),
+    Option("budget-url", "tuning.budget_url", group=PLAN, parse=budget_url, metavar="URL",
+           env="SKILLAB_BUDGET_URL",
+           help="the `skillab budget serve` every shard of the run shares (its token in "
+                "SKILLAB_BUDGET_TOKEN): every model call asks it first, for one cost cap, rate and "
+                "back-off across shards; a shard that cannot reach it runs under its own "
+                "--max-cost-usd and says so (not settable from a config file)"),
     Option("stop-early", "engine.stop_early", group=PLAN, choices=("curtail", "group-sequential", "none"),
            metavar="DESIGN",
            help="run cases in a seeded random order and stop once the rest can no longer change the "
