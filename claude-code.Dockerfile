@@ -37,15 +37,17 @@ COPY docker/npm_tarball.py docker/install-claude-code.py /tmp/
 RUN if [ "$WITH_CLAUDE_CODE" = "true" ]; then python /tmp/install-claude-code.py "$CLAUDE_CODE_VERSION"; fi \
     && rm /tmp/install-claude-code.py /tmp/npm_tarball.py
 
-# The same variant carries Codex and Gemini CLI for `adapter: codex` and `gemini-cli`, at the
+# The same variant carries Codex, Gemini CLI and Copilot CLI for `adapter: codex`, `gemini-cli` and
+# `copilot`, at the
 # versions .ci/run tests: Node.js from Debian (no npm), each CLI's npm tarball by its sha512.
 ARG CODEX_VERSION=0.169.0
 ARG GEMINI_CLI_VERSION=0.61.0
+ARG COPILOT_VERSION=1.0.102
 COPY docker/npm_tarball.py docker/install-agent-clis.py /tmp/
 RUN if [ "$WITH_CLAUDE_CODE" = "true" ]; then \
       apt-get update && apt-get install -y --no-install-recommends nodejs \
       && rm -rf /var/lib/apt/lists/* \
-      && python /tmp/install-agent-clis.py "$CODEX_VERSION" "$GEMINI_CLI_VERSION"; fi \
+      && python /tmp/install-agent-clis.py "$CODEX_VERSION" "$GEMINI_CLI_VERSION" "$COPILOT_VERSION"; fi \
     && rm /tmp/install-agent-clis.py /tmp/npm_tarball.py
 
 # A regular (not editable) install, so the sources can go once it is done.

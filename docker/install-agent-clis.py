@@ -1,13 +1,16 @@
-"""Install Codex and Gemini CLI into the image from npm tarballs checked against pinned digests.
+"""Install Codex, Gemini CLI and GitHub Copilot CLI into the image from npm tarballs checked against
+pinned digests.
 
 Laid out as ``npm install --global`` lays them out (``/usr/local/lib/node_modules``, links in
 ``/usr/local/bin``), without npm: Debian's npm brings hundreds of packages the image has no use
-for. Neither CLI has a dependency beyond these tarballs: Codex is a Node launcher plus one
-package per platform holding its native binary; Gemini CLI is one bundled script (Node 20+).
+for. No CLI has a dependency beyond these tarballs: Codex is a Node launcher plus one package per
+platform holding its native binary; Gemini CLI is one bundled script (Node 20+); Copilot CLI's
+platform package is one self-contained executable (its Node launcher only picks that package, so
+the link names the executable itself).
 Each tarball's sha512 must equal the one pinned here (npm's own ``dist.integrity``), so a
 registry or mirror that serves anything else fails the build.
 
-    python3 install-agent-clis.py CODEX_VERSION GEMINI_CLI_VERSION   (REGISTRY: $NPM_REGISTRY)
+    python3 install-agent-clis.py CODEX_VERSION GEMINI_CLI_VERSION COPILOT_VERSION   (REGISTRY: $NPM_REGISTRY)
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ PINNED = {
     ("@openai/codex", "0.169.0-linux-x64"): "sha512-o05NyAOCDygSPRo1yinzxvkRSdmsZyBD9E7mbpmjRanSfM8lypqWtQgEo4XfNkwhuCR2aFu8mlGOsQGFXVbVww==",
     ("@openai/codex", "0.169.0-linux-arm64"): "sha512-NZ/DaQUpcQmxmqee7Z9uC1rzw3GhSbooawcaTe1LN5Yk+WlinUKGdTXJgClRT/9ogQEEM9TWxYzvxPfj5G/xFg==",
     ("@google/gemini-cli", "0.61.0"): "sha512-dbQ9A0qBtFJNi6XBkHvfZ6Azpn6PNgH/P8h2MZ67RLlX8hSAVjup39CRWqdRxZv7YXIuhrFaytr8y0jKnkoxnQ==",
+    ("@github/copilot-linux-x64", "1.0.102"): "sha512-eGHPbsP0p2QgfVZCjtbGBFZPBOJQ0DN7xIbBRAo7oG8b1zfLirQIdfI4h8Iy68Dv2cKJGJZg2/EO7W7KpIMJOw==",
+    ("@github/copilot-linux-arm64", "1.0.102"): "sha512-5rO0B2/AduCekrE+aUzipySKZxZY2b/tVRZ8Suy8ymPFNC0Q7HQiQ8DZhxj+3RhHR8rU2Z8KOJVAbtMlROX6+A==",
 }
 MODULES = Path("/usr/local/lib/node_modules")
 
@@ -45,7 +50,7 @@ def unpack(package: str, version: str, into: Path) -> None:
             archive.extract(member, into, filter="tar")
 
 
-def main(codex_version: str, gemini_version: str) -> int:
+def main(codex_version: str, gemini_version: str, copilot_version: str) -> int:
     target = ARCH.get(platform.machine().lower())
     if target is None:
         sys.exit(f"no Codex build for {platform.machine()}")
@@ -55,10 +60,12 @@ def main(codex_version: str, gemini_version: str) -> int:
     link("codex", MODULES / "@openai" / "codex" / "bin" / "codex.js")
     unpack("@google/gemini-cli", gemini_version, MODULES / "@google" / "gemini-cli")
     link("gemini", MODULES / "@google" / "gemini-cli" / "bundle" / "gemini.js")
+    unpack(f"@github/copilot-{target}", copilot_version, MODULES / "@github" / f"copilot-{target}")
+    link("copilot", MODULES / "@github" / f"copilot-{target}" / "copilot")
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))

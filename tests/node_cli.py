@@ -1,7 +1,7 @@
 """Find (or install) an agent CLI from npm for the tests that drive it, at the version the image pins.
 
 The versions are the runner image's (``Dockerfile``: ``CLAUDE_CODE_VERSION``, ``CODEX_VERSION``,
-``GEMINI_CLI_VERSION``), the one place they are written: ``.ci/run`` installs the same versions
+``GEMINI_CLI_VERSION``, ``COPILOT_VERSION``), the one place they are written: ``.ci/run`` installs the same versions
 into ``tests/.node``, and an unpinned install would test whatever the registry serves that day.
 
 Order: the ``SKILLAB_<NAME>_BIN`` variable (the caller's choice, any version), else
@@ -50,6 +50,7 @@ CLIS = {cli.executable: cli for cli in (
     AgentCli("claude", "@anthropic-ai/claude-code", "CLAUDE_CODE_VERSION", "SKILLAB_CLAUDE_BIN"),
     AgentCli("codex", "@openai/codex", "CODEX_VERSION", "SKILLAB_CODEX_BIN"),
     AgentCli("gemini", "@google/gemini-cli", "GEMINI_CLI_VERSION", "SKILLAB_GEMINI_BIN"),
+    AgentCli("copilot", "@github/copilot", "COPILOT_VERSION", "SKILLAB_COPILOT_BIN"),
 )}
 
 
@@ -95,6 +96,10 @@ def codex_binary() -> str:
 
 def gemini_binary() -> str:
     return npm_binary("gemini")
+
+
+def copilot_binary() -> str:
+    return npm_binary("copilot")
 
 
 if __name__ == "__main__":

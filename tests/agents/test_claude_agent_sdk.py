@@ -45,3 +45,67 @@ def test_an_agent_built_with_the_claude_agent_sdk_is_measured_with_proof_of_offe
     assert requests and all(r.auth in (KEY, f"Bearer {KEY}") for r in requests)
     assert record["with_skill"]["usage"]["input_tokens"] > 0
     assert KEY not in out.read_text()
+
+
+def _sdk_agent(server, monkeypatch):
+    from skillab.agents.claude_agent_sdk import ClaudeAgentSdkAgent
+
+    from ..configs import run_config
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    config = run_config(adapter="claude-agent-sdk", model="claude-haiku-4-5", base_url=server.url)
+    agent = ClaudeAgentSdkAgent.from_config(config)
+    agent.max_retries = 0
+    return agent
+
+
+def test_the_bundled_clis_shell_commands_hold_no_proxy_token(tmp_path, monkeypatch, workspace):
+    """The with-skill arm's Bash tool dumps its environment and every process environment it can
+    read: the arm's proxy token is in none of them (only the CLI's own API calls may use it)."""
+    from skillab.agents.base import ArmRequest
+    from skillab.skill.loader import load_skill
+    from skillab.suite.model import Case
+
+    dump = ("env > env.txt; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' > procs.txt; "
+            "grep -rho 'skillab-arm-[A-Za-z0-9_-]\\{20,\\}' .home > found.txt 2>/dev/null; echo dumped")
+
+    def model(req):
+        if "Skill" not in req.tool_names:
+            return text("ok")
+        return tool_call("Bash", {"command": dump}) if turns_so_far(req) == 0 else text("Done.")
+
+    skill = load_skill(write_suite(tmp_path))
+    with FakeModelServer(model) as server:
+        agent = _sdk_agent(server, monkeypatch)
+        result = agent.run(ArmRequest(case=Case(name="t", prompt="Dump."), arm="with_skill", skill=skill,
+                                      workspace=workspace.root, max_turns=4))
+        sent = server.model_requests()
+    assert result.error is None, result.error
+    assert "dumped" in json.dumps(result.trajectory.to_dict())
+    assert sent and all(r.auth == KEY for r in sent)  # the CLI's calls went out, with the key added
+    for name in ("env.txt", "procs.txt", "found.txt"):
+        dumped = (workspace.root / name).read_text()
+        assert "skillab-arm-" not in dumped and KEY not in dumped, name
+    assert "PATH=" in (workspace.root / "procs.txt").read_text()
+
+
+def test_the_context_budget_is_the_sdks_own_count(tmp_path, monkeypatch):
+    """The skill's entry in the Skills category of ``get_context_usage()`` (the bundled CLI's own
+    count, from a session with the skill staged and no model turn) is the claude-agent-sdk
+    listing entry in the context budget, and the report says it was measured, not estimated."""
+    skill = write_suite(tmp_path)
+    out = tmp_path / "r.json"
+    with FakeModelServer(sdk_model) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        code = main(["run", str(skill), "--adapter", "claude-agent-sdk", "--model", "claude-haiku-4-5",
+                     "--base-url", server.url, "--no-cache", "--no-history", "--quiet", "--output", str(out)])
+        counts = [r for r in server.requests if r.path.startswith("/v1/messages/count_tokens")]
+    assert code == 0
+    budget = json.loads(out.read_text())["context_budget"]
+    entry = budget["listings"]["claude-agent-sdk"]
+    assert "get_context_usage()" in budget["method"] and entry["source"].startswith("measured: ")
+    assert "estimated at 4 characters a token" in budget["method"]  # the body still is, and it says so
+    # "- fruit: Names the house fruit." at the 4 characters a token the CLI counts for Claude 4.5.
+    assert entry["tokens"] == 8 and budget["total_tokens"] == entry["tokens"] + budget["body_tokens"]
+    # The session the count came from ran through the proxy, with the key added on the host.
+    assert counts and all(r.auth == KEY for r in counts)

@@ -73,3 +73,18 @@ def test_judge_model_help_states_the_real_default(capsys):
     assert main(["run", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "another family than the agent's: gpt-4.1-mini for a claude-* agent" in out
+
+
+def test_the_dry_run_names_the_key_copilot_reads_for_its_model(tmp_path, monkeypatch, capsys):
+    from ..node_cli import copilot_binary
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "copilot").symlink_to(copilot_binary())
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    code, out, err = run(str(judged_skill(tmp_path)), "--adapter", "copilot", "--model", "gpt-5-mini",
+                         "--dry-run", capsys=capsys)
+    assert code == 0, err
+    assert "copilot CLI · model gpt-5-mini · key OPENAI_API_KEY (set)" in out + err

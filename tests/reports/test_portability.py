@@ -1,5 +1,6 @@
-"""``skillab run --adapter claude-code,codex,gemini-cli``: one example suite under three real agent
-CLIs, each talking its own wire protocol to the fake server, and the portability table.
+"""``skillab run --adapter claude-code,codex,gemini-cli,copilot``: one example suite under four
+real agent CLIs, each talking its own wire protocol to the fake server (Copilot CLI, given a
+``claude-*`` model, the Anthropic one, with its own tool names), and the portability table.
 
 The scripted model loads the skill when the CLI offers it and edits CHANGELOG.md the house way
 only once it has read the skill's body; otherwise it writes a generic entry. The suite's own
@@ -20,7 +21,7 @@ from skillab.reports.markdown_view import FailedSuite
 from skillab.reports.portability import is_portability_run, render_markdown
 
 from ..fakes.model_server import text, tool_call
-from ..node_cli import claude_binary, codex_binary, gemini_binary
+from ..node_cli import claude_binary, codex_binary, copilot_binary, gemini_binary
 from .test_markdown_report import document, record
 
 EXAMPLE = Path(__file__).resolve().parent.parent.parent / "examples" / "changelog-entry"
@@ -46,30 +47,33 @@ def edit_command(entry: str) -> str:
     return f"python3 -c {shlex.quote(code)} && echo edited"
 
 
-def shell(api: str, command: str):
+def shell(req, command: str):
+    api = req.api
     if api == "anthropic":
-        return tool_call("Bash", {"command": command, "description": "edit the changelog"})
+        name = "bash" if "skill" in req.tool_names else "Bash"  # Copilot's tools, or Claude Code's
+        return tool_call(name, {"command": command, "description": "edit the changelog"})
     if api == "responses":
         return tool_call("exec_command", {"cmd": command})
     return tool_call("run_shell_command", {"command": command, "description": "edit"})
 
 
-def load_skill(api: str):
+def load_skill(req):
+    api = req.api
     if api == "anthropic":
-        return tool_call("Skill", {"skill": "changelog-entry"})
+        return tool_call("skill" if "skill" in req.tool_names else "Skill", {"skill": "changelog-entry"})
     if api == "responses":
         return tool_call("exec_command", {"cmd": "cat .agents/skills/changelog-entry/SKILL.md"})
     return tool_call("activate_skill", {"name": "changelog-entry"})
 
 
 def changelog_model(req):
-    if req.api == "anthropic" and "Skill" not in req.tool_names:
+    if req.api == "anthropic" and not {"Skill", "skill"} & set(req.tool_names):
         return text("ok")  # Claude Code's side requests (titles, summaries)
     results = req.tool_results
     if OFFERED in req.raw and not results:
-        return load_skill(req.api)
+        return load_skill(req)
     if not any("edited" in r for r in results):
-        return shell(req.api, edit_command(HOUSE if BODY in req.raw else GENERIC))
+        return shell(req, edit_command(HOUSE if BODY in req.raw else GENERIC))
     return text("Updated the Unreleased section.")
 
 
@@ -81,12 +85,13 @@ def agents_on_path(tmp_path, monkeypatch):
         ("claude", claude_binary()),
         ("codex", codex_binary()),
         ("gemini", gemini_binary()),
+        ("copilot", copilot_binary()),
     ):
         (bin_dir / name).symlink_to(binary)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
 
 
-def test_three_agents_one_suite_one_table(server, agents_on_path, monkeypatch, tmp_path, capsys):
+def test_four_agents_one_suite_one_table(server, agents_on_path, monkeypatch, tmp_path, capsys):
     for name, value in KEYS.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
@@ -98,8 +103,8 @@ def test_three_agents_one_suite_one_table(server, agents_on_path, monkeypatch, t
     code = main(
         [
             "run", str(EXAMPLE),
-            "--adapter", "claude-code,codex,gemini-cli",
-            "--model", "claude-haiku-4-5,gpt-5-mini,gemini-2.5-flash",
+            "--adapter", "claude-code,codex,gemini-cli,copilot",
+            "--model", "claude-haiku-4-5,gpt-5-mini,gemini-2.5-flash,claude-haiku-4-5",
             "--case", "update-changelog-file",
             "--no-cache", "--no-history", "--quiet",
             "--output", str(out), "--markdown", str(report),
@@ -109,7 +114,7 @@ def test_three_agents_one_suite_one_table(server, agents_on_path, monkeypatch, t
     printed = capsys.readouterr().out
     assert code == 0, printed
     documents = json.loads(out.read_text())["suites"]
-    assert [d["adapter"]["name"] for d in documents] == ["claude-code", "codex", "gemini-cli"]
+    assert [d["adapter"]["name"] for d in documents] == ["claude-code", "codex", "gemini-cli", "copilot"]
     assert {r.api for r in server.model_requests()} >= {"anthropic", "responses", "gemini"}
     for doc in documents:
         assert doc["pass_rate"] == {"with_skill": 1.0, "without_skill": 0.0, "delta_pts": 100.0}
@@ -123,6 +128,7 @@ def test_three_agents_one_suite_one_table(server, agents_on_path, monkeypatch, t
         ("claude-code", "discover (.claude/skills)"),
         ("codex", "discover (.agents/skills)"),
         ("gemini-cli", "discover (.gemini/skills)"),
+        ("copilot", "discover (.github/skills)"),
     ):
         row = next(line for line in table.splitlines() if f" {agent} " in line)
         assert offered in row and "100%" in row and "+100.0" in row
@@ -130,7 +136,7 @@ def test_three_agents_one_suite_one_table(server, agents_on_path, monkeypatch, t
     section = render_markdown(logs)
     assert section in markdown
     rows = [line for line in section.splitlines() if line.startswith("| changelog-entry |")]
-    assert len(rows) == 3
+    assert len(rows) == 4
     for value in KEYS.values():
         assert value not in markdown and value not in out.read_text()
 

@@ -16,8 +16,9 @@ from ..suite.model import Case
 
 ArmName = Literal["with_skill", "without_skill", "original", "placebo"]
 # "task": work the case; "trigger": a trigger trial, where only which skills the agent loads
-# counts and the adapter may stop as soon as it has loaded one.
-Purpose = Literal["task", "trigger"]
+# counts and the adapter may stop as soon as it has loaded one; "context": no model turn, only
+# the runtime's own count of what the offered skills cost its context.
+Purpose = Literal["task", "trigger", "context"]
 ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original", "placebo")
 
 
@@ -47,6 +48,14 @@ class ArmRequest:
         about which one is under test."""
         skills = ((self.skill,) if self.skill is not None else ()) + self.siblings
         return tuple(sorted(skills, key=lambda s: s.name))
+
+
+@dataclass(frozen=True)
+class MeasuredListing:
+    """A skill's listing entry as the agent's own runtime counted it, and how."""
+
+    tokens: int
+    source: str
 
 
 @dataclass
@@ -116,6 +125,11 @@ class Agent(Protocol):
         """How the agent's own work is confined under the run's ``sandbox`` (its process, its
         network, its model calls), for the results' isolation block; None when there is nothing
         of its own to say."""
+        return None
+
+    def measured_listing(self, skill: Skill, sandbox: Backend) -> MeasuredListing | None:
+        """What the agent's own runtime counts ``skill``'s listing entry at, in tokens, under the
+        run's ``sandbox``; None where it has no such count (the context budget then estimates)."""
         return None
 
     def skill_listing(self, skills: tuple[Skill, ...], sandbox: Backend) -> dict[str, Any] | None:

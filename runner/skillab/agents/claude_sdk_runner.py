@@ -11,9 +11,13 @@ the same sandbox), the proxy as the endpoint with the arm's token, telemetry off
 import asyncio
 import importlib
 import json
+import os
+import shlex
 
 QUIET = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
          "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
+# Longer than any arm: the helper's file is read once, so the CLI must never ask again.
+KEY_HELPER_TTL_MS = 10 * 24 * 3600 * 1000
 
 
 def options_for(task):
@@ -35,10 +39,35 @@ def options_for(task):
     options.model = task["model"]
     options.max_turns = task["max_turns"]
     options.skills = "all" if task["skills_dir"] else None
+    # The CLI passes its whole environment to its Bash commands, so the arm's token is not in it:
+    # its key helper reads a file once, before any tool can run, and removes it.
+    options.settings = json.dumps({**user_settings(options.settings), "apiKeyHelper": key_helper(task.pop("api_key"))})
     options.env = {**(options.env or {}), **QUIET, "ANTHROPIC_BASE_URL": task["base_url"],
-                   "ANTHROPIC_API_KEY": task["api_key"],
+                   "CLAUDE_CODE_API_KEY_HELPER_TTL_MS": str(KEY_HELPER_TTL_MS),
                    "ANTHROPIC_SMALL_FAST_MODEL": task["model"], "ANTHROPIC_DEFAULT_HAIKU_MODEL": task["model"]}
     return options
+
+
+def key_helper(token):
+    """A command printing ``token`` once: written to a new private file beside this runner (in
+    the arm's private home), which the command removes."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "key")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token)
+    return f"cat {shlex.quote(path)}; rm -f {shlex.quote(path)}"
+
+
+def user_settings(settings):
+    """The user's own ``settings`` (a JSON string or a file), as a dict to add the helper to."""
+    if not settings:
+        return {}
+    text = settings
+    if not settings.lstrip().startswith("{"):
+        with open(settings, encoding="utf-8") as handle:
+            text = handle.read()
+    loaded = json.loads(text)
+    return loaded if isinstance(loaded, dict) else {}
 
 
 async def session(task):
@@ -70,7 +99,25 @@ async def session(task):
     return out
 
 
+async def context_usage(task):
+    """No model turn: the session's own count of its context (``get_context_usage()``), and the
+    skills it listed."""
+    from claude_agent_sdk import ClaudeSDKClient
+
+    async with ClaudeSDKClient(options_for(task)) as client:
+        usage = await client.get_context_usage()
+    skills = usage.get("skills") or {}
+    entries = [{"name": str(e.get("name")), "source": str(e.get("source")), "tokens": e.get("tokens")}
+               for e in skills.get("skillFrontmatter") or [] if isinstance(e, dict)]
+    counted = {"skills_tokens": skills.get("tokens"), "total_tokens": usage.get("totalTokens"),
+               "model": usage.get("model"), "skills": entries}
+    return {"answer": json.dumps(counted), "events": [],
+            "offered": [e["name"] for e in entries if e["source"] == "projectSettings"]}
+
+
 def run(task):
+    if task.get("purpose") == "context":
+        return asyncio.run(context_usage(task))
     out = asyncio.run(session(task))
     if out["error"]:
         raise RuntimeError(out["error"])

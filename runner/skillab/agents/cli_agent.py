@@ -394,7 +394,8 @@ def shared_lane(config: RunConfig, provider: str) -> Lane | None:
 
 def cli_version(binary: str, env: Mapping[str, str] | None = None, sandbox: Backend | None = None) -> str:
     """``<cli> --version`` under ``sandbox`` (None: ``default_backend``): its first token that
-    starts with a digit, else ``unknown``."""
+    starts with a digit, without a closing full stop (``GitHub Copilot CLI 1.0.102.``), else
+    ``unknown``."""
     scratch = Path(tempfile.mkdtemp(prefix="skillab-version-"))
     try:
         result = run_in(
@@ -411,5 +412,5 @@ def cli_version(binary: str, env: Mapping[str, str] | None = None, sandbox: Back
         return "unknown"
     for token in result.stdout.split():
         if token[:1].isdigit():
-            return token
+            return token.rstrip(".")
     return "unknown"

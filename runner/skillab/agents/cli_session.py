@@ -10,6 +10,7 @@ from ..core.usage import Usage
 from ..grading.trajectory import ModelTurn
 from ..sandbox.metering import Tally
 from ..sandbox.view import ProxyRoute
+from .skill_view import folder_name
 
 
 @dataclass(frozen=True)
@@ -70,3 +71,13 @@ def apply_tally(summary: CliSummary, tally: Tally) -> None:
     if tally.refused:
         summary.error = (f"the credential proxy refused {tally.refused} model request(s): "
                          + "; ".join(tally.reasons))
+
+
+def check_offered(summary: CliSummary, skill_name: str | None, shown: list[str] | None, where: str) -> None:
+    """A with-skill arm whose skill is not among those the runtime ``shown`` it had (``where``
+    says whose word that is) is invalid, never a baseline: its error says so."""
+    if summary.error is not None or skill_name is None:
+        return
+    if shown is None or not {skill_name, folder_name(skill_name)} & set(shown):
+        summary.error = (f"the skill {skill_name} was not offered to the agent ({where}: "
+                         f"{', '.join(shown) if shown else 'none'}): the arm is invalid, not a baseline")

@@ -16,7 +16,10 @@ listing. The facts per agent, each stated with where it comes from:
 
 Tokens are counted offline. No provider publishes an offline tokenizer for its current models
 (Anthropic's and Gemini's counting are API calls; OpenAI's encodings are fetched on first use), so
-every count here is an estimate at 4 characters a token, and says so (``method``).
+every count here is an estimate at 4 characters a token, and says so (``method``) — except where
+the run's agent counts its own listing (``Agent.measured_listing``: the Claude Agent SDK's
+``get_context_usage()``, whose Skills category gives each skill's entry as the bundled CLI counts
+it): that agent's listing entry is then its count, and ``method`` says which part was measured.
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ from dataclasses import dataclass
 
 from ..core.run_info import ContextBudget, ListingCost, OriginalContext
 from ..skill.loader import Skill
+from .base import MeasuredListing
 
 CHARS_PER_TOKEN = 4
 METHOD = "estimated at 4 characters a token: no offline tokenizer for these providers"
+MEASURED_METHOD = ("the {agent} listing entry measured by the agent's runtime ({source}); body and files "
+                   "estimated at 4 characters a token")
 CLAUDE_CONTEXT_TOKENS = 200_000
 CLAUDE_LISTING_SHARE = 0.01
 CLAUDE_DESCRIPTION_CAP = 1536
@@ -113,20 +119,30 @@ def listing(skill: Skill, rule: ListingRule) -> Listing:
     return Listing(rule.agent, tokens(line), share, cut, rule.source)
 
 
-def context_cost(skill: Skill, agent: str) -> ContextCost:
-    """The skill's context cost; ``agent`` (an adapter name) is the one the total is for."""
+def context_cost(skill: Skill, agent: str, measured: MeasuredListing | None = None) -> ContextCost:
+    """The skill's context cost; ``agent`` (an adapter name) is the one the total is for;
+    ``measured``, that agent's own count of its listing entry, replaces the estimate of it."""
     body = tokens(skill.skill_md_bytes().decode("utf-8", errors="replace"))
     files = sum(tokens(_read(skill, rel)) for rel in skill.bundled)
-    listings = tuple(listing(skill, rule) for rule in RULES.values())
+    listings = tuple(listing(skill, rule) for rule in RULES.values() if measured is None or rule.agent != agent)
+    if measured is not None:
+        listings += (Listing(agent, measured.tokens, None, None, f"measured: {measured.source}"),)
     own = next((item.tokens for item in listings if item.agent == agent), 0)
-    return ContextCost(agent, own + body, body, files, listings)
+    method = METHOD if measured is None else MEASURED_METHOD.format(agent=agent, source=measured.source)
+    return ContextCost(agent, own + body, body, files, listings, method)
 
 
-def context_block(skill: Skill, agent: str, original: Skill | None = None) -> ContextBudget:
+def context_block(skill: Skill, agent: str, original: Skill | None = None, *,
+                  measure: Callable[[Skill], MeasuredListing | None] | None = None) -> ContextBudget:
     """The results document's ``context_budget`` block, with the change against the
-    ``--against`` original when there is one."""
-    now = context_cost(skill, agent)
-    before = context_cost(original, agent) if original is not None else None
+    ``--against`` original when there is one; ``measure`` is the agent's own count of a skill's
+    listing entry, where it has one (both skills are then counted alike, or both estimated)."""
+    counted = measure(skill) if measure is not None else None
+    before_counted = measure(original) if counted is not None and measure is not None and original is not None else None
+    if original is not None and counted is not None and before_counted is None:
+        counted = None  # one side measured and the other estimated would make the change a mix
+    now = context_cost(skill, agent, counted)
+    before = context_cost(original, agent, before_counted) if original is not None else None
     return ContextBudget(
         "skillab.context/1", now.agent, now.total_tokens, now.body_tokens, now.files_tokens, now.listing_costs(),
         now.method,

@@ -44,7 +44,8 @@ from ..skill.loader import SKILL_FILE
 from .base import ArmRequest
 from .cli_agent import DEFAULT_TIMEOUT_S, CliAgent, CliSummary, shared_lane
 from .cli_events import json_lines, workspace_relative
-from .cli_session import Launch
+from .cli_session import Launch, check_offered
+from .provider_wire import AnthropicWire, OpenAIWire
 from .skill_view import folder_name
 
 if TYPE_CHECKING:
@@ -244,10 +245,7 @@ class PythonAgent(CliAgent):
                 # stronger proof: what the model was shown, not only what lay on disk.
                 if isinstance(event.get("offered"), list):
                     shown = [str(s) for s in event["offered"]]
-        if summary.error is None and skill_name is not None and (
-                shown is None or not {skill_name, folder_name(skill_name)} & set(shown)):
-            summary.error = (f"the skill {skill_name} was not offered to the agent (the runner found "
-                             f"{shown or 'nothing'} staged): the arm is invalid, not a baseline")
+        check_offered(summary, skill_name, shown, "the runner found staged")
         summary.skill_activated = skill_name is not None and skill_name in summary.skills_loaded
         return summary
 
@@ -301,26 +299,12 @@ class SdkTarget:
         return f"{module}:{function}"
 
 
-class AnthropicPythonAgent(PythonAgent):
-    provider = "anthropic"
-    key_env = "ANTHROPIC_API_KEY"
-    base_url_env = "ANTHROPIC_BASE_URL"
-    default_endpoint = "https://api.anthropic.com"
-    api_paths = (r"/v1/messages(/count_tokens)?", r"/v1/models(/[^/]+)?")
-
-    def credentials(self) -> dict[str, str]:
-        return {"x-api-key": self._api_key}
+class AnthropicPythonAgent(AnthropicWire, PythonAgent):
+    pass
 
 
-class OpenAIPythonAgent(PythonAgent):
-    provider = "openai"
-    key_env = "OPENAI_API_KEY"
-    base_url_env = "OPENAI_BASE_URL"
-    default_endpoint = "https://api.openai.com/v1"
-    api_paths = (r"(/v1)?/chat/completions", r"(/v1)?/responses", r"(/v1)?/models(/[^/]+)?")
-
-    def credentials(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._api_key}"}
+class OpenAIPythonAgent(OpenAIWire, PythonAgent):
+    pass
 
 
 _BY_PROVIDER: dict[str, type[PythonAgent]] = {"anthropic": AnthropicPythonAgent, "openai": OpenAIPythonAgent}

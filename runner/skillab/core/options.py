@@ -177,13 +177,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("adapter", "agent.adapter", group=AGENT, parse=adapter_list, metavar="A[,B...]",
            config=True, trust=_import_path,
            help="how the agent is invoked: mock (scripted answers, no model), llm (one call, no "
-                "tools), agent (skillab's tool loop), claude-code, codex, gemini-cli (the agent "
-                "CLIs), claude-agent-sdk[:MODULE:FUNCTION], openai-agents[:MODULE:FUNCTION], "
+                "tools), agent (skillab's tool loop), claude-code, codex, gemini-cli, copilot (the "
+                "agent CLIs), claude-agent-sdk[:MODULE:FUNCTION], openai-agents[:MODULE:FUNCTION], "
                 "python:MODULE:CALLABLE (agents built with SDKs, docs/agents-sdk.md); several, "
                 "comma-separated, run the suites under each agent and add the "
                 "portability table; default agent when --model is given",
            input=ActionInput("How the agent is invoked: `mock`, `llm`, `agent`, `claude-code`, "
-                             "`codex` or `gemini-cli` (as `skillab run --adapter`); several, "
+                             "`codex`, `gemini-cli` or `copilot` (as `skillab run --adapter`); several, "
                              "comma-separated (`claude-code,codex,gemini-cli`), run every suite under "
                              "each agent and the comment shows the portability table, one row per "
                              "agent. Empty: `agent` when a model is set. The agent CLIs need the "

@@ -49,6 +49,7 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "claude-code": "skillab.agents.claude_code:ClaudeCodeAdapter",
         "codex": "skillab.agents.codex:CodexAdapter",
         "gemini-cli": "skillab.agents.gemini_cli:GeminiCliAdapter",
+        "copilot": "skillab.agents.copilot:CopilotAdapter",
         "claude-agent-sdk": "skillab.agents.claude_agent_sdk:ClaudeAgentSdkAgent",
         "openai-agents": "skillab.agents.openai_agents:OpenAIAgentsAgent",
     },

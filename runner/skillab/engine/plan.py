@@ -295,6 +295,19 @@ def render_plan(plans: list[SuitePlan], config: RunConfig, roles: list[str] | No
     return "\n".join(lines)
 
 
+def _copilot_key(config: RunConfig) -> str | None:
+    """The key Copilot CLI's adapter reads: its provider's, which follows the model."""
+    agent = config.agent
+    if agent.adapter != "copilot" or not agent.model.name:
+        return None
+    from ..agents.copilot import BY_PROVIDER
+    from ..providers.registry import infer_provider
+
+    chosen = BY_PROVIDER.get(infer_provider(agent.model.name, explicit=agent.model.provider,
+                                            base_url=agent.model.base_url))
+    return chosen.key_env if chosen is not None else None
+
+
 def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
     """The plan's lines naming each model, the provider serving it and the key it reads; the
     caller has built the adapter and the judge already, so each named key is there."""
@@ -306,7 +319,7 @@ def models_and_keys(config: RunConfig, needs_judge: bool) -> list[str]:
     elif agent.adapter in ("llm", "agent"):
         lines = [f"  agent          {_served(agent_settings(agent.model, config.provider_tuning), config)}"]
     else:
-        key = CLI_KEYS.get(agent.adapter)
+        key = CLI_KEYS.get(agent.adapter) or _copilot_key(config)
         said = "" if key is None else f" · key {key} ({'set' if config.credentials.environ.get(key) else 'unset'})"
         lines = [f"  agent          {agent.adapter} CLI · model {agent.model.name or 'its own default'}{said}"]
     if not needs_judge:

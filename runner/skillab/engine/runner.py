@@ -13,7 +13,7 @@ from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING, Any
 
-from ..agents.base import ArmName
+from ..agents.base import ArmName, MeasuredListing
 from ..agents.context_budget import context_block
 from ..agents.registry import create_adapter, create_judge
 from ..core.events import (
@@ -170,6 +170,7 @@ class Execution:
         self._original_ref = original.ref() if original is not None else None
         # The skill's placebo (``--placebo``): another arm per (case, run), never cached.
         self.placebo = placebo
+        self._listing_counts: dict[str, MeasuredListing | None] = {}
         self.config = config
         self.adapter = adapter
         self.judge = judge
@@ -476,6 +477,13 @@ class Execution:
         records = self.records()
         return RunReport(self._log(records, interrupted=interrupted), self.kept_workspaces)
 
+    def _measured_listing(self, skill: Skill) -> MeasuredListing | None:
+        """The agent's own count of ``skill``'s listing entry, asked once per skill."""
+        key = str(skill.root)
+        if key not in self._listing_counts:
+            self._listing_counts[key] = self.adapter.measured_listing(skill, self.sandbox.backend)
+        return self._listing_counts[key]
+
     def _log(self, records: list[CaseRecord], *, interrupted: bool) -> RunLog:
         profile = self.adapter.sandbox_profile(self.sandbox.backend)
         agent = {"adapter": self.adapter.name, **profile} if profile is not None else None
@@ -500,7 +508,8 @@ class Execution:
             judge_consistency=self.consistency,
             audit=self.audit,
             context_budget=context_block(self.prepared.skill, self.adapter.name,
-                                         self.original.skill if self.original is not None else None),
+                                         self.original.skill if self.original is not None else None,
+                                         measure=self._measured_listing),
             shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
             if self.plan is not None else None,
         ), records)

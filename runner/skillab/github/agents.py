@@ -23,7 +23,7 @@ NO_MODEL = (
     "offline dry run"
 )
 # The agent CLIs an adapter drives, and which image variant carries them.
-CLI_OF = {"claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
+CLI_OF = {"claude-code": "claude", "codex": "codex", "gemini-cli": "gemini", "copilot": "copilot"}
 NO_CLI = (
     "adapter '{adapter}' needs the '{cli}' CLI, which this image does not have: use the variant "
     "that carries the agent CLIs, `uses: OWNER/skillab/claude-code@v1` (same inputs)"
