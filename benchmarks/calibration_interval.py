@@ -2,8 +2,8 @@
 
 - width: the lift's interval (``scoring.interval``) beside the alternatives a reader could
   use instead, each with its coverage and mean width (Monte Carlo SE of the width beside it);
-  the interval must cover >= 0.94 and be at most 1.2x the narrowest alternative that also
-  covers >= 0.94 (within 2 SE);
+  the interval must cover >= 0.94 and be at most 1.2x the narrowest valid alternative, one
+  that covers >= 0.95 in that cell;
 - errors: a skill with no effect whose arm errors on its own failures (the with-skill arm
   times out when stuck, 10% and 20% of the runs it fails), through ``paired_statistics`` on
   real records: how often "helps" / "hurts" beyond noise is claimed (<= 0.05), beside the rate

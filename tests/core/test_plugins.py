@@ -203,7 +203,7 @@ def test_an_agent_that_lacks_part_of_the_contract_is_refused_naming_what_it_lack
     done = skillab(["run", str(skill), "--adapter", "bare-agent", "--model", "any", "--no-cache",
                     "--no-history", "--quiet", "--output", "results.json"], site, tmp_path)
     assert done.returncode == 2, done.stderr
-    assert ("adapter 'bare-agent' (skillab_lines_plugin:BareAgent) lacks against_warning, discovers_skills, "
+    assert ("adapter 'bare-agent' (skillab_lines_plugin:BareAgent) lacks against_warning, discovers_skills, measured_listing, "
             "reports_served_model, sandbox_profile, skill_listing: subclass skillab.agents.base.Agent") in done.stderr
     assert not (tmp_path / "results.json").exists()
 

@@ -232,7 +232,16 @@ def run_once(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt  # stopped before any suite had a document: nothing to keep
     checkpoint.close(complete=not (session.interrupted or session.stopped))
     write_reports(args, logs, results_path=args.output)
-    return _report(args, session, logs, results, configs, prepared)
+    return _failed_after_arms(args, session.failures, _report(args, session, logs, results, configs, prepared))
+
+
+def _failed_after_arms(args: argparse.Namespace, failures: list[str], code: int) -> int:
+    """One line per suite that failed once its arms had run; exit 1 for them if nothing else
+    decided the exit code."""
+    for failure in failures:
+        say(f"{failure}; every finished arm is in {args.output} (`skillab report {args.output}` shows "
+            f"them, `skillab run ... --resume {args.output}` scores them without running them again)")
+    return EXIT_GATE if failures and code == EXIT_OK else code
 
 
 def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, targets: list[Path],
@@ -283,7 +292,8 @@ def _report(args: argparse.Namespace, session, logs: list[RunLog], results, conf
     if config.engine.shard is not None:
         # A shard's verdict covers its share only: the gates apply to the merged document.
         return EXIT_OK
-    return gate_exit(args, logs)
+    # A run that failed after its arms ran has no verdict to gate on: its failure exits 1.
+    return gate_exit(args, [log for log in logs if log.settings.failure is None])
 
 
 def _selection(args: argparse.Namespace, targets: list[Path]):

@@ -102,6 +102,9 @@ class RunSettings:
     # ``skillab audit``'s findings on the suite and skill as run (``suite_audit``); None when not
     # audited (documents written before the audit existed).
     audit: AuditBlock | None = None
+    # What failed once the arms had run (the statistics, a block of the report), in one line; the
+    # run is then partial: its document keeps every finished arm for ``report`` and ``--resume``.
+    failure: str | None = None
 
     @property
     def attempts(self) -> int:
@@ -149,6 +152,7 @@ class RunSettings:
             config=_optional(ConfigSource, doc, "config"),
             evidence=_optional(EvidenceBlock, doc, "evidence"),
             audit=_optional(AuditBlock, doc, "audit"),
+            failure=_optional(str, doc, "failure"),
         )
 
 
@@ -231,6 +235,8 @@ class RunLog:
         doc["interrupted"] = s.interrupted
         doc["planned_cases"] = s.planned_cases if s.planned_cases is not None else len(self.records)
         doc["stopped"] = s.stopped
+        if s.failure is not None:
+            doc["failure"] = s.failure
         if s.stop_early is not None:
             doc["stop_early"] = to_wire(s.stop_early)
         doc["activation"] = to_wire(d.activation)

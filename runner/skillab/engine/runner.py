@@ -29,8 +29,9 @@ from ..core.events import (
 )
 from ..core.records import ArmRecord, CaseRecord
 from ..core.run_info import JudgeConsistency
-from ..core.runlog import RunLog
+from ..core.runlog import RunLog, RunSettings
 from ..core.settings import RunConfig
+from ..errors import SkillabError
 from ..heap import limit_arenas
 from ..sandbox.backend import Choice, before_the_suite, require_sandbox
 from ..sandbox.isolation import detect_isolation
@@ -132,12 +133,32 @@ def run_suite(
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
                 "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.log.interrupted:
-            block = run_triggers(prepared, config, adapter, original, sandbox.backend, emit)
-            report.log = summarize(replace(settings, triggers=block, interrupted=block.interrupted),
-                                   report.log.records)
+            try:
+                block = run_triggers(prepared, config, adapter, original, sandbox.backend, emit)
+                report.log = summarize(replace(settings, triggers=block, interrupted=block.interrupted),
+                                       report.log.records)
+            except Exception as exc:  # the arms are kept whatever the trigger trials did
+                report.log = bare_log(replace(settings, interrupted=True, partial=True,
+                                              failure=failed_after_arms(exc)), report.log.records)
     emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
     return report
+
+
+def failed_after_arms(exc: BaseException) -> str:
+    """What failed once the arms had run, in one line (``RunSettings.failure``)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    what = text if isinstance(exc, SkillabError) else f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return f"failed after its arms ran: {what}"
+
+
+def bare_log(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
+    """``records`` under ``settings``, summarized if they can be, else with the summary of no
+    records: the document still holds every one of them."""
+    try:
+        return summarize(settings, records)
+    except Exception:
+        return replace(summarize(settings, []), records=records)
 
 
 def publish(emit: Emit, event: Event, warnings: list[str]) -> None:
@@ -286,10 +307,13 @@ class Execution:
                 # Unstarted arms are dropped; running ones finish in the background and are ignored.
                 pool.shutdown(wait=not interrupted, cancel_futures=True)
                 drain_discarded()
-            # The consistency check asks the judge again: not after a stop at the cost cap.
-            if not interrupted and self.stopped is None:
-                self._check_judge()
-            return self._report(interrupted or self.stopped is not None)
+            try:
+                # The consistency check asks the judge again: not after a stop at the cost cap.
+                if not interrupted and self.stopped is None:
+                    self._check_judge()
+                return self._report(interrupted or self.stopped is not None)
+            except Exception as exc:  # whatever failed, the finished arms are the run's to keep
+                return self._salvage(exc)
 
     def _workspace_parent(self, scratch: Path) -> Path:
         if not self.config.engine.keep_workspaces:
@@ -484,13 +508,36 @@ class Execution:
             self._listing_counts[key] = self.adapter.measured_listing(skill, self.sandbox.backend)
         return self._listing_counts[key]
 
-    def _log(self, records: list[CaseRecord], *, interrupted: bool) -> RunLog:
+    def _salvage(self, exc: Exception) -> RunReport:
+        """The log of a run that failed once its arms had run (the statistics, a block of the
+        report): a partial run naming the failure, without the statistics, so its document keeps
+        every finished arm. Should the partial log fail too, the bare one: the suite, the
+        settings and the records."""
+        failure = failed_after_arms(exc)
+        records = self.records()
+        try:
+            log = self._log(records, interrupted=True, failure=failure)
+        except Exception:
+            meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
+                           self.judge, detect_isolation(self.sandbox, None))
+            settings = run_settings(meta, started_at=self.started, finished_at=datetime.now(UTC),
+                                    trigger_only=tuple(c.name for c in self.prepared.trigger_only),
+                                    cache_hits=self.cache_hits,
+                                    cache_arms=len(records) if self.cache is not None else 0,
+                                    interrupted=True, partial=True, warnings=tuple(self.warnings),
+                                    planned_cases=self.planned, stopped=self.stopped, failure=failure)
+            log = bare_log(settings, records)
+        return RunReport(log, self.kept_workspaces)
+
+    def _log(self, records: list[CaseRecord], *, interrupted: bool, failure: str | None = None) -> RunLog:
         profile = self.adapter.sandbox_profile(self.sandbox.backend)
         agent = {"adapter": self.adapter.name, **profile} if profile is not None else None
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
                        self.judge, detect_isolation(self.sandbox, agent))
         return summarize(run_settings(
             meta,
+            failure=failure,
+            partial=failure is not None,
             trigger_only=tuple(c.name for c in self.prepared.trigger_only),
             cache_hits=self.cache_hits,
             cache_arms=len(records) if self.cache is not None else 0,

@@ -220,6 +220,8 @@ class Action:
         if result.stopped:
             # The spend cap is a gate, not a cancellation: the check fails, the results stand.
             self.state.failures.append(f"stopped early: {result.stopped}")
+        # A suite that failed once its arms had run: its document keeps them, the check fails.
+        self.state.failures.extend(redact(failure, self.env) for failure in result.failures)
         self.state.interrupted = self.state.interrupted or result.interrupted
 
     def ablate(self, config: RunConfig) -> None:

@@ -10,14 +10,16 @@ from ..core.runlog import RunLog
 
 
 def interruption(log: RunLog) -> str | None:
-    """``interrupted: 33 of 120 cases`` for a partial run, the headline every report shows in
-    place of a verdict; None for a complete run."""
+    """``interrupted: 33 of 120 cases`` for a partial run (or what failed once its arms had
+    run), the headline every report shows in place of a verdict; None for a complete run."""
     if not log.interrupted:
         return None
     # The document writes the records' count when the run named no plan.
     planned = log.settings.planned_cases
-    text = f"interrupted: {log.summary.aggregate.total_cases} of {len(log.records) if planned is None else planned} cases"
-    return text + (f" ({log.stopped})" if log.stopped else "")
+    of = f"{log.summary.aggregate.total_cases} of {len(log.records) if planned is None else planned} cases"
+    if log.settings.failure is not None:
+        return f"{log.settings.failure} ({of} kept)"
+    return f"interrupted: {of}" + (f" ({log.stopped})" if log.stopped else "")
 
 
 def early_stop(log: RunLog) -> str | None:

@@ -165,17 +165,19 @@ def too_small_to_label(cases: int, parts: int) -> str | None:
             f"{needed} cases or more can label one")
 
 
-def _dead_weight_note(found: Contrast, power: Any) -> str:
+def _dead_weight_note(found: Contrast, tested: int) -> str:
     """What "no detectable contribution" means at this suite's power: the smallest contribution,
-    of either sign, this suite detects with 80% power (the variant's pass rate does not bound a
-    contribution the way a baseline bounds a lift: a part may hurt as well as help)."""
+    of either sign, this suite detects with 80% power once Holm's correction over the ``tested``
+    parts is paid (a lone contribution needs its p below 5% / ``tested``). The variant's pass rate
+    does not bound a contribution the way a baseline bounds a lift: a part may hurt as well as help."""
     from .power import power_statement
 
-    if power is not None and getattr(power, "never_significant", False):
-        return "no contribution detectable: this suite is too small to show one at any size"
     runs = max(1, round(sum(p.runs for p in found.pairs) / len(found.pairs)))
-    either = power_statement([p.diff for p in found.pairs], baseline_rate=None, runs=runs)
-    if either is not None and either.detectable_lift_pts is not None:
+    either = power_statement([p.diff for p in found.pairs], baseline_rate=None, runs=runs,
+                             alpha=ALPHA / max(tested, 1))
+    if either is None or either.never_significant:
+        return "no contribution detectable: this suite is too small to show one at any size"
+    if either.detectable_lift_pts is not None:
         return f"no contribution detectable: this suite detects about {either.detectable_lift_pts:.0f} pts or more"
     return ("no contribution detectable: at this size, even the largest contribution would be found "
             "less than 80% of the time")
@@ -207,6 +209,7 @@ def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 1
         stats.append(case_statistics(found.pairs, names=found.names, subject="the part",
                                      target_lift_pts=target_lift_pts, withheld=withheld))
     adjusted = holm([s.p_value if s is not None else None for s in stats])
+    tested = sum(p is not None for p in adjusted)
     results: list[dict[str, Any]] = []
     for found, s, p_adj in zip(contrasts, stats, adjusted):
         if found is None or s is None or s.lift_pts is None:
@@ -220,7 +223,7 @@ def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 1
         role: Role = "dead weight"
         if p_adj is not None and p_adj < ALPHA:
             role = "load-bearing" if s.lift_pts > 0 else "harmful" if s.lift_pts < 0 else "dead weight"
-        note = _dead_weight_note(found, s.power) if role == "dead weight" else ""
+        note = _dead_weight_note(found, tested) if role == "dead weight" else ""
         results.append({"role": role, "contribution_pts": s.lift_pts, "ci95": s.ci95, "p_value": s.p_value,
                         "p_adjusted": p_adj, "detectable_pts": detectable, "n_cases": s.n_cases,
                         "errored_records": found.errored, "note": note})

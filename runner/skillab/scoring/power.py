@@ -45,9 +45,11 @@ _PSEUDO_DISCORDANT_RUNS = 1.0
 def power_statement(
     diffs: Sequence[float], *, baseline_rate: float | None, runs: int,
     target_lift_pts: float = DEFAULT_TARGET_LIFT_PTS, errored_share: float = 0.0,
-    baselines: Sequence[float] | None = None,
+    baselines: Sequence[float] | None = None, alpha: float = ALPHA,
 ) -> Power | None:
     """The statement for a suite whose per-case differences are ``diffs``; None below 2 cases.
+    ``alpha``: the two-sided level a claim is held to (``ablate``'s parts: 5% over their count,
+    the first step of Holm's correction).
 
     ``errored_share`` is the share of the suite's records that errored. An error may hide a
     run the skill changed (an agent that fails is also the one that times out), so a lift of
@@ -86,11 +88,11 @@ def power_statement(
             span = (min(low, needed), needed)
         if needed is None:
             note = f"more than {_MAX_CASES} cases would be needed for {target * 100:.0f} pts"
-    never = power_model.smallest_p(n) >= ALPHA
+    never = power_model.smallest_p(n) >= alpha
     # The room a small suite's baseline leaves is uncertain: size "detects X" within its bound.
     sure_room = room if baseline_rate is None else 1 - baseline_upper(
         baseline_rate, n, runs, baselines, _ROOM_CONFIDENCE)
-    detectable = None if never else power_model.detectable_lift(n, runs, psi, sure_room, POWER, inert)
+    detectable = None if never else power_model.detectable_lift(n, runs, psi, sure_room, POWER, inert, alpha)
     if detectable is not None:
         detectable = detectable / seen if detectable / seen <= sure_room else None
     assumptions = (

@@ -80,19 +80,21 @@ def chance_discordance(psi: float, delta: float, room: float) -> float:
     return hi
 
 
-def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0, inert: float = 0.0) -> float:
-    """P(the test says "beyond noise" in the direction of ``delta``) for ``n`` cases, of which an
-    ``inert`` share never differ without the skill (it matters only with several runs per case).
-    The others' chance discordance is ``psi0 / (1 - inert)``, grown by the lift as ``discordance_at``."""
+def power(n: int, runs: int, psi0: float, delta: float, room: float = 1.0, inert: float = 0.0,
+          alpha: float = ALPHA) -> float:
+    """P(the test says "beyond noise" at two-sided level ``alpha`` in the direction of ``delta``)
+    for ``n`` cases, of which an ``inert`` share never differ without the skill (it matters only
+    with several runs per case). The others' chance discordance is ``psi0 / (1 - inert)``, grown
+    by the lift as ``discordance_at``."""
     delta = abs(delta)
     if n < 1 or delta <= 0 or discordance_at(psi0, delta, room) <= 0:
-        return _null_side(n)
+        return _null_side(n, alpha)
     runs = max(runs, 1)
     # The cases that never differ make a small suite's test coarser; with one run per case, or
     # beyond the simulated sizes (where the test is close to normal), the like-cases model holds.
     inert = _inert_at(psi0, delta, inert) if 1 < runs and n <= SIMULATED_MAX_CASES else 0.0
     psi = quantize_up(discordance_at(psi0 / (1 - inert), delta, room))
-    return _power(n, runs, psi, round(delta, 6), inert)
+    return _power(n, runs, psi, round(delta, 6), inert, alpha)
 
 
 def _inert_at(psi0: float, delta: float, inert: float) -> float:
@@ -102,19 +104,19 @@ def _inert_at(psi0: float, delta: float, inert: float) -> float:
     return min(round(min(max(inert, 0.0), 1.0) * INERT_GRID) / INERT_GRID, math.floor(cap * INERT_GRID) / INERT_GRID)
 
 
-def _null_side(n: int) -> float:
-    return 0.0 if smallest_p(n) >= ALPHA else ALPHA / 2
+def _null_side(n: int, alpha: float = ALPHA) -> float:
+    return 0.0 if smallest_p(n) >= alpha else alpha / 2
 
 
 @lru_cache(maxsize=65536)
-def _power(n: int, runs: int, psi: float, delta: float, inert: float = 0.0) -> float:
+def _power(n: int, runs: int, psi: float, delta: float, inert: float = 0.0, alpha: float = ALPHA) -> float:
     """``psi`` is the discordance of the cases that are not inert, at lift ``delta``."""
     if runs == 1 and n <= EXACT_MAX_CASES:
-        return _mcnemar_power(n, psi * (1 - inert) + delta * inert, delta)
+        return _mcnemar_power(n, psi * (1 - inert) + delta * inert, delta, alpha)
     pmf = case_score_pmf(runs, psi, delta, inert)
     if n <= SIMULATED_MAX_CASES:
-        return _simulated_power(n, runs, pmf, f"{psi}/{delta}" + (f"/{inert}" if inert else ""))
-    return _large_sample_power(n, pmf)
+        return _simulated_power(n, runs, pmf, f"{psi}/{delta}" + (f"/{inert}" if inert else ""), alpha)
+    return _large_sample_power(n, pmf, alpha)
 
 
 def case_score_pmf(runs: int, psi: float, delta: float, inert: float = 0.0) -> list[float]:
@@ -126,31 +128,31 @@ def case_score_pmf(runs: int, psi: float, delta: float, inert: float = 0.0) -> l
 
 
 @lru_cache(maxsize=4096)
-def critical_count(discordant: int) -> int:
-    """Smallest count of cases moving up, out of ``discordant``, that exact McNemar calls p < 0.05."""
+def critical_count(discordant: int, alpha: float = ALPHA) -> int:
+    """Smallest count of cases moving up, out of ``discordant``, that exact McNemar calls p < ``alpha``."""
     total = 2**discordant
     tail = 0
     term = 1  # C(discordant, k), walked down from k = discordant
     for k in range(discordant, -1, -1):
         tail += term
-        if 2 * tail >= ALPHA * total or 2 * k <= discordant:
+        if 2 * tail >= alpha * total or 2 * k <= discordant:
             return k + 1
         term = term * k // (discordant - k + 1)
     return discordant + 1
 
 
-def _mcnemar_power(n: int, psi: float, delta: float) -> float:
+def _mcnemar_power(n: int, psi: float, delta: float, alpha: float = ALPHA) -> float:
     """Sum over the likely counts of discordant cases of P(enough of them move up)."""
     up = (1 + delta / psi) / 2
     if psi >= 1:  # every case differs: the count of discordant cases is n itself
-        k = critical_count(n)
+        k = critical_count(n, alpha)
         return _upper_tail(n, k, up) if k <= n else 0.0
     spread = 8 * math.sqrt(n * psi * (1 - psi)) + 2
     first, last = max(0, int(n * psi - spread)), min(n, int(n * psi + spread) + 1)
     total = 0.0
     weight = _binom_pmf(n, first, psi)
     for d in range(first, last + 1):
-        k = critical_count(d)
+        k = critical_count(d, alpha)
         if k <= d and weight > 1e-16:
             total += weight * _upper_tail(d, k, up)
         if psi < 1:
@@ -194,7 +196,7 @@ def score_pmf(runs: int, psi: float, delta: float) -> list[float]:
     return pmf
 
 
-def _simulated_power(n: int, runs: int, pmf: list[float], key: str) -> float:
+def _simulated_power(n: int, runs: int, pmf: list[float], key: str, alpha: float = ALPHA) -> float:
     """The share of ``SIMULATION_REPS`` suites of ``n`` cases drawn from ``pmf`` (the same seed
     for the same question) that ``sign_flip_p`` calls beyond noise, upward."""
     cdf = list(_accumulate(pmf))
@@ -204,7 +206,7 @@ def _simulated_power(n: int, runs: int, pmf: list[float], key: str) -> float:
         counts = [0] * len(pmf)
         for _ in range(n):
             counts[min(bisect_right(cdf, rng.random()), len(pmf) - 1)] += 1
-        hits += _rejects_up(tuple(counts), runs)
+        hits += _rejects_up(tuple(counts), runs, alpha)
     return hits / SIMULATION_REPS
 
 
@@ -216,17 +218,17 @@ def _accumulate(values: list[float]):
 
 
 @lru_cache(maxsize=200_000)
-def _rejects_up(counts: tuple[int, ...], runs: int) -> bool:
+def _rejects_up(counts: tuple[int, ...], runs: int, alpha: float = ALPHA) -> bool:
     scores = [score - runs for score, count in enumerate(counts) for _ in range(count)]
-    return sum(scores) > 0 and sign_flip_p(scores)[0] < ALPHA
+    return sum(scores) > 0 and sign_flip_p(scores)[0] < alpha
 
 
-def _large_sample_power(n: int, pmf: list[float]) -> float:
+def _large_sample_power(n: int, pmf: list[float], alpha: float = ALPHA) -> float:
     runs = (len(pmf) - 1) // 2
     mean = sum(p * (i - runs) for i, p in enumerate(pmf))
     second = sum(p * (i - runs) ** 2 for i, p in enumerate(pmf))
     variance = max(second - mean * mean, 0.0)
-    z = NormalDist().inv_cdf(1 - ALPHA / 2)
+    z = NormalDist().inv_cdf(1 - alpha / 2)
     threshold = z * math.sqrt(n * second) + 0.5
     if variance <= 1e-15:
         return 1.0 if n * mean >= threshold else 0.0
@@ -234,15 +236,16 @@ def _large_sample_power(n: int, pmf: list[float]) -> float:
 
 
 def detectable_lift(n: int, runs: int, psi0: float, room: float, target_power: float,
-                    inert: float = 0.0) -> float | None:
-    """Smallest lift (0..room) the test detects with ``target_power`` at ``n`` cases; None if none."""
+                    inert: float = 0.0, alpha: float = ALPHA) -> float | None:
+    """Smallest lift (0..room) the test at level ``alpha`` detects with ``target_power`` at ``n``
+    cases; None if none."""
     room = min(max(room, 0.0), 1.0)
-    if room <= 0 or power(n, runs, psi0, room, room, inert) < target_power:
+    if room <= 0 or power(n, runs, psi0, room, room, inert, alpha) < target_power:
         return None
     lo, hi = 0.0, room
     while hi - lo > 0.002:
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if power(n, runs, psi0, mid, room, inert) < target_power else (lo, mid)
+        lo, hi = (mid, hi) if power(n, runs, psi0, mid, room, inert, alpha) < target_power else (lo, mid)
     return hi
 
 

@@ -41,6 +41,9 @@ class SessionResult:
     interrupted: bool = False
     # Why the run stopped early (the spend cap), when it did.
     stopped: str | None = None
+    # One line per suite that failed once its arms had run (``RunSettings.failure``): its
+    # document holds every finished arm.
+    failures: list[str] = field(default_factory=list)
 
 
 # What to do when a suite fails to run: return True to go on with the next suite, False to
@@ -101,6 +104,18 @@ def into_ledger(log: RunLog, ledger: Path | None, environ: Mapping[str, str]) ->
     return record_evidence(log, Path(ledger), secret)
 
 
+def kept_if_failing(step: Callable[[RunLog, RunConfig], RunLog], log: RunLog, config: RunConfig) -> RunLog:
+    """``step(log, config)``; if it fails, ``log`` as a partial run naming the failure (its
+    arms are kept in its document: ``engine.runner.failed_after_arms``)."""
+    try:
+        return step(log, config)
+    except Exception as exc:
+        from ..engine.runner import failed_after_arms
+
+        settings = replace(log.settings, interrupted=True, failure=failed_after_arms(exc))
+        return replace(log, settings=settings)
+
+
 class Session:
     """Runs suites with the engine, telling every reporter each event."""
 
@@ -132,10 +147,10 @@ class Session:
                     # Redaction happens here, once, on what is written and shown
                     # (``log.results.redacted``); the unmasked log goes before its masked copy
                     # is read back, so a large run holds two copies at most, not three.
-                    doc = document(recorded(report.log, config), config.credentials.environ)
+                    doc = document(kept_if_failing(recorded, report.log, config), config.credentials.environ)
                     del report
                     # Pairs enter the ledger as every later reader sees them: redacted.
-                    log = ledgered(RunLog.from_json(doc), config)
+                    log = kept_if_failing(ledgered, RunLog.from_json(doc), config)
                     del doc
                 except KeyboardInterrupt:
                     result.interrupted = True
@@ -153,6 +168,9 @@ class Session:
                 result.kept_workspaces.append(kept)
             if self.on_document is not None:
                 self.on_document(item, log)
+            if log.settings.failure is not None:
+                result.failures.append(f"{item.target}: {log.settings.failure}")
+                continue
             if log.stopped:
                 result.stopped = log.stopped
                 break
