@@ -138,3 +138,14 @@ def test_a_settled_case_is_finished_for_the_stopping_rule():
                record("differs", 0, True, False), record("differs", 1, True, True)]
     assert _finished_cases(records, 3) == {}
     assert _finished_cases(records, 3, adaptive=True) == {"agreed": CasePair(2, 2, 2)}
+
+
+@pytest.mark.parametrize(("extra", "said"), [
+    (("--runs", "2"), "--adaptive-runs cuts nothing at --runs 2"),
+    (("--runs", "3", "--shard", "1/1"), "--adaptive-runs is off under --shard"),
+])
+def test_where_it_cannot_cut_every_run_runs_and_the_report_says_why(model, tmp_path, extra, said):
+    code, doc, _ = run(tmp_path, "--adaptive-runs", *extra)
+    runs = int(extra[1])
+    assert code == 0 and sum(model.calls.values()) == 2 * runs * len(SCRIPT)
+    assert "adaptive_runs" not in doc and any(w.startswith(said) for w in doc["warnings"])

@@ -19,6 +19,16 @@ from .stop_early import unstarted_cost
 Gate = Literal["run", "skip", "wait"]
 
 
+def plan_adaptive(runs: int, arms: int, *, sharded: bool) -> tuple[AdaptivePlan | None, str | None]:
+    """The plan for ``--adaptive-runs``, or None with the warning that says why it is off."""
+    if sharded:
+        return None, ("--adaptive-runs is off under --shard: a shard holds only some runs of a case, "
+                      "so it cannot see the first runs that would settle it")
+    if settle_after(runs) >= runs:
+        return None, f"--adaptive-runs cuts nothing at --runs {runs}: every case keeps its first {settle_after(runs)} runs"
+    return AdaptivePlan(runs, arms), None
+
+
 @dataclass
 class AdaptivePlan:
     runs: int

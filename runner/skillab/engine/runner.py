@@ -42,7 +42,7 @@ from ..scoring.summary import summarize
 from ..skill.loader import Skill
 from ..skill.placebo import make_placebo
 from ..suite_audit import audit_suite, history_for
-from .adaptive_runs import AdaptivePlan
+from .adaptive_runs import AdaptivePlan, plan_adaptive
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -192,8 +192,10 @@ class Execution:
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
                                         arms, min_delta_pts=engine.min_delta_pts, gate_on=engine.gate_on,
                                         adaptive=engine.adaptive_runs)
-        # A shard holds only some runs of a case: it cannot see the first runs it would decide on.
-        self.adaptive = AdaptivePlan(engine.runs, arms) if engine.adaptive_runs and engine.shard is None else None
+        self.adaptive: AdaptivePlan | None = None
+        if engine.adaptive_runs:
+            self.adaptive, why_off = plan_adaptive(engine.runs, arms, sharded=engine.shard is not None)
+            self.warnings += [why_off] if why_off else []
         # Held arms started without their case's first runs (nothing left could finish them).
         self._forced: set[tuple[int, int, ArmName]] = set()
         # Each case's place in the seeded order of ``--stop-early``.
