@@ -20,7 +20,7 @@ with its Monte Carlo SE, and for adaptive beside fixed the paired difference and
 design is flagged where it is worse by more than 2 SE), and the 95% interval's coverage of the
 true lift. The footer gives the mean share of calls saved over the cells.
 
-``python benchmarks/adaptive_runs.py [--reps N] [--null-reps N] [--seed S] [--quick]``
+``python benchmarks/adaptive_runs.py [--reps N] [--null-reps N] [--seed S] [--quick] [--first-runs K]``
 """
 
 from __future__ import annotations
@@ -67,14 +67,24 @@ def pairs_of(w: np.ndarray, o: np.ndarray, keep: np.ndarray, given: list[int]) -
     return out
 
 
-def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool) -> dict[str, tuple[bool, int, bool | None]]:
+def first_runs_rule(agreement: np.ndarray, runs: int, first: int | None) -> int:
+    """The runs a case gets: the engine's rule, or (``--first-runs K``) the same rule settling
+    after K agreeing runs, to compare other choices of K."""
+    if first is None:
+        return runs_given(agreement, runs)
+    return first if first < runs and agreement[:first].all() else runs
+
+
+def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool,
+              first: int | None = None) -> dict[str, tuple[bool, int, bool | None]]:
     """Per design: whether it made the claim counted, its calls, and (fixed and adaptive)
     whether the interval covered the truth."""
     w, o, keep = draw_runs(s, rng)
     # An errored run is no agreement: it keeps its case running (``agrees``).
     agreement = (w == o) & keep.astype(bool)
-    given = {"fixed": [s.runs] * s.n, "fixed k": [settle_after(s.runs)] * s.n,
-             "adaptive": [runs_given(agreement[i], s.runs) for i in range(s.n)]}
+    k = first or settle_after(s.runs)
+    given = {"fixed": [s.runs] * s.n, "fixed k": [min(k, s.runs)] * s.n,
+             "adaptive": [first_runs_rule(agreement[i], s.runs, first) for i in range(s.n)]}
     order = rng.permutation(s.n)
     truth = s.truth()
     out = {}
@@ -118,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--null-reps", type=int, default=2000, help="simulated suites per cell with no true lift")
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--quick", action="store_true", help="two small cells (a smoke test)")
+    parser.add_argument("--first-runs", type=int, default=None, metavar="K",
+                        help="settle a case after K agreeing runs instead of the engine's R // 2 + 1")
     args = parser.parse_args(argv)
     reps, null_reps = (100, 200) if args.quick else (args.reps, args.null_reps)
     rng = np.random.default_rng(args.seed)
@@ -138,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         calls = {d: 0.0 for d in DESIGNS}
         covered = {"fixed": [0, 0], "adaptive": [0, 0]}
         for i in range(runs_here):
-            result = one_suite(s, rng, cover=i < reps)
+            result = one_suite(s, rng, cover=i < reps, first=args.first_runs)
             for d, (h, c, cov) in result.items():
                 hits[d][i] = h
                 calls[d] += c / runs_here
@@ -162,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             saved[d].append(1 - calls[d] / calls["fixed"])
         row = "  ".join(f"{calls[d]:>10.1f} {rates[d]:>6.3f}±{ses[d]:.3f}" for d in DESIGNS)
         cov = "/".join(f"{c[0] / max(c[1], 1):.3f}" for c in covered.values())
-        print(f"{s.label:<28} {s.n:>4} {s.runs:>2} {settle_after(s.runs):>2}  {row}  "
+        print(f"{s.label:<28} {s.n:>4} {s.runs:>2} {args.first_runs or settle_after(s.runs):>2}  {row}  "
               f"{diff.mean():>+7.3f}±{diff_se:.3f}  {cov:>17}{'  <- worse' if off else ''}", flush=True)
     print()
     for d, shares in saved.items():

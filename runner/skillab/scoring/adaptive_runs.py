@@ -14,9 +14,9 @@ at lift 0, het-null and failure-linked errors included) beside the fixed design.
 
 Why ``R // 2 + 1`` and not 1: a case that stops contributes a difference of 0, and the sign-flip
 test's power is carried by the cases whose difference is not 0. Stopping after one agreeing run
-turns half the informative cases of a mid-baseline suite into zeros (power at 50 cases, +10
-pts, 3 runs: 0.51 fixed, 0.33 after one run, 0.42 after two); after ``R // 2 + 1`` the runs cut
-are those least likely to be discordant. The lift of a case cut early is its runs' mean, 0, so
+turns about half the informative cases of a mid-baseline suite into zeros; after ``R // 2 + 1``
+the runs cut are those least likely to be discordant (``benchmarks/adaptive_runs.py
+--first-runs K`` compares other choices). The lift of a case cut early is its runs' mean, 0, so
 the point estimate is pulled toward 0 by the discordance its missing runs would have had; the
 benchmark prints the interval's coverage beside the fixed design's.
 
