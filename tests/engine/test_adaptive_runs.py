@@ -57,7 +57,7 @@ def run(tmp_path: Path, *extra: str, name: str = "out") -> tuple[int, dict, str]
 
 
 @pytest.mark.parametrize("concurrency", ["1", "4"])
-def test_agreeing_cases_get_no_more_runs_at_the_model_server(model, tmp_path, concurrency):
+def test_agreeing_cases_get_no_more_runs_at_the_model_server(model, tmp_path, concurrency, capsys):
     code, doc, report = run(tmp_path, "--runs", "3", "--adaptive-runs", "--concurrency", concurrency)
     assert code == 0
     # Two runs of each agreeing case, three of the others: counted where the calls land.
@@ -75,6 +75,7 @@ def test_agreeing_cases_get_no_more_runs_at_the_model_server(model, tmp_path, co
     line = (f"adaptive runs: 2 of 4 cases agreed on each of their first 2 of 3 runs and ran no more; "
             f"saved ~${block['saved_usd']:.2f} (4 model calls): 4 of 24 arms never started at --concurrency {concurrency}")
     assert block["sentence"] == line and line in report
+    assert "(MEAN over 2–3 runs)" in capsys.readouterr().out
     # Not interrupted, and the lift is over every case, its runs MEAN-aggregated.
     assert not doc["interrupted"] and doc["statistics"]["n_cases"] == 4
 
