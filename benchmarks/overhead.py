@@ -13,6 +13,11 @@
     python benchmarks/overhead.py [--cases 200] [--runs 1] [--pairs 5] [--latency-ms 200]
     python benchmarks/overhead.py --cases 1000 --runs 5 --pairs 5 --skip-latency --skip-bare --compact
     python benchmarks/overhead.py --cases 50 --pairs 2 --skip-latency --skip-bare --bundled
+    python benchmarks/overhead.py --cases 200 --pairs 3 --skip-latency --skip-bare --before ../main/runner
+
+``--before DIR`` also runs, within each pair, skillab from another checkout's source root
+(``DIR`` on ``PYTHONPATH``: main's ``runner/``, say) and prints it beside this one: wall and
+machine CPU of before and after under the same load.
 
 ``--compact`` runs skillab with ``--compact-results`` (unindented document, transcripts and final
 outputs in ``results.arms.jsonl`` beside it; the size printed is both files together), the
@@ -265,6 +270,47 @@ def report_pair(label: str, mine: list[Sample], ref: list[Sample], ratios: list[
           f"{c_ours / cores / t_ref:.2f}x of the reference's wall)")
 
 
+def report_floors(floors: list[Floor], mine: list[Sample]) -> None:
+    """The pairs' floors (``sandbox_floors``): medians and their ratios to the reference, and
+    skillab's run against the bare bwrap floor."""
+    for field_name, label in (("through_skillab_s", "skillab's sandboxed run_command, no engine"),
+                              ("bare_bwrap_s", "bare bwrap under xargs -P, no Python")):
+        if floors:
+            print(f"    floor    the same commands through {label}: "
+                  f"{statistics.median(getattr(f, field_name) for f in floors):.2f} s, median pair ratio "
+                  f"{statistics.median(getattr(f, field_name) / f.reference_s for f in floors):.2f}x")
+    if floors:
+        cpu = statistics.median(f.bare_bwrap_cpu_s for f in floors)
+        cores = os.cpu_count() or 1
+        print(f"    floor    machine CPU of the bare bwrap commands: {cpu:.2f} s; on {cores} "
+              f"cores at least {cpu / cores:.2f} s, median pair ratio "
+              f"{statistics.median(f.bare_bwrap_cpu_s / cores / f.reference_s for f in floors):.2f}x: the least "
+              f"any runner starting one bwrap per command can take here")
+        wall = statistics.median(m.seconds / f.bare_bwrap_s for m, f in zip(mine, floors))
+        busy = statistics.median(m.machine_cpu_s / f.bare_bwrap_cpu_s for m, f in zip(mine, floors))
+        print(f"    floor    skillab against the bare bwrap floor: wall {wall:.2f}x, machine CPU {busy:.2f}x "
+              f"(median pair ratios; goal <= 1.2x wall)")
+
+
+def report_before(checkout: Path, earlier: list[Sample], mine: list[Sample], ref: list[Sample],
+                  floors: list[Floor]) -> None:
+    """Before (``--before``) and after side by side, each pair's runs under one load, against
+    the reference and the bare bwrap floor."""
+    cores = os.cpu_count() or 1
+    print(f"  before ({checkout}) and after, within the same pairs")
+    floor = {"seconds": [f.bare_bwrap_s for f in floors], "machine_cpu_s": [f.bare_bwrap_cpu_s for f in floors]}
+    for label, attribute in (("wall", "seconds"), ("machine CPU", "machine_cpu_s")):
+        b, a, r = (median_of(x, attribute) for x in (earlier, mine, ref))
+        pairs = ", ".join(f"{getattr(x, attribute) / getattr(y, attribute):.2f}" for x, y in zip(mine, earlier))
+        line = (f"    {label:<11} before {b:6.2f} s  after {a:6.2f} s  reference {r:6.2f} s   after/before "
+                f"{a / b:5.2f}x (pairs: {pairs});  vs reference before {b / r:.2f}x, after {a / r:.2f}x")
+        if floors:
+            f = statistics.median(floor[attribute])
+            line += f";  vs bare bwrap floor ({f:.2f} s) before {b / f:.2f}x, after {a / f:.2f}x"
+        print(line)
+    print(f"    (machine CPU: busy time of all {cores} cores while each ran, other load included)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=200)
@@ -276,6 +322,8 @@ def main() -> int:
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--skip-bare", action="store_true", help="no unsandboxed pairs")
     parser.add_argument("--compact", action="store_true", help="skillab with --compact-results")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout's runner/ directory: its skillab runs within each pair too")
     parser.add_argument("--bundled", action="store_true",
                         help="validators call a bundled script (scripts/check.sh), as most suites' do")
     args = parser.parse_args()
@@ -309,28 +357,29 @@ def main() -> int:
             runner(warm_up)
 
         floors: list[Floor] = []
+        earlier: list[Sample] = []
+
+        def before(suite: Path = skill) -> Sample:
+            assert args.before is not None
+            return measure(skillab_cmd(suite, ours_out, *extra), ours_out,
+                           {**env, "PYTHONPATH": str(args.before.resolve())})
+
+        if args.before is not None:
+            before(warm_up)
 
         def floor(reference: Sample) -> None:
+            if args.before is not None:
+                earlier.append(before())
             found = sandbox_floors(work, args.cases * args.runs * 2,
                                    args.concurrency or EngineSettings().concurrency)
             if found is not None:
                 floors.append(replace(found, reference_s=reference.seconds))
 
-        report_pair(f"skillab{shape} (sandbox: bwrap) vs reference",
-                    *paired(args.pairs, ours, theirs, floor), "target <= 0.50x")
-        for field_name, label in (("through_skillab_s", "skillab's sandboxed run_command, no engine"),
-                                  ("bare_bwrap_s", "bare bwrap under xargs -P, no Python")):
-            if floors:
-                print(f"    floor    the same commands through {label}: "
-                      f"{statistics.median(getattr(f, field_name) for f in floors):.2f} s, median pair ratio "
-                      f"{statistics.median(getattr(f, field_name) / f.reference_s for f in floors):.2f}x")
-        if floors:
-            cpu = statistics.median(f.bare_bwrap_cpu_s for f in floors)
-            cores = os.cpu_count() or 1
-            print(f"    floor    machine CPU of the bare bwrap commands: {cpu:.2f} s; on {cores} "
-                  f"cores at least {cpu / cores:.2f} s, median pair ratio "
-                  f"{statistics.median(f.bare_bwrap_cpu_s / cores / f.reference_s for f in floors):.2f}x: the least "
-                  f"any runner starting one bwrap per command can take here")
+        mine, ref, ratios = paired(args.pairs, ours, theirs, floor)
+        report_pair(f"skillab{shape} (sandbox: bwrap) vs reference", mine, ref, ratios, "target <= 0.50x")
+        if earlier:
+            report_before(args.before, earlier, mine, ref, floors)
+        report_floors(floors, mine)
         if not args.skip_bare:
             def bare() -> Sample:
                 return measure(skillab_cmd(skill, ours_out, *extra), ours_out, {**env, "SKILLAB_SANDBOX": "none"})

@@ -253,4 +253,4 @@ def test_every_built_in_agent_declares_its_capabilities_on_the_contract():
     for name in plugins.BUILTINS["agents"]:
         assert Agent in plugins.load("agents", name).__mro__, name
     assert {n for n in plugins.BUILTINS["agents"] if plugins.load("agents", n).discovers_skills} == {
-        "mock", "agent", "claude-code", "claude-agent-sdk"}
+        "mock", "agent", "claude-code", "claude-agent-sdk", "openai-agents"}

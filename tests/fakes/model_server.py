@@ -173,6 +173,8 @@ class RecordedRequest:
             if isinstance(system, list):
                 return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
             return str(system)
+        if self.api == "responses":
+            return str(self.body.get("instructions") or "")
         return "\n".join(
             _content_text(m.get("content"))
             for m in self.body.get("messages", [])

@@ -198,3 +198,28 @@ def test_a_later_agent_that_cannot_run_stops_the_run_before_any_case(
     assert code == 2
     assert message in capsys.readouterr().err
     assert server.model_requests() == []
+
+
+def test_an_agent_whose_runtime_says_must_use_a_skill_is_noted_under_the_table():
+    """The OpenAI Agents SDK's own skill instructions say the model "must use" a matching skill:
+    its trigger rate is partly that instruction, which the table says beside the other agents."""
+    from skillab.agents.openai_agents import MUST_USE
+    from skillab.reports.portability import render_terminal
+
+    sdk = _agent_log("openai-agents", 10.0)
+    sdk.settings.adapter.identity.update(skill_loading="lazy", skills_dir=".agents/skills", skill_prompt=MUST_USE)
+    logs = [_agent_log("claude-code", 10.0), sdk]
+    table, terminal = render_markdown(logs), render_terminal(logs)
+    assert table.count('"must use"') == 1 and 'openai-agents: the OpenAI Agents SDK' in table
+    assert "| lazy (.agents/skills) |" in table and "note: openai-agents:" in terminal
+    assert '"must use"' not in render_markdown([_agent_log("claude-code", 10.0), _agent_log("codex", 5.0)])
+
+
+def test_one_agent_whose_runtime_says_must_use_a_skill_is_noted_in_its_report():
+    from skillab.agents.openai_agents import MUST_USE
+    from skillab.reports.markdown import render_markdown as render_report
+
+    sdk = _agent_log("openai-agents", 10.0)
+    sdk.settings.adapter.identity.update(skill_prompt=MUST_USE)
+    assert render_report([sdk]).count('"must use"') == 1
+    assert '"must use"' not in render_report([_agent_log("claude-code", 10.0)])

@@ -72,3 +72,16 @@ def test_setup_commands_get_the_scrubbed_environment(workspace, monkeypatch):
     result = prepare(workspace, Setup(commands=("env > env.txt",)))
     assert result.ok
     assert "sk-ant-setup-leak" not in (workspace.root / "env.txt").read_text()
+
+
+def test_a_key_set_after_the_arm_started_is_still_kept_out_of_a_commands_extra_env(workspace, monkeypatch):
+    # The allowlisted variables are read once per arm; the secret values an extra entry is
+    # checked against are read at each command.
+    result = workspace.run("true", timeout_s=30, extra_env={"EARLY": "x"})
+    assert result.exit_code == 0
+    monkeypatch.setenv("LATE_API_KEY", "late-secret-value-0123456789")
+    result = workspace.run("env", timeout_s=30, extra_env={"CARRIER": "late-secret-value-0123456789",
+                                                           "PLAIN": "kept"})
+    assert "late-secret-value" not in result.stdout and "PLAIN=kept" in result.stdout
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert "LATE_API_KEY" not in workspace.run("env", timeout_s=30).stdout

@@ -72,7 +72,8 @@ class AgentAdapter(Agent):
     ):
         if skill_loading not in SKILL_LOADINGS:
             raise UsageError(
-                f"unknown skill loading '{skill_loading}' (choose from {', '.join(SKILL_LOADINGS)})"
+                f"unknown skill loading '{skill_loading}' (choose from {', '.join(SKILL_LOADINGS)}; "
+                "lazy is for --adapter openai-agents)"
             )
         self.client = client
         self.skill_loading = skill_loading

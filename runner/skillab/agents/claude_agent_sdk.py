@@ -18,36 +18,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .python_agent import AnthropicPythonAgent, parse_target
+from .python_agent import AnthropicPythonAgent, SdkTarget
 
 ADAPTER = "claude-agent-sdk"
 SDK_RUNNER = Path(__file__).with_name("claude_sdk_runner.py")
 
 
-class ClaudeAgentSdkAgent(AnthropicPythonAgent):
+class ClaudeAgentSdkAgent(SdkTarget, AnthropicPythonAgent):
+    adapter = ADAPTER
+    runner_module = SDK_RUNNER.stem
     skills_dir = ".claude/skills"
     shipped: ClassVar[tuple[Path, ...]] = (SDK_RUNNER,)
     package = "claude-agent-sdk"
     read_tools: ClassVar[tuple[str, ...]] = ("Read",)
 
-    @staticmethod
-    def target_of(adapter: str) -> tuple[str, str]:
-        return ("claude_sdk_runner", "run")
-
-    def user_target(self) -> str | None:
-        options = self.options_target()
-        return options.partition(":")[0] if options else None
-
-    def options_target(self) -> str | None:
-        """``MODULE:FUNCTION`` of ``claude-agent-sdk:MODULE:FUNCTION``, or None."""
-        rest = self.name[len(ADAPTER) + 1:] if self.name.startswith(ADAPTER + ":") else ""
-        if not rest:
-            return None
-        module, function = parse_target(rest)
-        return f"{module}:{function}"
-
     def task_extra(self) -> dict[str, Any]:
-        return {"options": self.options_target()}
+        return {"options": self.definition_target()}
 
     def identity(self) -> dict[str, Any]:
-        return {**super().identity(), "callable": None, "options": self.options_target(), "sdk": "claude-agent-sdk"}
+        return {**super().identity(), "callable": None, "options": self.definition_target(), "sdk": "claude-agent-sdk"}

@@ -52,7 +52,8 @@ class LlmAdapter(Agent):
 
         if config.agent.skill_loading != "inline":
             raise UsageError(
-                "--skill-loading discover needs an agent that can read files: use --adapter agent"
+                f"--skill-loading {config.agent.skill_loading} needs an agent that can read files: use "
+                + ("--adapter openai-agents" if config.agent.skill_loading == "lazy" else "--adapter agent")
             )
         settings = agent_settings(config.agent.model, config.provider_tuning)
         environ = config.credentials.environ

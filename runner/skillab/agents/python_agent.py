@@ -20,8 +20,9 @@ The five steps every runtime has, as this adapter does them:
 
 The callable takes one ``dict`` (``prompt``, ``workspace``, ``skills_dir``, ``skills``,
 ``base_url``, ``api_key``, ``provider``, ``model``, ``max_turns``, ``purpose``) and returns a
-string or a ``dict`` with ``answer``, optional ``events`` (``{"tool", "args", "output"}``) and
-optional ``skills_loaded``.
+string or a ``dict`` with ``answer``, optional ``events`` (``{"tool", "args", "output"}``),
+optional ``skills_loaded``, ``stop_reason`` (``max_turns`` at the turn cap) and ``error`` with
+the provider's HTTP ``status`` (the arm's error, never a failed case).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ..grading.trajectory import ModelTurn, ToolCall
 from ..sandbox.python_runtime import caller_python
 from ..skill.loader import SKILL_FILE
 from .base import ArmRequest
-from .cli_agent import DEFAULT_TIMEOUT_S, CliAgent, CliSummary
+from .cli_agent import DEFAULT_TIMEOUT_S, CliAgent, CliSummary, shared_lane
 from .cli_events import json_lines, workspace_relative
 from .cli_session import Launch
 from .skill_view import folder_name
@@ -174,6 +175,7 @@ class PythonAgent(CliAgent):
             timeout_s=DEFAULT_TIMEOUT_S if agent.timeout_s is None else agent.timeout_s,
             max_retries=max(0, config.tuning.max_attempts - 1),
             meter=meter,
+            shared=shared_lane(config, chosen.provider),
         )
 
     def identity(self) -> dict[str, Any]:
@@ -234,6 +236,7 @@ class PythonAgent(CliAgent):
                 shown = [str(s) for s in event.get("skills") or []]
             elif kind == "error":
                 summary.error = str(event.get("error") or "the agent failed")
+                summary.auth_status = event["status"] if isinstance(event.get("status"), int) else None
                 summary.finished = True
             elif kind == "result":
                 self._result(summary, event, workspace, offered)
@@ -266,10 +269,36 @@ class PythonAgent(CliAgent):
                     if rel in staged and staged[rel] not in loaded:
                         loaded.append(staged[rel])
         summary.final_text = str(event.get("answer", ""))
+        summary.stop_reason = str(event["stop_reason"]) if event.get("stop_reason") == "max_turns" else None
         summary.turns = [ModelTurn(text=summary.final_text, tool_calls=calls)]
         summary.num_turns = 1
         summary.finished = True
         summary.skills_loaded = list(dict.fromkeys(loaded))
+
+
+class SdkTarget:
+    """For an SDK runtime's adapter (``ADAPTER[:MODULE:FUNCTION]``): the runner module skillab
+    ships calls the user's ``FUNCTION``, which returns the team's own definition of its agent."""
+
+    adapter: ClassVar[str]
+    runner_module: ClassVar[str]
+    name: str
+
+    @classmethod
+    def target_of(cls, adapter: str) -> tuple[str, str]:
+        return (cls.runner_module, "run")
+
+    def user_target(self) -> str | None:
+        definition = self.definition_target()
+        return definition.partition(":")[0] if definition else None
+
+    def definition_target(self) -> str | None:
+        """``MODULE:FUNCTION`` of ``ADAPTER:MODULE:FUNCTION``, or None for the bare adapter."""
+        rest = self.name[len(self.adapter) + 1:] if self.name.startswith(self.adapter + ":") else ""
+        if not rest:
+            return None
+        module, function = parse_target(rest)
+        return f"{module}:{function}"
 
 
 class AnthropicPythonAgent(PythonAgent):

@@ -51,10 +51,15 @@ def main(module_name, attr):
     if not isinstance(answer, dict):
         emit({"type": "error", "error": f"the callable returned {type(answer).__name__}, not a dict or str"})
         return 0
+    if answer.get("error"):  # the runtime's own failure (the model API's HTTP status, say)
+        emit({"type": "error", "error": str(answer["error"]), "status": answer.get("status")})
+        return 0
     result = {"type": "result", "answer": str(answer.get("answer", "")),
               "events": answer.get("events") or [], "skills_loaded": answer.get("skills_loaded") or []}
     if answer.get("offered") is not None:  # the runtime's own word on what it offered
         result["offered"] = answer["offered"]
+    if answer.get("stop_reason"):
+        result["stop_reason"] = str(answer["stop_reason"])
     emit(result)
     return 0
 

@@ -19,6 +19,7 @@ from typing import Any
 from ..core.messages import ToolSpec
 from ..errors import SandboxError
 from ..sandbox.backend import Backend
+from ..sandbox.environment import inherited
 from ..sandbox.process import CommandResult
 from ..sandbox.workspace import run_in, safe_join
 from ..secrets import redact
@@ -135,6 +136,8 @@ class Toolbox:
         self.shell_timeout_s = shell_timeout_s
         self.hide = hide
         self.sandbox = sandbox
+        # The runner's environment as this arm's shell commands see it, read once.
+        self.inherited = inherited()
         self._tools: dict[str, Callable[[dict[str, Any]], ToolRun]] = {
             "run_shell": self._run_shell,
             "read_file": self._read_file,
@@ -192,6 +195,7 @@ class Toolbox:
             output_limit=SHELL_OUTPUT_LIMIT,
             hide=self.hide,
             backend=self.sandbox,
+            base_env=self.inherited,
         )
 
     def _read_file(self, args: dict[str, Any]) -> ToolRun:

@@ -64,19 +64,14 @@ def preflight(args: argparse.Namespace, config: RunConfig, targets: list[Path]) 
         raise UsageError(f"{len(problems)} of {len(targets)} suites cannot run, so none ran:\n"
                          + "\n".join(str(exc) for exc in problems))
     if config.agent.adapter == "mock":
-        from ..suite import load_suite
         from ..suite.mock_script import check_case_names, scripted_names
 
         scripts: dict[Path, set[str]] = {}
         for target, ready in zip(targets, prepared):
             script = suite_config(config, target).agent.mock_responses
             if script is not None:
-                suite = load_suite(Path(target), format=config.engine.suite_format)
-                if config.engine.held_out_path is not None:
-                    from ..engine.prepare import with_held_out
-
-                    suite = with_held_out(suite, config.engine.held_out_path)
-                names = scripted_names(suite, ready.skill, ready.triggers)
+                # Every case of the suite, whatever --case/--tag selected, as prepare_suite loaded it.
+                names = scripted_names(ready.whole or ready.suite, ready.skill, ready.triggers)
                 scripts.setdefault(Path(script), set()).update(names)
         for script, names in scripts.items():
             check_case_names(script, names)
@@ -221,8 +216,10 @@ def run_once(args: argparse.Namespace) -> int:
         on_retry(lambda text: say(f"waiting: {text}"))
     checkpoint = _checkpoint(args, config)
     reporters = [r for r in (display, checkpoint) if r is not None]
-    runs = [SuiteRun(target, agent_config, resume_from)
-            for agent_config in configs for target, resume_from in zip(targets, earlier)]
+    # The preflight loaded each suite under the first agent's engine settings.
+    runs = [SuiteRun(target, agent_config, resume_from,
+                     prepared=ready if agent_config.engine == config.engine else None)
+            for agent_config in configs for target, resume_from, ready in zip(targets, earlier, prepared)]
     try:
         with display or _nothing():
             session = Session(reporters, on_document=save).run(runs)

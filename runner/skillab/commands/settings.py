@@ -11,6 +11,7 @@ from ..core.settings import (
     EngineSettings,
     JudgeSettings,
     ModelRole,
+    ProviderTuning,
     RunConfig,
 )
 from ..errors import UsageError
@@ -97,6 +98,7 @@ def config_from_args(
                            seed=getattr(args, "judge_seed", None))
     judge = JudgeSettings(model=judge_role, same_family=args.judge_same_family,
                           consistency=args.judge_consistency)
-    return RunConfig(engine=engine, agent=agent, judge=judge, credentials=Credentials.resolve(),
+    tuning = ProviderTuning(budget_url=getattr(args, "budget_url", None))
+    return RunConfig(engine=engine, agent=agent, judge=judge, tuning=tuning, credentials=Credentials.resolve(),
                      config_source=getattr(args, "config_source", None))
 

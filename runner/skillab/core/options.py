@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from .choices import (
     adapter_list,
+    budget_url,
     finite_float,
     lift_pts,
     non_negative_float,
@@ -177,7 +178,9 @@ OPTIONS: tuple[Option, ...] = (
            config=True, trust=_import_path,
            help="how the agent is invoked: mock (scripted answers, no model), llm (one call, no "
                 "tools), agent (skillab's tool loop), claude-code, codex, gemini-cli (the agent "
-                "CLIs); several, comma-separated, run the suites under each agent and add the "
+                "CLIs), claude-agent-sdk[:MODULE:FUNCTION], openai-agents[:MODULE:FUNCTION], "
+                "python:MODULE:CALLABLE (agents built with SDKs, docs/agents-sdk.md); several, "
+                "comma-separated, run the suites under each agent and add the "
                 "portability table; default agent when --model is given",
            input=ActionInput("How the agent is invoked: `mock`, `llm`, `agent`, `claude-code`, "
                              "`codex` or `gemini-cli` (as `skillab run --adapter`); several, "
@@ -230,10 +233,11 @@ OPTIONS: tuple[Option, ...] = (
            help="llm and agent adapters: the answer budget per model call (default 4096 for llm, 8192 "
                 "for agent, cut to the server's context where it says its size); an answer cut at it "
                 "is recorded as truncated and fails"),
-    Option("skill-loading", "agent.skill_loading", group=AGENT, choices=("inline", "discover"),
+    Option("skill-loading", "agent.skill_loading", group=AGENT, choices=("inline", "discover", "lazy"),
            default="inline", config=True,
            help="agent adapter: skill body in the system prompt (inline) or listed and read by the "
-                "agent with its tools (discover); default %(default)s"),
+                "agent with its tools (discover); default %(default)s. openai-agents: lazy stages the "
+                "skill when the model calls load_skill, anything else stages it up front"),
     Option("max-turns", "agent.max_turns", group=AGENT, parse=positive_int, default=DEFAULT_MAX_TURNS,
            metavar="N", config=True, help="tool-loop cap for cases without max_turns (default %(default)s)"),
     Option("mock-responses", "agent.mock_responses", group=AGENT, parse=Path, metavar="FILE",
@@ -315,6 +319,12 @@ OPTIONS: tuple[Option, ...] = (
            input=ActionInput("Stop cleanly once the run has spent this many US dollars on model "
                              "calls (as `skillab run --max-cost-usd`): bounds what any pull request "
                              "can burn. Empty: no cap.")),
+    Option("budget-url", "tuning.budget_url", group=PLAN, parse=budget_url, metavar="URL",
+           env="SKILLAB_BUDGET_URL",
+           help="the `skillab budget serve` every shard of the run shares (its token in "
+                "SKILLAB_BUDGET_TOKEN): every model call asks it first, for one cost cap, rate and "
+                "back-off across shards; a shard that cannot reach it runs under its own "
+                "--max-cost-usd and says so (not settable from a config file)"),
     Option("stop-early", "engine.stop_early", group=PLAN, choices=("curtail", "group-sequential", "none"),
            metavar="DESIGN",
            help="run cases in a seeded random order and stop once the rest can no longer change the "

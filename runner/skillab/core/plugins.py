@@ -50,6 +50,7 @@ BUILTINS: dict[Kind, dict[str, str]] = {
         "codex": "skillab.agents.codex:CodexAdapter",
         "gemini-cli": "skillab.agents.gemini_cli:GeminiCliAdapter",
         "claude-agent-sdk": "skillab.agents.claude_agent_sdk:ClaudeAgentSdkAgent",
+        "openai-agents": "skillab.agents.openai_agents:OpenAIAgentsAgent",
     },
     "models": {
         "anthropic": "skillab.providers.anthropic:AnthropicClient",
@@ -105,10 +106,12 @@ def is_builtin(kind: Kind, name: str) -> bool:
 
 
 # Adapters whose name carries the user's code: ``python:MODULE:CALLABLE`` (any agent object)
-# and ``claude-agent-sdk:MODULE:FUNCTION`` (the team's SDK options).
+# ``claude-agent-sdk:MODULE:FUNCTION`` (the team's SDK options) and
+# ``openai-agents:MODULE:FUNCTION`` (the team's Agent definition).
 PREFIXED_AGENTS = {
     "python:": "skillab.agents.python_agent:PythonAgent",
     "claude-agent-sdk:": "skillab.agents.claude_agent_sdk:ClaudeAgentSdkAgent",
+    "openai-agents:": "skillab.agents.openai_agents:OpenAIAgentsAgent",
 }
 
 

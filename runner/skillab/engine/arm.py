@@ -163,17 +163,99 @@ def _internal_error(exc: Exception) -> ArmRecord:
     return ArmRecord(passed=False, errored=True, error=redact(f"internal error: {detail}"))
 
 
+@dataclass(frozen=True)
+class _AgentRun:
+    """What the agent did: its result, how long it worked, where the workspace started (for
+    the diff) and the graders' files it changed (``_watch``)."""
+
+    result: AgentResult
+    elapsed_s: float
+    before: dict[str, str]
+    tampering: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Session:
+    """The agent's session as every reader sees it: redacted."""
+
+    final_output: str
+    transcript: str
+
+
+@dataclass(frozen=True)
+class _Grades:
+    """What grading found (nothing, for an arm that was not graded): the workspace diff and
+    every check's result."""
+
+    files_changed: list[str] = field(default_factory=list)
+    files_deleted: list[str] = field(default_factory=list)
+    validator_results: list[ValidatorResult] = field(default_factory=list)
+    expectation_results: list[ExpectationResult] = field(default_factory=list)
+    graders: list[GraderResult] = field(default_factory=list)
+
+
 def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     # Formats whose graders never call the skill's files keep them out of skill-less arms.
     staged = job.skill is not None or job.case.skill_files_in_every_arm
+    failure = _prepare(job, ctx, workspace, staged)
+    if failure is not None:
+        return _errored(failure, workspace, ctx)
+    run = _run_agent(job, ctx, workspace, staged)
+    if run is None:
+        # Interrupted while this arm waited for a slot: no agent starts after a stop.
+        return _errored("the run stopped before this arm's agent started", workspace, ctx)
+    result = run.result
+    session = _Session(final_output=redact(result.final_output), transcript=redact(render_v1(result.trajectory)))
+    # An arm whose agent failed, or touched the graders' files, is errored and not graded.
+    errored = result.error is not None or bool(run.tampering)
+    error = redact(result.error) if result.error else None
+    if run.tampering:
+        error = describe_tampering(list(run.tampering))
+    contamination = _contamination(job, ctx, result)
+    grades = _Grades() if errored else _grade(job, ctx, workspace, run, session)
+    record = ArmRecord(
+        passed=False,
+        errored=errored,
+        error=error,
+        duration_ms=result.duration_ms,
+        turns=result.turns,
+        tool_call_count=result.tool_call_count,
+        usage=result.usage,
+        final_output=session.final_output,
+        transcript=session.transcript,
+        skill_activated=result.skill_activated,
+        contaminated=contamination is not None,
+        workspace=str(workspace.root) if ctx.keep_workspaces else None,
+        # Which backend confined this arm: a cached baseline keeps the one it ran under.
+        sandbox=ctx.sandbox.name,
+        served_model=result.served_model or None,
+        stop_reason=result.stop_reason or None,
+        contamination=contamination,
+        tampering=list(run.tampering),
+        files_changed=grades.files_changed,
+        files_deleted=grades.files_deleted,
+        validator_results=grades.validator_results,
+        expectation_results=grades.expectation_results,
+        graders=grades.graders,
+    )
+    return record if errored else decided(record)
+
+
+def _prepare(job: ArmJob, ctx: ArmContext, workspace: Workspace, staged: bool) -> str | None:
+    """Stage the skill's files and the case's seed, run its setup; the reason it failed, if it did."""
     workspace.stage(ctx.skill.root, ctx.skill.bundled if staged else ())
     stage_seed(workspace, job.case.seed)
     setup = prepare(workspace, job.case.setup)
     if not setup.ok:
-        return _errored(f"setup failed: {setup.error}", workspace, ctx)
+        return f"setup failed: {setup.error}"
     if staged:
         workspace.keep_pristine(ctx.skill.bundled)
+    return None
 
+
+def _run_agent(job: ArmJob, ctx: ArmContext, workspace: Workspace, staged: bool) -> _AgentRun | None:
+    """Let the agent work in ``workspace`` (in one of the run's agent slots); None when the run
+    stopped before it could start."""
     request = ArmRequest(
         case=job.case,
         arm=job.arm,
@@ -191,67 +273,57 @@ def _execute(job: ArmJob, ctx: ArmContext, workspace: Workspace) -> ArmRecord:
     tampering: list[str] = []
     with _agent_view(workspace, job, ctx, tampering if staged else None), ctx.agents:
         if stopping():
-            # Interrupted while this arm waited for a slot: no agent starts after a stop.
-            return _errored("the run stopped before this arm's agent started", workspace, ctx)
+            return None
         started = time.monotonic()
         result: AgentResult = ctx.adapter.run(request)
         elapsed_s = time.monotonic() - started
+    return _AgentRun(result, elapsed_s, before, tuple(tampering))
 
-    record = ArmRecord(
-        passed=False,
-        errored=result.error is not None,
-        error=redact(result.error) if result.error else None,
-        duration_ms=result.duration_ms,
-        turns=result.turns,
-        tool_call_count=result.tool_call_count,
-        usage=result.usage,
-        final_output=redact(result.final_output),
-        transcript=redact(render_v1(result.trajectory)),
-        skill_activated=result.skill_activated,
-    )
-    if ctx.keep_workspaces:
-        record.workspace = str(workspace.root)
-    # Which backend confined this arm: a cached baseline keeps the one it ran under.
-    record.sandbox = ctx.sandbox.name
-    record.served_model = result.served_model or None
-    record.stop_reason = result.stop_reason or None
-    if job.skill is None:
-        finding = find_contamination(result, ctx.skill, job.case, ctx.adapter.staging_dirs)
-        record.contaminated = finding.contaminated
-        if finding.contaminated:
-            record.contamination = Contamination(len(finding.fingerprints), list(finding.paths))
-    if tampering:
-        record.tampering = tampering
-        record.errored, record.error = True, describe_tampering(tampering)
-    if record.errored:
-        return record
 
-    found = changes(workspace.root, before)
-    record.files_changed = [redact(shown(rel)) for rel in found[0]]
-    record.files_deleted = [redact(shown(rel)) for rel in found[1]]
-    work = render_changes(workspace.root, before, found) if _judges_work(job.case) else ""
+def _contamination(job: ArmJob, ctx: ArmContext, result: AgentResult) -> Contamination | None:
+    """The skill's own text found in the without-skill arm's session, if any."""
+    if job.skill is not None:
+        return None
+    finding = find_contamination(result, ctx.skill, job.case, ctx.adapter.staging_dirs)
+    if not finding.contaminated:
+        return None
+    return Contamination(len(finding.fingerprints), list(finding.paths))
+
+
+def _grade(job: ArmJob, ctx: ArmContext, workspace: Workspace, run: _AgentRun, session: _Session) -> _Grades:
+    """Every check of the case on what the agent left: validators, expectations, the format's
+    graders, then the time and answer budgets."""
+    found = changes(workspace.root, run.before)
+    work = render_changes(workspace.root, run.before, found) if _judges_work(job.case) else ""
     # Graders see the bundled files as they were before the agent started, whatever it left.
     workspace.pin_pristine()
-    record.validator_results = run_validators(job.case.validators, workspace, result.final_output)
+    validator_results = run_validators(job.case.validators, workspace, run.result.final_output)
+    expectation_results: list[ExpectationResult] = []
     if job.case.expectations:
         if ctx.judge is None:
             raise RuntimeError("case has expectations but the run has no judge")
         # The judge is another provider's model: it sees the redacted session, like any reader,
         # blinded in every arm alike so it cannot tell which arm it grades.
-        record.expectation_results = ctx.judge.grade_all(
+        expectation_results = ctx.judge.grade_all(
             list(job.case.expectations),
             prompt=job.case.prompt,
-            transcript=blind_transcript(record.transcript, (ctx.skill, job.skill)),
-            final_output=record.final_output,
+            transcript=blind_transcript(session.transcript, (ctx.skill, job.skill)),
+            final_output=session.final_output,
         )
-    calls = tuple((c.name, json.dumps(c.args, sort_keys=True, default=str)) for c in result.trajectory.tool_calls)
-    graded = _format_graders(job, ctx, workspace, record, work, calls)
-    if job.case.timeout_s is not None and elapsed_s > job.case.timeout_s:
-        graded.append(_over_time(job.case.timeout_s, elapsed_s))
-    if result.stop_reason == "max_tokens":
+    calls = tuple((c.name, json.dumps(c.args, sort_keys=True, default=str))
+                  for c in run.result.trajectory.tool_calls)
+    graded = _format_graders(job, ctx, workspace, session, run.result.skill_activated, work, calls)
+    if job.case.timeout_s is not None and run.elapsed_s > job.case.timeout_s:
+        graded.append(_over_time(job.case.timeout_s, run.elapsed_s))
+    if run.result.stop_reason == "max_tokens":
         graded.append(_truncated())
-    record.graders = graded
-    return decided(record)
+    return _Grades(
+        files_changed=[redact(shown(rel)) for rel in found[0]],
+        files_deleted=[redact(shown(rel)) for rel in found[1]],
+        validator_results=validator_results,
+        expectation_results=expectation_results,
+        graders=graded,
+    )
 
 
 NO_VERDICT = "a check produced no verdict (see the errored validator, expectation or grader)"
@@ -295,8 +367,8 @@ def _judges_work(case: Case) -> bool:
 
 
 def _format_graders(
-    job: ArmJob, ctx: ArmContext, workspace: Workspace, record: ArmRecord, work: str,
-    tool_calls: tuple[tuple[str, str], ...] = (),
+    job: ArmJob, ctx: ArmContext, workspace: Workspace, session: _Session,
+    skill_activated: bool | None, work: str, tool_calls: tuple[tuple[str, str], ...] = (),
 ) -> list[GraderResult]:
     if not job.case.graders:
         return []
@@ -305,13 +377,13 @@ def _format_graders(
     grading = GradingInput(
         workspace=workspace,
         prompt=job.case.prompt,
-        final_output=record.final_output,
+        final_output=session.final_output,
         # Only the rubric judge reads the transcript: blinded like the expectation judge's.
-        transcript=blind_transcript(record.transcript, (ctx.skill, job.skill)),
+        transcript=blind_transcript(session.transcript, (ctx.skill, job.skill)),
         work=work,
         judge=ctx.judge,
         tool_calls=tool_calls,
-        skill_activated=record.skill_activated,
+        skill_activated=skill_activated,
     )
     return run_graders(job.case, grading)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,8 @@ class Prepared:
     siblings: tuple[Skill, ...] = ()
     # What was wrong with the siblings (skipped, not fatal: they are not under test).
     crowd_warnings: tuple[str, ...] = ()
+    # The suite as loaded, before the --case/--tag selection (a mock script may name any case).
+    whole: Suite | None = field(default=None, repr=False, compare=False)
 
 
 def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
@@ -50,6 +52,7 @@ def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
     unknown = sorted(set(engine.case_names) - known)
     if unknown:
         raise UsageError(f"{suite.path}: no case named {', '.join(map(_with_suggestion(known), unknown))}")
+    whole = suite
     suite = with_reward_threshold(suite.select(list(engine.case_names), list(engine.tags)), engine.reward_threshold)
     if engine.sandbox == "image":
         suite = in_own_image(suite)
@@ -64,7 +67,8 @@ def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
         raise UsageError(f"{suite.path}: no case matches the --case/--tag selection")
     graded = tuple(c for c in suite.cases if not c.trigger_only)
     trigger_only = tuple(c for c in suite.cases if c.trigger_only)
-    return Prepared(suite, skill, graded, trigger_only, tuple(triggers), crowd.siblings, crowd.warnings)
+    return Prepared(suite, skill, graded, trigger_only, tuple(triggers), crowd.siblings, crowd.warnings,
+                    whole=whole)
 
 
 def with_held_out(suite: Suite, path: Path) -> Suite:

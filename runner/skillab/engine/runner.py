@@ -51,11 +51,13 @@ from .meta import RunMeta, run_settings, suite_hash
 from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
+from .shared_spend import fallback_line, refused_line, run_budget
 from .stop_early import EarlyStop
 from .trigger import run_triggers
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
+    from ..budget.client import SharedBudget
     from ..grading.judge import ExpectationJudge
 
 # How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
@@ -85,14 +87,17 @@ def run_suite(
     *,
     emit: Emit = ignore,
     resume_from: dict[str, Any] | None = None,
+    prepared: Prepared | None = None,
 ) -> RunReport:
     """Run a suite A/B, telling ``emit`` each step (``core.events``). Bad input raises a
     SkillabError before any case starts.
 
     ``resume_from`` is an earlier document of this suite: its finished, unerrored arms are
-    kept and only the missing or errored ones run.
+    kept and only the missing or errored ones run. ``prepared``: the suite as the preflight
+    loaded it from ``target`` under ``config.engine``, so it is not parsed twice.
     """
-    prepared = prepare_suite(target, config.engine)
+    if prepared is None:
+        prepared = prepare_suite(target, config.engine)
     with ExitStack() as stack:
         sandbox = suite_sandbox(prepared.suite, config, stack)
         require_sandbox(sandbox, config.agent.adapter)
@@ -185,6 +190,8 @@ class Execution:
         self.spent_usd = 0.0
         self.arm_spend_usd = 0.0
         self.stopped: str | None = None
+        # The run-wide budget shared with the other shards (``--budget-url``), once the run starts.
+        self.shared: SharedBudget | None = None
         engine = config.engine
         arms = 2 + (original is not None) + (placebo is not None)
         self.early: EarlyStop | None = None
@@ -259,6 +266,8 @@ class Execution:
     def run(self) -> RunReport:
         jobs = self._jobs()
         interrupted = False
+        self.shared = run_budget(self.config)
+        self._fell_back()
         with run_scratch() as scratch:
             ctx = ArmContext(
                 adapter=self.adapter,
@@ -415,6 +424,18 @@ class Execution:
         if cap is not None and self.spent_usd >= cap and self.stopped is None:
             self.stopped = f"cost cap ${cap:g} reached (${self.spent_usd:.4f} spent)"
             self._publish(Notice(f"stopping: {self.stopped}; arms already running finish"))
+        refused = refused_line(self.shared)
+        if refused is not None and self.stopped is None:
+            self.stopped = refused
+            self._publish(Notice(f"stopping: {self.stopped}; arms already running finish"))
+        self._fell_back()
+
+    def _fell_back(self) -> None:
+        """Say once, as it happens and in the report, that the shared budget is not in use."""
+        line = fallback_line(self.shared, self.config.engine.max_cost_usd)
+        if line is not None and line not in self.warnings:
+            self.warnings.append(line)
+            self._publish(Notice(line))
 
     def _check_judge(self) -> None:
         """Re-ask the judge a sample of its verdicts (see ``consistency``)."""

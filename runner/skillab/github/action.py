@@ -18,7 +18,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.runlog import RunLog
-from ..core.settings import AgentSettings, Credentials, EngineSettings, JudgeSettings, ModelRole, RunConfig
+from ..core.settings import (
+    AgentSettings,
+    Credentials,
+    EngineSettings,
+    JudgeSettings,
+    ModelRole,
+    ProviderTuning,
+    RunConfig,
+)
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, ProviderAuthError, SkillabError, UsageError
 from ..secrets import redact
 from .agents import choose_agents, results_file, run_delta_pts
@@ -172,8 +180,15 @@ class Action:
             max_cost_usd=inputs.max_cost_usd,
         )
         judge = ModelRole(inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None)
+        budget_url = self.env.get("SKILLAB_BUDGET_URL") or None
+        if budget_url is not None:
+            from ..budget.client import check_url
+
+            budget_url = check_url(budget_url)
         base = RunConfig(
             engine=engine,
+            # The shared budget of a matrix's shards (``--budget-url``), from the job's env.
+            tuning=ProviderTuning(budget_url=budget_url),
             judge=JudgeSettings(model=judge, same_family=inputs.judge_same_family),
             # The key inputs join the environment's keys here only, never ``os.environ``.
             credentials=Credentials.resolve(inputs.provider_keys()),

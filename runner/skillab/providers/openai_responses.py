@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
 from .openai_compat import OpenAICompatClient, _arguments
@@ -21,6 +22,12 @@ from .retry import RetryPolicy
 from .sdk_client import SdkClient, load_sdk
 
 _REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5|codex)")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """An OpenAI reasoning model (o-series, gpt-5, codex): no temperature, and its reasoning
+    items go back to the API encrypted when nothing is stored server-side."""
+    return bool(_REASONING_MODEL.match(model))
 
 
 class OpenAIResponsesClient(SdkClient):
@@ -43,15 +50,16 @@ class OpenAIResponsesClient(SdkClient):
         stream: bool = False,
         temperature: float | None = None,
         seed: int | None = None,
+        budget: SharedBudget | None = None,
     ):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
-                         temperature=temperature, seed=seed)
+                         temperature=temperature, seed=seed, budget=budget)
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
         self._sdk = load_sdk("openai").OpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
         )
         self._stream = stream
-        self._temperature_supported = not _REASONING_MODEL.match(model)
+        self._temperature_supported = not is_reasoning_model(model)
 
     def _params(
         self, messages: Sequence[Message], system: str, tools: Sequence[ToolSpec], max_tokens: int

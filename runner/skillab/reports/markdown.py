@@ -41,7 +41,7 @@ from .markdown_view import (
 )
 from .partial import early_stop, interruption
 from .placebo_view import markdown_section as placebo_section
-from .portability import is_portability_run
+from .portability import is_portability_run, portability_rows, prompt_notes
 from .portability import render_markdown as _portability
 from .trigger_gates import only_triggers
 from .trigger_report import markdown_headline as trigger_headline
@@ -127,6 +127,7 @@ def render_markdown(
             _table(suites),
             trigger_section(logs),
             _portability(logs, failed),
+            "" if several_agents else _prompt_notes(graded),
             _rate_notes(suites),
             _statistics(suites),
             placebo_section(list(zip((s.name for s in suites), graded))),
@@ -261,6 +262,13 @@ def _table(suites: list[SuiteView]) -> str:
             f"{fmt_rate(s.without_rate)}{k} | {delta} | {fmt_p(s.p_value)} | {verdict} |"
         )
     return "\n".join(lines)
+
+
+def _prompt_notes(graded: Sequence[RunLog]) -> str:
+    """What the agent's runtime tells the model about skills (the portability table says it
+    beside several agents)."""
+    notes = prompt_notes(portability_rows(graded))
+    return " ".join(f"_Note: {escape.inline(n, 300)}._" for n in notes)
 
 
 def _rate_notes(suites: list[SuiteView]) -> str:

@@ -41,6 +41,9 @@ class PortabilityRow:
     # Why the run's statistics were withheld (a judge that disagreed with itself, an
     # error-dominated run): its lift is no figure to compare agents on.
     withheld: str | None = None
+    # What the runtime's own instructions tell the model about skills (the OpenAI Agents SDK's
+    # "must use"), which weighs on its trigger rate beside the other agents'.
+    skill_prompt: str | None = None
 
     @classmethod
     def from_log(cls, log: RunLog) -> PortabilityRow:
@@ -63,6 +66,7 @@ class PortabilityRow:
             tokens=total.total_tokens,
             cost_usd=total.cost_usd,
             withheld=None if stats is None else stats.withheld or None,
+            skill_prompt=str(identity["skill_prompt"]) if identity.get("skill_prompt") else None,
         )
 
     @classmethod
@@ -77,8 +81,8 @@ def offered_as(adapter: str | None, identity: dict[str, Any]) -> str:
     """How the with-skill arm is shown the skill: ``inline``, or ``discover`` and where."""
     loading = str(identity.get("skill_loading") or "inline")
     home = identity.get("skills_dir") or _KNOWN_SKILL_HOMES.get(str(adapter))
-    if loading == "discover":
-        return f"discover ({home})" if home else "discover"
+    if loading in ("discover", "lazy"):
+        return f"{loading} ({home})" if home else loading
     return loading
 
 
@@ -112,7 +116,8 @@ def render_terminal(logs: Sequence[RunLog]) -> str:
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table]
-    return "portability · one row per agent\n\n" + "\n".join(f"  {line}" for line in lines)
+    notes = [f"  note: {line}" for line in prompt_notes(rows)]
+    return "portability · one row per agent\n\n" + "\n".join([f"  {line}" for line in lines] + notes)
 
 
 def render_markdown(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) -> str:
@@ -133,7 +138,16 @@ def render_markdown(logs: Sequence[RunLog], failed: Sequence[FailedSuite] = ()) 
             f"{_rate(r.without_rate)} | {escape.inline(_lift(r), 40)} | {escape.inline(verdict, 40)} | "
             f"{escape.inline(_cost(r), 40)} |"
         )
-    return "\n".join(lines)
+    notes = prompt_notes(portability_rows(logs, failed))
+    return "\n".join(lines + ([""] + [f"Note: {escape.inline(n, 300)}." for n in notes] if notes else []))
+
+
+def prompt_notes(rows: Sequence[PortabilityRow]) -> list[str]:
+    """One sentence per agent whose runtime tells the model how to treat skills: its trigger
+    rate is partly the runtime's instruction, not only the skill's description."""
+    said = dict.fromkeys((r.agent, r.skill_prompt) for r in rows if r.skill_prompt)
+    return [f"{agent}: {prompt}, so its trigger rate is not comparable one to one with agents that "
+            "leave that to the model" for agent, prompt in said if prompt]
 
 
 def _agent(row: PortabilityRow) -> str:

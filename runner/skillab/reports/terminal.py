@@ -247,7 +247,9 @@ def _disclosure(log: RunLog) -> list[str]:
         f"{summary.contaminated_arms} contaminated baselines"
     ]
     if summary.activation is not None and summary.activation.with_skill is not None:
-        lines.append(f"  activation   skill opened in {_pct(summary.activation.with_skill)} of with-skill arms")
+        prompt = s.adapter.identity.get("skill_prompt")
+        lines.append(f"  activation   skill opened in {_pct(summary.activation.with_skill)} of with-skill arms"
+                     + (f" ({prompt})" if prompt else ""))
     total = summary.usage.total
     # As the document's ``timings.wall_ms``: whole milliseconds.
     wall_ms = int((s.finished_at - s.started_at).total_seconds() * 1000)

@@ -203,17 +203,23 @@ def _covers(view: View, bound: list[str]) -> list[str]:
     # not when the command is given it on purpose: the grader python of a caller who installed
     # skillab into the virtualenv their tools (pytest) live in is that virtualenv.
     given = {os.path.realpath(p) for p in view.read_only}
-    venv = [Path(sys.prefix)] if sys.prefix != sys.base_prefix and os.path.realpath(sys.prefix) not in given else []
-    private = [Path.home(), *venv, *_cwd(), *view.hide]
+    venv = [sys.prefix] if sys.prefix != sys.base_prefix and _runner_real(sys.prefix) not in given else []
+    runner = [_runner_real(str(p)) for p in (Path.home(), *venv, *_cwd())]
     covers = []
     sources = _system_source_dirs()
-    for path in private:
-        real = os.path.realpath(path)
+    for real in [*runner, *(os.path.realpath(p) for p in view.hide)]:
         inside = any(_below(real, source) for source in bound)
         system_root = any(_below(source, real) for source in sources)
         if inside and not system_root and real not in covers:
             covers.append(real)
     return covers
+
+
+# The runner's own HOME, virtualenv and working directory, resolved once each (as named now):
+# every command of a run covers them, and they are the runner's, not a command's, to change.
+@functools.lru_cache(maxsize=32)
+def _runner_real(path: str) -> str:
+    return os.path.realpath(path)
 
 
 def _cwd() -> list[Path]:

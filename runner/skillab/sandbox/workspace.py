@@ -24,7 +24,7 @@ from pathlib import Path
 from ..errors import SandboxError
 from .backend import Backend, default_backend
 from .disk_budget import mount_budget, unmount_budget
-from .environment import scrubbed_env
+from .environment import Inherited, inherited, scrubbed_env
 from .pristine import PRISTINE_DIR, tops
 from .process import DEFAULT_OUTPUT_LIMIT, CommandResult, run_command, stopping
 from .reaper import Reaper
@@ -92,6 +92,8 @@ class Workspace:
         self._pinned: tuple[tuple[Path, str], ...] = ()
         # Whether the container is a tmpfs of the arm's disk budget (``disk_budget``).
         self.budgeted = False
+        # The runner's environment as this arm's commands see it, read once (``environment``).
+        self.inherited = inherited()
 
     @classmethod
     def create(cls, parent: Path, label: str, *, backend: Backend | None = None,
@@ -226,7 +228,7 @@ class Workspace:
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The scrubbed environment commands in this workspace get."""
-        return scrubbed_env(self.home, self.tmp, extra)
+        return scrubbed_env(self.home, self.tmp, extra, self.inherited)
 
     def run(
         self,
@@ -256,6 +258,7 @@ class Workspace:
             read_only_at=read_only_at,
             pinned=self._pinned,
             backend=self.backend,
+            base_env=self.inherited,
         )
 
     def cleanup(self) -> None:
@@ -329,6 +332,7 @@ def run_in(
     network: ProxyRoute | None = None,
     pinned: Sequence[tuple[Path, str]] = (),
     backend: Backend | None = None,
+    base_env: Inherited | None = None,
 ) -> CommandResult:
     """Run a command in a workspace known by its root path (the agent's tools use this), under
     ``backend`` (the run's, from ``ArmRequest.sandbox``; None: ``default_backend``).
@@ -337,7 +341,8 @@ def run_in(
     CLI's installation); ``hide`` keeps host directories out even where a bound system directory
     holds them (the skill's, for the without-skill arm). ``network`` is the proxy route of an
     agent CLI; everything else has none. ``pinned`` binds (host path, workspace-relative
-    path) read-only over the workspace (a grader's pristine files).
+    path) read-only over the workspace (a grader's pristine files). ``base_env``: the runner's
+    environment as the arm read it once (None: read now).
     """
     home, tmp = root / HOME_NAME, root / TMP_NAME
     for directory in (home, tmp):
@@ -359,7 +364,7 @@ def run_in(
     return run_command(
         command,
         cwd=real,
-        env=scrubbed_env(real / HOME_NAME, real / TMP_NAME, extra_env),
+        env=scrubbed_env(real / HOME_NAME, real / TMP_NAME, extra_env, base_env),
         timeout_s=timeout_s,
         stdin=stdin,
         output_limit=output_limit,

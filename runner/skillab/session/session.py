@@ -8,12 +8,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.events import Broadcast, Subscriber
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..suite.mock_script import MOCK_RESPONSES_FILE
+
+if TYPE_CHECKING:
+    from ..engine.prepare import Prepared
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,9 @@ class SuiteRun:
     config: RunConfig
     # An earlier document of this suite whose finished arms are kept (``--resume``).
     resume_from: dict[str, Any] | None = None
+    # The suite as the preflight loaded it under ``config.engine``: the run uses it instead of
+    # parsing the suite again (a 5,000-case suite takes seconds to parse).
+    prepared: Prepared | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -118,7 +124,10 @@ class Session:
                 try:
                     config = self.configure(item, suite_config(item.config, item.target))
                     config = self._within_cap(config, result.logs)
-                    report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from)
+                    # Settings changed for this suite may select other cases: then it is loaded anew.
+                    ready = item.prepared if config.engine == item.config.engine else None
+                    report = run_suite(item.target, config, emit=self.emit, resume_from=item.resume_from,
+                                       prepared=ready)
                     kept = report.kept_workspaces
                     # Redaction happens here, once, on what is written and shown
                     # (``log.results.redacted``); the unmasked log goes before its masked copy
