@@ -80,6 +80,7 @@ def config_from_args(
         target_lift_pts=args.target_lift_pts,
         stop_early=None if getattr(args, "stop_early", None) == "none" else getattr(args, "stop_early", None),
         stop_seed=getattr(args, "stop_seed", None),
+        adaptive_runs=bool(getattr(args, "adaptive_runs", False)),
         min_delta_pts=getattr(args, "min_delta_pts", None),
         gate_on=getattr(args, "gate_on", "point") or "point",
     )

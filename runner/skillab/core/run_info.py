@@ -157,6 +157,23 @@ class StopEarly:
 
 
 @dataclass(frozen=True)
+class AdaptiveRuns:
+    """``--adaptive-runs``: the runs every case got before agreement could stop it, the cases it
+    stopped, and what that saved, measured: the arms never started at the ``--concurrency`` that
+    ran, at the calls and cost per arm observed."""
+
+    runs: int
+    settle_after: int
+    cases_cut: tuple[str, ...]
+    arms_planned: int
+    arms_not_started: int
+    saved_model_calls: int
+    saved_usd: float | None
+    concurrency: int
+    sentence: str
+
+
+@dataclass(frozen=True)
 class ConfigSource:
     """The settings a run took from a config file (``skillab.toml`` / ``[tool.skillab]``): which
     file, which keys it set that no flag overrode, and which of those widened what the run may

@@ -18,6 +18,7 @@ from .held_out import HeldOutLift
 from .records import CaseRecord, Verdict
 from .run_info import (
     AdapterInfo,
+    AdaptiveRuns,
     ConfigSource,
     ContextBudget,
     IsolationInfo,
@@ -94,6 +95,9 @@ class RunSettings:
     # ``--stop-early``: the design, the seed and order of the cases, and where and why it
     # stopped (``engine.stop_early``); None for a run of every case.
     stop_early: StopEarly | None = None
+    # ``--adaptive-runs``: the cases whose agreeing arms ran no more runs, and what that saved
+    # (``engine.adaptive_runs``); None when off.
+    adaptive_runs: AdaptiveRuns | None = None
     # The settings a config file gave the run; None when none did.
     config: ConfigSource | None = None
     # What the evidence ledger accumulated for this skill content, agent, model and suite
@@ -149,6 +153,7 @@ class RunSettings:
             triggers=_optional(TriggerBlock, doc, "triggers"),
             context_budget=_optional(ContextBudget, doc, "context_budget"),
             stop_early=_optional(StopEarly, doc, "stop_early"),
+            adaptive_runs=_optional(AdaptiveRuns, doc, "adaptive_runs"),
             config=_optional(ConfigSource, doc, "config"),
             evidence=_optional(EvidenceBlock, doc, "evidence"),
             audit=_optional(AuditBlock, doc, "audit"),
@@ -239,6 +244,8 @@ class RunLog:
             doc["failure"] = s.failure
         if s.stop_early is not None:
             doc["stop_early"] = to_wire(s.stop_early)
+        if s.adaptive_runs is not None:
+            doc["adaptive_runs"] = to_wire(s.adaptive_runs)
         doc["activation"] = to_wire(d.activation)
         doc["contaminated_arms"] = d.contaminated_arms
         doc["warnings"] = list(s.warnings)

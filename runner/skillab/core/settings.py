@@ -181,6 +181,9 @@ class EngineSettings:
     # the rest can no longer change the lift sentence (``scoring.stopping``); None runs them all.
     stop_early: str | None = None
     stop_seed: int | None = None
+    # ``--adaptive-runs``: a case whose arms agreed on its first runs gets no more
+    # (``scoring.adaptive_runs``).
+    adaptive_runs: bool = False
     # The lift gate curtailment must also leave settled (``--min-delta-pts``, ``--gate-on``).
     min_delta_pts: float | None = None
     gate_on: str = "point"

@@ -43,6 +43,7 @@ from ..scoring.summary import summarize
 from ..skill.loader import Skill
 from ..skill.placebo import make_placebo
 from ..suite_audit import audit_suite, history_for
+from .adaptive_runs import AdaptivePlan, plan_adaptive
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -214,11 +215,18 @@ class Execution:
         # The run-wide budget shared with the other shards (``--budget-url``), once the run starts.
         self.shared: SharedBudget | None = None
         engine = config.engine
+        arms = 2 + (original is not None) + (placebo is not None)
         self.early: EarlyStop | None = None
         if engine.stop_early and engine.shard is None:
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
-                                        2 + (original is not None) + (placebo is not None), min_delta_pts=engine.min_delta_pts,
-                                        gate_on=engine.gate_on)
+                                        arms, min_delta_pts=engine.min_delta_pts, gate_on=engine.gate_on,
+                                        adaptive=engine.adaptive_runs)
+        self.adaptive: AdaptivePlan | None = None
+        if engine.adaptive_runs:
+            self.adaptive, why_off = plan_adaptive(engine.runs, arms, sharded=engine.shard is not None)
+            self.warnings += [why_off] if why_off else []
+        # Held arms started without their case's first runs (nothing left could finish them).
+        self._forced: set[tuple[int, int, ArmName]] = set()
         # Each case's place in the seeded order of ``--stop-early``.
         self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}
         self.kept_workspaces: Path | None = None
@@ -333,15 +341,24 @@ class Execution:
         """
         queue = deque((case_index, job, self._cache_slot(job)) for case_index, job in jobs)
         waiting: list[tuple[int, ArmJob, tuple[str, str] | None]] = []
+        # --adaptive-runs: later runs whose case's first runs are still running.
+        held: list[tuple[int, ArmJob, tuple[str, str] | None]] = []
         pending: dict[Future[ArmRecord], tuple[int, ArmJob, tuple[str, str] | None]] = {}
         finished: SimpleQueue[Future[ArmRecord]] = SimpleQueue()
         settled = not self.adapter.reports_served_model
         served: str | None = None
         lookups = True
         slots = arms_in_flight(self.config.engine.concurrency)
-        while queue or pending or waiting:
+        while queue or pending or waiting or held:
+            held = self._release(held, queue, force=not pending and not queue and not waiting)
             while queue and len(pending) < slots and not self._halted() and self._admits(queue[0][0], pending):
                 case_index, job, slot = queue.popleft()
+                gate = self._gate(case_index, job)
+                if gate == "wait":
+                    held.append((case_index, job, slot))
+                    continue
+                if gate == "skip":
+                    continue
                 if slot and not settled:
                     waiting.append((case_index, job, slot))
                     continue
@@ -356,7 +373,11 @@ class Execution:
                 pending[future] = (case_index, job, slot)
                 future.add_done_callback(finished.put)
             if not pending:
-                if not waiting or self._halted():
+                if self._halted():
+                    break
+                if held and not waiting:
+                    continue  # the loop's top releases them
+                if not waiting:
                     break
                 # No fresh arm reported its model: the cache cannot be checked, so run.
                 settled, lookups = True, False
@@ -382,6 +403,31 @@ class Execution:
                 settled, lookups = True, bool(served)
                 queue.extendleft(reversed(waiting))
                 waiting = []
+
+    def _gate(self, case_index: int, job: ArmJob) -> str:
+        """``--adaptive-runs``: "run" this arm, "skip" it (its case settled), or "wait" for the
+        case's first runs."""
+        if self.adaptive is None or (case_index, job.run_index, job.arm) in self._forced:
+            return "run"
+        runs = self.config.engine.runs
+        case_records = [p for r in range(runs) if (p := self._pair(case_index, r)) is not None]
+        return self.adaptive.gate(job.run_index, case_records)
+
+    def _release(self, held: list[tuple[int, ArmJob, tuple[str, str] | None]],
+                 queue: deque[tuple[int, ArmJob, tuple[str, str] | None]], *,
+                 force: bool) -> list[tuple[int, ArmJob, tuple[str, str] | None]]:
+        """Held arms whose case's first runs finished go back to the front of the queue, in
+        order, for the gate to start or skip; ``force``: all of them, to start, as nothing is
+        left that could finish those first runs."""
+        if not held:
+            return held
+        if force:
+            self._forced.update((i, job.run_index, job.arm) for i, job, _ in held)
+            ready = [True] * len(held)
+        else:
+            ready = [self._gate(i, job) != "wait" for i, job, _ in held]
+        queue.extendleft(reversed([item for item, go in zip(held, ready, strict=True) if go]))
+        return [item for item, go in zip(held, ready, strict=True) if not go]
 
     def _admits(self, case_index: int, pending: dict[Future[ArmRecord], Any]) -> bool:
         """Whether ``--stop-early`` lets this case start now (a look it lies past is undecided);
@@ -550,8 +596,14 @@ class Execution:
             stopped=self.stopped,
             stop_early=(self.early.block(records, [c.name for c in self.prepared.graded],
                                          arms_ran=list(self.arms.values()),
-                                         concurrency=self.config.engine.concurrency)
+                                         concurrency=self.config.engine.concurrency,
+                                         cut_arms=self.adaptive.cut_arms(records, [c.name for c in self.prepared.graded])
+                                         if self.adaptive is not None else 0)
                         if self.early is not None else None),
+            adaptive_runs=(self.adaptive.block(records, [c.name for c in self.prepared.graded],
+                                               arms_ran=list(self.arms.values()),
+                                               concurrency=self.config.engine.concurrency)
+                           if self.adaptive is not None else None),
             judge_consistency=self.consistency,
             audit=self.audit,
             context_budget=context_block(self.prepared.skill, self.adapter.name,

@@ -24,8 +24,12 @@ def interruption(log: RunLog) -> str | None:
 
 def early_stop(log: RunLog) -> str | None:
     """``stopped at 14 of 40 cases: the lift sentence could no longer change; saved ~$X (N model
-    calls)``, and that the case lists and the verdict cover the cases that ran; None otherwise."""
+    calls)``, and that the case lists and the verdict cover the cases that ran; then what
+    ``--adaptive-runs`` saved, when it cut a case; None when neither saved anything."""
     block = log.settings.stop_early
+    adaptive = log.settings.adaptive_runs
+    cut = adaptive.sentence if adaptive is not None and adaptive.cases_cut else None
     if block is None or not block.stopped or not block.sentence:
-        return None
-    return f"{block.sentence}; the case lists and the verdict cover the {block.cases_ran} cases that ran"
+        return cut
+    stop = f"{block.sentence}; the case lists and the verdict cover the {block.cases_ran} cases that ran"
+    return stop if cut is None else f"{stop}. {cut[0].upper()}{cut[1:]}"

@@ -318,6 +318,10 @@ def rate_label(log: RunLog) -> str:
 
 def _runs_label(settings: RunSettings) -> str:
     runs = settings.runs or 1
+    cut = settings.adaptive_runs
+    if cut is not None and cut.cases_cut:
+        # --adaptive-runs gave agreeing cases fewer runs.
+        return f"   (MEAN over {cut.settle_after}–{runs} runs)"
     return f"   (MEAN over {runs} runs)" if runs > 1 else ""
 
 

@@ -1,0 +1,192 @@
+"""Calls per verdict: ``--adaptive-runs`` against the fixed design, over the calibration cells.
+
+Every cell of ``benchmarks/calibration.py`` with more than one run per case (varied difficulty,
+low/mid/high baselines, a near-deterministic agent, the het-null, failure-linked errors), plus
+its ``--stop-early`` cells at 40 cases. Each simulated suite draws every run of both arms once;
+the four designs then read the same draws:
+
+- fixed: every run of every case;
+- fixed k: the first ``k = R // 2 + 1`` runs of every case (the fixed design that spends about
+  what the adaptive one does: is adaptive worth its extra calls?);
+- adaptive: a case whose arms agreed on each of its first ``R // 2 + 1`` runs keeps only those
+  (``scoring.adaptive_runs.runs_given``, the rule the engine runs);
+- group-seq: ``--stop-early group-sequential`` replayed case by case over every run
+  (``scoring.stopping.replay``, as at ``--concurrency 1``);
+- adaptive+gs: both.
+
+Printed per cell and design: model calls per verdict (two arms per run, one call per arm), the
+false-claim rate (lift 0: "beyond noise" either way) or the power ("helps beyond noise"), each
+with its Monte Carlo SE, and for adaptive beside fixed the paired difference and its SE (a
+design is flagged where it is worse by more than 2 SE), and the 95% interval's coverage of the
+true lift. The footer gives the mean share of calls saved over the cells.
+
+``python benchmarks/adaptive_runs.py [--reps N] [--null-reps N] [--seed S] [--quick] [--first-runs K]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+import numpy as np
+from calibration import BASELINES, HET_SHIFT, Scenario, logit_shift, scenarios  # a sibling script
+
+from skillab.scoring.adaptive_runs import runs_given, settle_after
+from skillab.scoring.inference import CasePair
+from skillab.scoring.interval import infer_lift
+from skillab.scoring.stopping import claim, replay
+
+DESIGNS = ("fixed", "fixed k", "adaptive", "group-seq", "adaptive+gs")
+
+
+def draw_runs(s: Scenario, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every run of both arms of one simulated suite: passes with, passes without, graded."""
+    logits = rng.normal(BASELINES[s.baseline], s.spread, s.n)
+    p0 = 1 / (1 + np.exp(-logits))
+    if s.het_null:
+        p1 = np.clip(p0 + HET_SHIFT * rng.choice((-1.0, 1.0), s.n), 0, 1)
+    else:
+        p1 = 1 / (1 + np.exp(-(logits + logit_shift(s.lift / 100, s.baseline, s.spread))))
+    w = rng.random((s.n, s.runs)) < p1[:, None]
+    o = rng.random((s.n, s.runs)) < p0[:, None]
+    keep = np.ones_like(w)
+    if s.errors:
+        keep = ~((~w | ~o) & (rng.random((s.n, s.runs)) < s.errors))
+    return w, o, keep
+
+
+def pairs_of(w: np.ndarray, o: np.ndarray, keep: np.ndarray, given: list[int]) -> list[CasePair | None]:
+    """Per case, the pass counts over the comparable runs among its first ``given[i]``."""
+    out: list[CasePair | None] = []
+    for i, r in enumerate(given):
+        k = keep[i, :r]
+        graded = int(k.sum())
+        out.append(CasePair(int((w[i, :r] & k).sum()), int((o[i, :r] & k).sum()), graded) if graded else None)
+    return out
+
+
+def first_runs_rule(agreement: np.ndarray, runs: int, first: int | None) -> int:
+    """The runs a case gets: the engine's rule, or (``--first-runs K``) the same rule settling
+    after K agreeing runs, to compare other choices of K."""
+    if first is None:
+        return runs_given(agreement, runs)
+    return first if first < runs and agreement[:first].all() else runs
+
+
+def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool,
+              first: int | None = None) -> dict[str, tuple[bool, int, bool | None]]:
+    """Per design: whether it made the claim counted, its calls, and (fixed and adaptive)
+    whether the interval covered the truth."""
+    w, o, keep = draw_runs(s, rng)
+    # An errored run is no agreement: it keeps its case running (``agrees``).
+    agreement = (w == o) & keep.astype(bool)
+    k = first or settle_after(s.runs)
+    given = {"fixed": [s.runs] * s.n, "fixed k": [min(k, s.runs)] * s.n,
+             "adaptive": [first_runs_rule(agreement[i], s.runs, first) for i in range(s.n)]}
+    order = rng.permutation(s.n)
+    truth = s.truth()
+    out = {}
+    for name, runs in given.items():
+        pairs = pairs_of(w, o, keep, runs)
+        present = [p for p in pairs if p is not None]
+        said = claim(present)
+        covered = None
+        if cover and len(present) >= 2:
+            inference = infer_lift(present)
+            covered = inference is not None and inference.ci95 is not None and \
+                inference.ci95[0] <= truth <= inference.ci95[1]
+        out[name] = (hit(said, truth), 2 * sum(runs), covered)
+        if name == "fixed k":
+            continue
+        # --stop-early group-sequential over the same cases in a seeded order.
+        ordered = [pairs[i] for i in order]
+        replayed = replay([p if p is not None else CasePair(0, 0, 0) for p in ordered], "group-sequential", s.runs)
+        ran = replayed.stopped_at if replayed.stopped_at is not None else s.n
+        calls = 2 * sum(runs[i] for i in order[:ran])
+        out["group-seq" if name == "fixed" else "adaptive+gs"] = (hit(replayed.claim_stopped, truth), calls, None)
+    return out
+
+
+def hit(said: str, truth: float) -> bool:
+    """A false claim at lift 0 (either direction); power ("helps") otherwise."""
+    return said != "noise" if truth == 0 else said == "helps"
+
+
+def cells(quick: bool) -> list[Scenario]:
+    if quick:
+        return [Scenario(20, 3, 0), Scenario(20, 3, 30)]
+    found = [s for s in scenarios(False) if s.runs > 1]
+    found += [Scenario(40, 3, lift) for lift in (0, 10, 30)]
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=1000, help="simulated suites per cell with a true lift")
+    parser.add_argument("--null-reps", type=int, default=2000, help="simulated suites per cell with no true lift")
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--quick", action="store_true", help="two small cells (a smoke test)")
+    parser.add_argument("--first-runs", type=int, default=None, metavar="K",
+                        help="settle a case after K agreeing runs instead of the engine's R // 2 + 1")
+    args = parser.parse_args(argv)
+    reps, null_reps = (100, 200) if args.quick else (args.reps, args.null_reps)
+    rng = np.random.default_rng(args.seed)
+    started = time.monotonic()
+    print(f"--adaptive-runs against the fixed design: {reps} simulated suites per cell ({null_reps} with no "
+          f"true lift), seed {args.seed}; 'claims' is the false-claim rate at lift 0, else the power; '±' its "
+          f"Monte Carlo SE; 'Δ' adaptive minus fixed on the same draws, with its paired SE; group-seq replayed "
+          f"case by case (--concurrency 1)")
+    head = "  ".join(f"{d:>10} calls/claims±" for d in DESIGNS)
+    print(f"{'cell':<28} {'n':>4} {'R':>2} {'k':>2}  {head}  {'Δ adaptive':>14}  {'cover fixed/adapt':>17}")
+    saved: dict[str, list[float]] = {d: [] for d in DESIGNS[1:]}
+    beside: list[float] = []
+    beside_off: list[float] = []
+    worse = 0
+    for s in cells(args.quick):
+        runs_here = null_reps if s.truth() == 0 else reps
+        hits = {d: np.zeros(runs_here, dtype=bool) for d in DESIGNS}
+        calls = {d: 0.0 for d in DESIGNS}
+        covered = {"fixed": [0, 0], "adaptive": [0, 0]}
+        for i in range(runs_here):
+            result = one_suite(s, rng, cover=i < reps, first=args.first_runs)
+            for d, (h, c, cov) in result.items():
+                hits[d][i] = h
+                calls[d] += c / runs_here
+                if cov is not None and d in covered:
+                    covered[d][0] += cov
+                    covered[d][1] += 1
+        rates = {d: hits[d].mean() for d in DESIGNS}
+        ses = {d: math.sqrt(max(rates[d] * (1 - rates[d]), 0.05 * 0.95 if s.truth() == 0 else 0.0) / runs_here)
+               for d in DESIGNS}
+        diff = hits["adaptive"].astype(float) - hits["fixed"].astype(float)
+        diff_se = max(float(diff.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
+        # Worse: more false claims at lift 0, less power otherwise.
+        off = (diff.mean() > 2 * diff_se) if s.truth() == 0 else (diff.mean() < -2 * diff_se)
+        worse += bool(off)
+        if s.truth() != 0:
+            gain = hits["adaptive"].astype(float) - hits["fixed k"].astype(float)
+            gain_se = max(float(gain.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
+            beside.append(gain.mean())
+            beside_off.append(gain.mean() if abs(gain.mean()) > 2 * gain_se else 0.0)
+        for d in DESIGNS[1:]:
+            saved[d].append(1 - calls[d] / calls["fixed"])
+        row = "  ".join(f"{calls[d]:>10.1f} {rates[d]:>6.3f}±{ses[d]:.3f}" for d in DESIGNS)
+        cov = "/".join(f"{c[0] / max(c[1], 1):.3f}" for c in covered.values())
+        print(f"{s.label:<28} {s.n:>4} {s.runs:>2} {args.first_runs or settle_after(s.runs):>2}  {row}  "
+              f"{diff.mean():>+7.3f}±{diff_se:.3f}  {cov:>17}{'  <- worse' if off else ''}", flush=True)
+    print()
+    for d, shares in saved.items():
+        print(f"{d:<12} calls saved against fixed: mean {np.mean(shares):.1%} over {len(shares)} cells "
+              f"(min {min(shares):.1%}, max {max(shares):.1%})")
+    print(f"adaptive beside fixed k, power (cells with a true lift): mean {np.mean(beside):+.3f}, "
+          f"ahead by more than 2 SE in {sum(b > 0 for b in beside_off)} of {len(beside)} cells, behind in "
+          f"{sum(b < 0 for b in beside_off)}")
+    print(f"adaptive worse than fixed by more than 2 paired SE in {worse} of {len(saved['adaptive'])} cells")
+    print(f"elapsed {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""``--adaptive-runs``: a case whose arms agreed on its first runs gets no more runs.
+
+The rule: with ``--runs R``, every case runs its first ``settle_after(R) = R // 2 + 1`` runs;
+a case whose arms all agreed on each of them (every arm passed, or every arm failed, and none
+errored) runs no more; any other case runs all R. Only ``R >= 3`` cuts anything.
+
+Why the test stays valid: the lift's test is the sign-flip test on each case's mean difference
+(``inference``). Its null is that each run's arms are exchangeable. Whether a case stops depends
+only on which runs agreed, and agreement does not change when a run's arms are swapped; so,
+given the runs each case got, the signs of its discordant runs are still fair coins under the
+null and each case's difference is still symmetric about 0. The test is exact for the runs that
+ran, whatever they were. ``benchmarks/adaptive_runs.py`` checks it by simulation (false claims
+at lift 0, het-null and failure-linked errors included) beside the fixed design.
+
+Why ``R // 2 + 1`` and not 1: a case that stops contributes a difference of 0, and the sign-flip
+test's power is carried by the cases whose difference is not 0. Stopping after one agreeing run
+turns about half the informative cases of a mid-baseline suite into zeros; after ``R // 2 + 1``
+the runs cut are those least likely to be discordant (``benchmarks/adaptive_runs.py
+--first-runs K`` compares other choices). The lift of a case cut early is its runs' mean, 0, so
+the point estimate is pulled toward 0 by the discordance its missing runs would have had; the
+benchmark prints the interval's coverage beside the fixed design's.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .aggregate import arm_passed
+
+_ARMS = ("with_skill", "without_skill", "original", "placebo")
+
+
+def settle_after(runs: int) -> int:
+    """The runs every case gets before agreement may stop it (``runs`` itself: nothing is cut)."""
+    return min(runs, runs // 2 + 1)
+
+
+def agrees(record: Any) -> bool:
+    """Whether a (case, run) record's arms agreed: none errored, and all passed or all failed."""
+    if getattr(record, "outcome", None) == "error":
+        return False
+    arms = [getattr(record, name, None) for name in _ARMS]
+    passed = {arm_passed(arm) for arm in arms if arm is not None}
+    return len(passed) == 1 and not any(getattr(arm, "errored", False) for arm in arms if arm is not None)
+
+
+def settled(first_runs: Iterable[bool], runs: int) -> bool:
+    """Whether a case whose first ``settle_after(runs)`` runs agreed as ``first_runs`` says
+    (one bool per run, in order) runs no more."""
+    seen = list(first_runs)
+    needed = settle_after(runs)
+    return needed < runs and len(seen) >= needed and all(seen[:needed])
+
+
+def first_runs_settled(records: Iterable[Any], runs: int) -> bool | None:
+    """For one case's records so far: True when its first ``settle_after(runs)`` runs agreed
+    (it runs no more), False when one of them did not (it runs all), None while one of them has
+    not finished."""
+    needed = settle_after(runs)
+    by_run = {getattr(r, "run_index", 0): r for r in records}
+    if needed >= runs:
+        return False
+    if any(i not in by_run for i in range(needed)):
+        return None
+    return settled((agrees(by_run[i]) for i in range(needed)), runs)
+
+
+def runs_given(agreement: Iterable[bool], runs: int) -> int:
+    """How many of a case's ``runs`` runs the rule gives it, for its runs' agreement in order."""
+    return settle_after(runs) if settled(agreement, runs) else runs
