@@ -8,17 +8,16 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.options import DEFAULT_FAIL_ON
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..core.wording import counted
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
-from ..session import Gates, Session, SuiteRun, suite_config
+from ..session import Session, SuiteRun, suite_config
 from .console import say
 from .saved_results import load_results
 from .select import earlier_logs, keep_the_rest
-from .settings import configs_from_args
+from .settings import configs_from_args, gates_from_args
 from .targets import suite_targets
 
 if TYPE_CHECKING:
@@ -351,14 +350,7 @@ def _checkpoint(args: argparse.Namespace, config: RunConfig):
 
 def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
     """The gates on finished runs: exit 1 with one line per failure, else 0."""
-    chosen = set(args.fail_on_verdict or DEFAULT_FAIL_ON) - {"none"}
-    fail_on = chosen | (set() if args.allow_error_verdict else {"error"})
-    gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
-                  args.min_trigger_recall, args.max_false_trigger_rate,
-                  max_skill_tokens=getattr(args, "max_skill_tokens", None),
-                  max_leaks=getattr(args, "max_leaks", None),
-                  max_held_out_gap=getattr(args, "max_held_out_gap", None),
-                  fail_on_broken=getattr(args, "fail_on_broken", False))
+    gates = gates_from_args(args)
     reasons = [r for log in logs for r in gates.failures(log)]
     for reason in reasons:
         say(f"gate failed: {reason}")
