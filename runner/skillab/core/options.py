@@ -4,10 +4,10 @@ Each row gives a setting's name (its long flag without dashes, its config-file k
 is one, its Action input), where it lands (``lands``: the settings or gates field it fills, which
 ``session.landing`` fills for both front ends, or the code that reads the flag itself), its one
 parser with its bounds, its environment variable, whether a config file may set it and the
-trust rule that file must pass, its Action input, and the commands that take it. The command line (``cli.add_run_arguments``), the config file
-(``commands.config_file``), the Action's inputs (``github.inputs``, hence ``action.yml``) and
-the reference ``docs/options.md`` (``render_reference``) are all read off this table; tests hold
-the generated files to it.
+trust rule that file must pass, its Action input, and the commands that take it. The command
+line (``cli.add_run_arguments``), the config file (``commands.config_file``), the Action's
+inputs (``github.inputs``, hence ``action.yml``) and the reference ``docs/options.md``
+(``render_reference``) are all read off this table; tests hold the generated files to it.
 
 Adding a setting is one row here (and, for a reader that is no settings field, the code that
 reads it): see docs/options.md.
@@ -428,7 +428,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("allow-error-verdict", "gates.fail_on", settle=_error_verdict,
            group=GATES, kind="switch", config=True, commands=RUN,
            help="exit 0 even when nothing could be measured (verdict error)"),
-    Option("min-delta-pts", "gates.min_delta_pts, engine.min_delta_pts", group=GATES, parse=finite_float, metavar="PTS", config=True,
+    Option("min-delta-pts", "gates.min_delta_pts, engine.min_delta_pts", group=GATES, parse=finite_float, metavar="PTS",
+           config=True,
            commands=RUN,
            help="exit 1 when the pass-rate delta is below PTS points, or was not measured",
            input=ActionInput("Fail the check when a suite's pass-rate delta (points) is below this, "
@@ -445,7 +446,8 @@ OPTIONS: tuple[Option, ...] = (
            help="the lift the power statement sizes the suite for (default %(default)s)",
            input=ActionInput("The lift (points) the report's power statement sizes the suite for.",
                              default="10")),
-    Option("min-trigger-recall", "gates.min_trigger_recall", group=GATES, parse=share, metavar="R", config=True, commands=RUN,
+    Option("min-trigger-recall", "gates.min_trigger_recall", group=GATES, parse=share, metavar="R", config=True,
+           commands=RUN,
            help="exit 1 when a suite's trigger recall is below R (0..1)",
            input=ActionInput("Fail the check when a suite's trigger recall (share of should-trigger "
                              "queries on which the agent loaded the skill) is below this rate (0 to "
@@ -470,7 +472,8 @@ OPTIONS: tuple[Option, ...] = (
                              "edit broke beyond noise (as `skillab run --fail-on-broken`), so the check agrees "
                              "with the comment's headline. `false`: the comment still names them.",
                              default="true")),
-    Option("max-held-out-gap", "gates.max_held_out_gap", group=GATES, parse=non_negative_float, metavar="PTS", config=True,
+    Option("max-held-out-gap", "gates.max_held_out_gap", group=GATES, parse=non_negative_float, metavar="PTS",
+           config=True,
            commands=RUN,
            help="exit 1 when the author cases' lift exceeds the held-out cases' lift by more than PTS points "
                 "(cases with held_out: true or the tag held-out)",
