@@ -15,7 +15,7 @@ from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputErr
 from ..reports.terminal import render_table
 from ..session import Session, SuiteRun, suite_config
 from .console import say
-from .saved_results import load_results
+from .saved_results import finished_logs, load_results
 from .select import earlier_logs, keep_the_rest
 from .settings import configs_from_args, gates_from_args
 from .targets import suite_targets
@@ -242,7 +242,7 @@ def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, target
     """The plan of what the run would do and cost; nothing is run."""
     from ..engine.plan import models_and_keys, plan_suite, render_plan
 
-    previous = earlier if args.resume else _previous_documents(args.output, prepared)
+    previous = _resumed_logs(earlier) if args.resume else _previous_logs(args.output, prepared)
     plans = [plan_suite(p, suite_config(config, t), prev, resume)
              for p, t, prev, resume in zip(prepared, targets, previous, earlier)]
     needs_judge = any(c.needs_judge for ready in prepared for c in ready.graded)
@@ -367,15 +367,33 @@ class _nothing:
         return None
 
 
-def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
-    """The last run's document of each suite at the ``--output`` path, to measure costs from."""
+def _previous_logs(path: Path, prepared: list) -> list[RunLog | None]:
+    """The last run of each suite at the ``--output`` path, to measure costs from; none when
+    there is no file there, a usage error naming the file and the field when it is not a
+    results document."""
     from ..log.results import load_documents
 
-    try:
-        docs = {Path(d["suite"]["path"]).resolve(): d for d in load_documents(path)}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    if not path.is_file():
         return [None] * len(prepared)
-    return [docs.get(Path(p.suite.path).resolve()) for p in prepared]
+    try:
+        documents = load_documents(path)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: not a skillab results document ({exc})") from None
+    logs = {Path(log.settings.suite.path).resolve(): log for log in finished_logs(path, documents)}
+    return [logs.get(Path(p.suite.path).resolve()) for p in prepared]
+
+
+def _resumed_logs(earlier: list[dict | None]) -> list[RunLog | None]:
+    """The ``--resume`` documents that are whole runs, to measure costs from. The journal's
+    partial ones and any with a damaged record are not (their arms run again), so the plan
+    estimates those."""
+    logs: list[RunLog | None] = []
+    for doc in earlier:
+        try:
+            logs.append(RunLog.from_json(doc) if doc is not None else None)
+        except (ValueError, KeyError, TypeError):
+            logs.append(None)
+    return logs
 
 
 def write_reports(args: argparse.Namespace, logs: list[RunLog], *, results_path: Path | None = None) -> None:
