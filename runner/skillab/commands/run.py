@@ -21,7 +21,7 @@ from .settings import configs_from_args, gates_from_args
 from .targets import suite_targets
 
 if TYPE_CHECKING:
-    from ..core.runlog import RunLog
+    from ..engine.resume import EarlierRun
 
 
 def check_destinations(args: argparse.Namespace) -> None:
@@ -95,58 +95,57 @@ def check_agents(configs: list[RunConfig], prepared: list) -> None:
             create_judge(config)
 
 
-def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | None]:
-    """The earlier document of each suite (``--resume``), checked to be the same experiment."""
+def resume_documents(args: argparse.Namespace, prepared: list) -> list[EarlierRun | None]:
+    """The earlier run of each suite (``--resume``), read at the door and checked to be the
+    same experiment."""
     if args.resume is None:
         return [None] * len(prepared)
     from ..engine.meta import suite_hash
-    from ..engine.resume import header_problem
+    from ..engine.resume import EarlierRun
 
     adapter = args.adapter[0] if args.adapter else "agent"
-    documents = load_results(args.resume)
-    for loaded in documents:
-        problem = header_problem(loaded)
-        if problem is not None:
-            raise UsageError(f"--resume {args.resume}: not a skillab results document ({problem})")
-    earlier: dict[Path, dict] = {}
-    for loaded in documents:
-        path = Path(loaded["suite"]["path"]).resolve()
+    documents: list[EarlierRun] = []
+    for loaded in load_results(args.resume):
+        try:
+            documents.append(EarlierRun.read(loaded))
+        except ValueError as exc:
+            raise UsageError(f"--resume {args.resume}: not a skillab results document ({exc})") from None
+    earlier: dict[Path, EarlierRun] = {}
+    for run in documents:
         # A suite run under several agents: the one this run resumes, if it is there.
-        if path not in earlier or loaded["adapter"]["name"] == adapter:
-            earlier[path] = loaded
-    found: list[dict | None] = []
+        if run.resolved not in earlier or run.adapter == adapter:
+            earlier[run.resolved] = run
+    found: list[EarlierRun | None] = []
     for p in prepared:
         doc = earlier.get(Path(p.suite.path).resolve()) or _same_content(documents, p, adapter)
-        if doc is not None and doc["suite"].get("skill_hash") != p.skill.content_hash():
+        if doc is not None and doc.skill_hash != p.skill.content_hash():
             raise UsageError(f"--resume {args.resume}: the skill {p.skill.name} changed since that "
                              "run; resuming would mix two versions (run it afresh)")
-        if doc is not None and doc["suite"].get("suite_hash") not in (None, suite_hash(p.suite)):
+        if doc is not None and doc.suite_hash not in (None, suite_hash(p.suite)):
             raise UsageError(f"--resume {args.resume}: the suite {p.suite.path} (its cases, grading or "
                              "the --case/--tag selection) changed since that run; resuming would "
                              "mix two versions (run it afresh)")
-        if doc is not None and (doc["adapter"]["name"] != adapter
-                                or doc["models"].get("agent") != args.model):
-            raise UsageError(f"--resume {args.resume}: that run used adapter {doc['adapter']['name']} "
-                             f"and model {doc['models'].get('agent')}; pass the same ones")
+        if doc is not None and (doc.adapter != adapter or doc.model != args.model):
+            raise UsageError(f"--resume {args.resume}: that run used adapter {doc.adapter} "
+                             f"and model {doc.model}; pass the same ones")
         found.append(doc)
     if documents and not any(found):
         # Nothing to keep: running on would silently pay for every arm again.
-        recorded = ", ".join(sorted({str(d["suite"]["path"]) for d in documents}))
+        recorded = ", ".join(sorted({run.path for run in documents}))
         raise UsageError(f"--resume {args.resume}: it holds no run of "
                          f"{', '.join(str(p.suite.path) for p in prepared)} (it has {recorded}, and "
                          "none has the same cases and skill); resume the suite it ran, or run afresh")
     return found
 
 
-def _same_content(documents: list[dict], prepared, adapter: str) -> dict | None:
+def _same_content(documents: list[EarlierRun], prepared, adapter: str) -> EarlierRun | None:
     """The document of this suite when its recorded path does not lead here: paths are kept as
     typed, so another working directory or a moved folder changes them, not the experiment."""
     from ..engine.meta import suite_hash
 
     same = [d for d in documents
-            if d["suite"].get("suite_hash") == suite_hash(prepared.suite)
-            and d["suite"].get("skill_hash") == prepared.skill.content_hash()]
-    return next((d for d in same if d["adapter"]["name"] == adapter), same[0] if same else None)
+            if d.suite_hash == suite_hash(prepared.suite) and d.skill_hash == prepared.skill.content_hash()]
+    return next((d for d in same if d.adapter == adapter), same[0] if same else None)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -181,7 +180,7 @@ def run_once(args: argparse.Namespace) -> int:
     if len(configs) > 1 or args.dry_run:
         # A dry run is a preflight: it fails where the run would (a missing agent or judge key).
         check_agents(configs, prepared)
-    earlier = resume_documents(args, prepared)
+    earlier = [run.document if run is not None else None for run in resume_documents(args, prepared)]
     if args.dry_run:
         return _dry_run(args, config, prepared, targets, earlier)
     logs: list[RunLog] = []
