@@ -201,3 +201,30 @@ def test_cache_list_and_clear_honour_the_config_files_cache_dir(project, capsys)
     assert json.loads(capsys.readouterr().out)
     assert main(["cache", "clear"]) == 0
     assert not any((project / ".cache").rglob("*.json"))
+
+
+def test_the_action_and_the_cli_build_the_same_settings_and_gates(tmp_path):
+    """Both front ends go through ``session.landing``: the same values give the same run."""
+    import io
+
+    from skillab.github.action import Action
+    from skillab.github.workflow_commands import Log
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    values = {"runs": "3", "concurrency": "2", "target-lift-pts": "25", "min-delta-pts": "5",
+              "gate-on": "lower-bound", "max-leaks": "1", "max-skill-tokens": "900", "max-held-out-gap": "4",
+              "min-trigger-recall": "0.5", "max-false-trigger-rate": "0.2", "max-cost-usd": "2.5",
+              "judge-model": "claude-haiku-4-5", "provider": "openai", "sandbox": "none"}
+    env = {spec.env_name: spec.default for spec in INPUTS}
+    env.update({f"INPUT_{name.upper()}": value for name, value in {**values, "adapter": "mock",
+                                                                      "fail-on-verdict": "fail,mixed"}.items()})
+    env.update({"GITHUB_EVENT_NAME": "schedule", "GITHUB_WORKSPACE": str(workspace)})
+    action = Action(env, Log(io.StringIO()))
+    flags = [arg for name, value in values.items() for arg in (f"--{name}", value)]
+    args = _run_args(["--adapter", "mock", *flags, "--fail-on-verdict", "fail", "--fail-on-verdict", "mixed",
+                      "--allow-error-verdict", "--fail-on-broken",
+                      "--history", str(workspace / ".skillab" / "history.jsonl")])
+    cli, by_action = configs_from_args(args)[0], action.configs()[0]
+    assert by_action.engine == cli.engine and by_action.agent == cli.agent and by_action.judge == cli.judge
+    assert action.landed().gates == landed_from_args(args).gates
