@@ -55,6 +55,7 @@ COMMANDS = {
     "cache": ".commands.cache:cmd_cache",
     "route": ".commands.route:cmd_route",
     "serve-local": ".commands.serve_local:cmd_serve_local",
+    "budget": ".commands.budget:cmd_budget",
 }
 
 
@@ -314,6 +315,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from .commands.serve_local import add_serve_local_arguments
 
         add_serve_local_arguments(p_serve)
+
+    p_budget = add_parser("budget", help="serve one cost cap, rate and back-off for every shard of a run",
+                          formatter_class=_Formatter)
+    if isinstance(p_budget, argparse.ArgumentParser):
+        from .commands.budget import add_budget_arguments
+
+        add_budget_arguments(p_budget)
 
     describe_action(add_parser("action", help="the GitHub Action entrypoint (reads INPUT_* variables)",
                                formatter_class=_Formatter))

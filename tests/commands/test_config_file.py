@@ -70,7 +70,7 @@ def test_skillab_toml_is_found_from_a_subdirectory_and_paths_are_the_files(proje
     ('concurrency = 0\n', "concurrency: must be a positive integer"),
     ('sandbox = "docker"\n', "sandbox: invalid choice: 'docker' (choose from 'bwrap', 'image', 'none')"),
     ('no-cache = "yes"\n', "no-cache must be true or false"),
-    ('resume = "r.json"\n', "unknown key 'resume'"),
+    ('resume = "r.json"\n', "'resume' cannot be set from a config file: give --resume on the command line"),
     ('model = [\n', "not a readable TOML file"),
 ])
 def test_a_bad_file_exits_2_naming_the_file_and_the_key(project, capsys, text, words):

@@ -52,6 +52,7 @@ from .cli_session import CliSummary, Launch, apply_tally
 from .skill_view import folder_name, stage_skill, unstage
 
 if TYPE_CHECKING:
+    from ..budget.client import Lane
     from ..core.settings import RunConfig
     from ..sandbox.turn_budget import RequestBudget
 
@@ -95,6 +96,7 @@ class CliAgent(Agent, ABC):
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_retries: int = 4,
         meter: SpendMeter | None = None,
+        shared: Lane | None = None,
     ):
         self.binary = binary
         self.staging_dirs = (self.skills_dir,)
@@ -108,6 +110,8 @@ class CliAgent(Agent, ABC):
         # What the run's arms spent on model calls, as the credential proxy counted it: shared
         # by every arm, so the proxy refuses past the run's --max-cost-usd.
         self.meter = meter or SpendMeter()
+        # The run-wide budget every shard shares (``--budget-url``), asked after the meter.
+        self.shared = shared
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}({self.binary!r}, model={self.model!r}, version={self.version!r})"
@@ -132,6 +136,7 @@ class CliAgent(Agent, ABC):
             timeout_s=DEFAULT_TIMEOUT_S if agent.timeout_s is None else agent.timeout_s,
             max_retries=max(0, config.tuning.max_attempts - 1),
             meter=SpendMeter(config.engine.max_cost_usd),
+            shared=shared_lane(config, cls.provider),
         )
 
     @classmethod
@@ -208,7 +213,7 @@ class CliAgent(Agent, ABC):
         try:
             with CredentialProxy(self.upstream(), self.credentials(), budget, self.api_paths,
                                  model=self.model, meter=self.meter, price=self.price,
-                                 token=token) as proxy:
+                                 token=token, shared=self.shared) as proxy:
                 launch = self.launch(request, root, proxy.route(token_env=self.token_env(root)))
                 result = self.execute(launch, request.sandbox)
                 tally = proxy.tally
@@ -376,6 +381,15 @@ class CliAgent(Agent, ABC):
             summary.skill_activated = staged in command
         elif call.name in self.read_tools:
             summary.skill_activated = any(workspace_relative(p, workspace) == staged for p in paths)
+
+
+def shared_lane(config: RunConfig, provider: str) -> Lane | None:
+    """The run-wide budget's lane for ``provider`` when ``--budget-url`` names a service."""
+    if not config.tuning.budget_url:
+        return None
+    from ..budget.client import lane_for
+
+    return lane_for(config.tuning.budget_url, config.credentials.environ, provider)
 
 
 def cli_version(binary: str, env: Mapping[str, str] | None = None, sandbox: Backend | None = None) -> str:

@@ -41,7 +41,7 @@ from ..grading.trajectory import ModelTurn, ToolCall
 from ..sandbox.python_runtime import caller_python
 from ..skill.loader import SKILL_FILE
 from .base import ArmRequest
-from .cli_agent import DEFAULT_TIMEOUT_S, CliAgent, CliSummary
+from .cli_agent import DEFAULT_TIMEOUT_S, CliAgent, CliSummary, shared_lane
 from .cli_events import json_lines, workspace_relative
 from .cli_session import Launch
 from .skill_view import folder_name
@@ -174,6 +174,7 @@ class PythonAgent(CliAgent):
             timeout_s=DEFAULT_TIMEOUT_S if agent.timeout_s is None else agent.timeout_s,
             max_retries=max(0, config.tuning.max_attempts - 1),
             meter=meter,
+            shared=shared_lane(config, chosen.provider),
         )
 
     def identity(self) -> dict[str, Any]:

@@ -91,6 +91,10 @@ def apply_config(parser: argparse.ArgumentParser, found: ConfigFile | None) -> N
         key = str(raw_key).replace("_", "-")
         if key in KEYS and key not in actions:
             continue  # a setting of another command (run's gates, for ablate)
+        if key not in KEYS and key in BY_NAME:
+            flag = f"--{key}"
+            raise UsageError(f"{found.where}: {key!r} cannot be set from a config file: give {flag} "
+                             f"on the command line" + (f" or {BY_NAME[key].env}" if BY_NAME[key].env else ""))
         if key not in KEYS:
             close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f"; keys: {', '.join(KEYS)}"

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 
 def adapter_list(text: str) -> tuple[str, ...]:
@@ -61,6 +62,23 @@ def reporter_choice(text: str) -> tuple[str, Path | None]:
     if sep and not path:
         raise argparse.ArgumentTypeError(f"{text!r}: a path after '=' (--reporter {name}=PATH)")
     return name, Path(path) if sep else None
+
+
+def budget_url(text: str) -> str:
+    """The address of ``skillab budget serve``: http, a host, a port, and no credentials (the run
+    token goes in SKILLAB_BUDGET_TOKEN, never in a URL that is printed and recorded)."""
+    parts = urlsplit(text)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme != "http" or not parts.hostname or "@" in parts.netloc or port is None:
+        # A URL with credentials in it is not echoed: it is printed to CI logs.
+        shown = "a URL with credentials in it" if "@" in parts.netloc else repr(text)
+        raise argparse.ArgumentTypeError(
+            f"expected http://HOST:PORT of `skillab budget serve`, got {shown} (the run token goes in "
+            "SKILLAB_BUDGET_TOKEN, never in the URL)")
+    return text.rstrip("/")
 
 
 def finite_float(text: str) -> float:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from .choices import (
     adapter_list,
+    budget_url,
     finite_float,
     lift_pts,
     non_negative_float,
@@ -56,7 +57,7 @@ TrustRule = Callable[[Any, Path], "str | None"]
 # field's value; ``KEEP`` leaves the field as it was.
 Settle = Callable[[Any, Any], Any]
 # The roots a row may land under: ``RunConfig``'s components and the run's ``Gates``.
-SETTINGS_ROOTS = ("engine", "agent", "judge", "gates")
+SETTINGS_ROOTS = ("engine", "agent", "judge", "tuning", "gates")
 
 
 class _Keep:
@@ -376,6 +377,12 @@ OPTIONS: tuple[Option, ...] = (
            input=ActionInput("Stop cleanly once the run has spent this many US dollars on model "
                              "calls (as `skillab run --max-cost-usd`): bounds what any pull request "
                              "can burn. Empty: no cap.")),
+    Option("budget-url", "tuning.budget_url", group=PLAN, parse=budget_url, metavar="URL",
+           env="SKILLAB_BUDGET_URL",
+           help="the `skillab budget serve` every shard of the run shares (its token in "
+                "SKILLAB_BUDGET_TOKEN): every model call asks it first, for one cost cap, rate and "
+                "back-off across shards; a shard that cannot reach it runs under its own "
+                "--max-cost-usd and says so (not settable from a config file)"),
     Option("stop-early", "engine.stop_early", settle=_off_when_none,
            group=PLAN, choices=("curtail", "group-sequential", "none"),
            metavar="DESIGN",

@@ -91,6 +91,9 @@ class ProviderTuning:
     provider_concurrency: int | None = None
     # Anthropic and OpenAI Responses: server-sent events instead of one JSON body.
     stream: bool = False
+    # ``--budget-url``: the service holding the run-wide cap, rate and back-off every shard
+    # shares; every model call asks it first (None: this process's own cap only).
+    budget_url: str | None = None
 
 
 class Credentials:

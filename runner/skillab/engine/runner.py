@@ -50,11 +50,13 @@ from .meta import RunMeta, run_settings, suite_hash
 from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
 from .shard import ShardPlan, plan_shards
+from .shared_spend import fallback_line, refused_line, run_budget
 from .stop_early import EarlyStop
 from .trigger import run_triggers
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
+    from ..budget.client import SharedBudget
     from ..grading.judge import ExpectationJudge
 
 # How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
@@ -184,6 +186,8 @@ class Execution:
         self.spent_usd = 0.0
         self.arm_spend_usd = 0.0
         self.stopped: str | None = None
+        # The run-wide budget shared with the other shards (``--budget-url``), once the run starts.
+        self.shared: SharedBudget | None = None
         engine = config.engine
         self.early: EarlyStop | None = None
         if engine.stop_early and engine.shard is None:
@@ -251,6 +255,8 @@ class Execution:
     def run(self) -> RunReport:
         jobs = self._jobs()
         interrupted = False
+        self.shared = run_budget(self.config)
+        self._fell_back()
         with run_scratch() as scratch:
             ctx = ArmContext(
                 adapter=self.adapter,
@@ -369,6 +375,18 @@ class Execution:
         if cap is not None and self.spent_usd >= cap and self.stopped is None:
             self.stopped = f"cost cap ${cap:g} reached (${self.spent_usd:.4f} spent)"
             self._publish(Notice(f"stopping: {self.stopped}; arms already running finish"))
+        refused = refused_line(self.shared)
+        if refused is not None and self.stopped is None:
+            self.stopped = refused
+            self._publish(Notice(f"stopping: {self.stopped}; arms already running finish"))
+        self._fell_back()
+
+    def _fell_back(self) -> None:
+        """Say once, as it happens and in the report, that the shared budget is not in use."""
+        line = fallback_line(self.shared, self.config.engine.max_cost_usd)
+        if line is not None and line not in self.warnings:
+            self.warnings.append(line)
+            self._publish(Notice(line))
 
     def _check_judge(self) -> None:
         """Re-ask the judge a sample of its verdicts (see ``consistency``)."""

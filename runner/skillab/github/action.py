@@ -189,8 +189,18 @@ class Action:
             "cache-dir": resolve_inside(workspace, inputs.cache_dir, "cache-dir") if inputs.cache_dir else None,
             "sandbox": inputs.sandbox,
             "max-cost-usd": inputs.max_cost_usd,
+            # The shared budget of a matrix's shards (``--budget-url``), from the job's env.
+            "budget-url": self.budget_url(),
             **self.gate_values(),
         })
+
+    def budget_url(self) -> str | None:
+        url = self.env.get("SKILLAB_BUDGET_URL") or None
+        if url is None:
+            return None
+        from ..budget.client import check_url
+
+        return check_url(url)
 
     def gate_values(self) -> dict[str, object]:
         inputs = self.inputs

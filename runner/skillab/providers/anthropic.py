@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
 from .base import Price
@@ -60,9 +61,10 @@ class AnthropicClient(SdkClient):
         stream: bool = False,
         temperature: float | None = None,
         seed: int | None = None,
+        budget: SharedBudget | None = None,
     ):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
-                         temperature=temperature, seed=seed)
+                         temperature=temperature, seed=seed, budget=budget)
         self.stream = stream
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.

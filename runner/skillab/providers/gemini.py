@@ -14,10 +14,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
+from ..core.retry_after import retry_after_seconds
 from ..core.usage import Usage
 from .base import Price
-from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status, retry_after_seconds
+from .retry import Failure, RetryPolicy, classify_sdk_error, classify_status
 from .sdk_client import SdkClient, load_sdk
 
 _STOP_REASONS: dict[str, StopReason] = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
@@ -53,9 +55,10 @@ class GeminiClient(SdkClient):
         concurrency: int = 8,
         temperature: float | None = None,
         seed: int | None = None,
+        budget: SharedBudget | None = None,
     ):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
-                         temperature=temperature, seed=seed)
+                         temperature=temperature, seed=seed, budget=budget)
         genai, types = load_sdk("google.genai"), load_sdk("google.genai.types")
         options = types.HttpOptions(
             base_url=base_url,

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
 from ..errors import ProviderError
@@ -99,9 +100,10 @@ class OpenAICompatClient(SdkClient):
         concurrency: int = 8,
         temperature: float | None = None,
         seed: int | None = None,
+        budget: SharedBudget | None = None,
     ):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
-                         temperature=temperature, seed=seed)
+                         temperature=temperature, seed=seed, budget=budget)
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
         self._sdk = load_sdk("openai").OpenAI(

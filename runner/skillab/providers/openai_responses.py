@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
 from .openai_compat import OpenAICompatClient, _arguments
@@ -43,9 +44,10 @@ class OpenAIResponsesClient(SdkClient):
         stream: bool = False,
         temperature: float | None = None,
         seed: int | None = None,
+        budget: SharedBudget | None = None,
     ):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
-                         temperature=temperature, seed=seed)
+                         temperature=temperature, seed=seed, budget=budget)
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
         self._sdk = load_sdk("openai").OpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s

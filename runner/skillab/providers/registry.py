@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from ..core import plugins
 from ..core.contracts import ModelClient
@@ -54,6 +54,8 @@ class ProviderSettings:
     stream: bool = False
     temperature: float | None = None
     seed: int | None = None
+    # The budget service every shard of the run shares (``--budget-url``); None: this run's own.
+    budget_url: str | None = None
 
     @property
     def client_class(self) -> type[ModelProvider]:
@@ -189,6 +191,7 @@ def _settings(
         policy=policy,
         concurrency=tuning.provider_concurrency or DEFAULT_PROVIDER_CONCURRENCY,
         stream=tuning.stream,
+        budget_url=tuning.budget_url,
     )
 
 
@@ -226,7 +229,7 @@ def create_client(
     client_class = settings.client_class
     api_key = require_api_key(settings, environ)
     base_url = resolve_base_url(settings, environ)
-    common = dict(
+    common: dict[str, Any] = dict(
         api_key=api_key,
         base_url=base_url,
         timeout_s=settings.timeout_s,
@@ -240,6 +243,10 @@ def create_client(
         common["temperature"] = settings.temperature
     if settings.seed is not None:
         common["seed"] = settings.seed
+    if settings.budget_url and _takes_budget(client_class):
+        from ..budget.client import shared_budget
+
+        common["budget"] = shared_budget(settings.budget_url, environ if environ is not None else os.environ)
     try:
         return client_class(settings.model, **common)
     except ImportError as exc:
@@ -248,6 +255,14 @@ def create_client(
             f"the {settings.provider} provider needs the '{package}' package: "
             f"pip install '{package}' ({exc})"
         ) from None
+
+
+def _takes_budget(client_class: type[ModelProvider]) -> bool:
+    """Whether the client asks the shared budget before each attempt: every SDK-backed one (the
+    built-ins); the mock model costs nothing, and a plugin's own client is built as it expects."""
+    from .sdk_client import SdkClient
+
+    return issubclass(client_class, SdkClient)
 
 
 Role = Literal["agent", "judge"]

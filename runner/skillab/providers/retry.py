@@ -21,17 +21,25 @@ The concurrency cap is an ``AdaptiveLimit`` per provider endpoint (``providers.r
 while a request is in flight (never during a backoff wait): ``--concurrency`` requests at most,
 fewer while the provider answers 429 or 529, and no request of any arm starts before a
 ``retry-after`` it asked for has passed.
+
+With a shared budget (``--budget-url``, ``Budgeted``) each attempt is admitted by the budget
+service before it takes its place: reserved at its upper cost, settled at what its answer cost
+(released when no answer came), and a 429 holds the provider for every shard; a request the
+run-wide cap has no room for ends the call with a ``ProviderError`` that is not retried.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
+from ..budget.client import DEFAULT_WAIT_S, BudgetRefused, Lane
+from ..core.retry_after import retry_after_seconds
 from ..errors import ProviderAuthError, ProviderEndpointError, ProviderError
 from ..secrets import redact
 from .rate import AdaptiveLimit
@@ -61,6 +69,16 @@ class RetryPolicy:
 
 
 @dataclass(frozen=True)
+class Budgeted(Generic[T]):
+    """A call under the shared budget: its provider's lane, the most one attempt can cost, and
+    how to read an answer's cost."""
+
+    lane: Lane
+    upper_usd: float | None
+    cost_of: Callable[[T], float | None]
+
+
+@dataclass(frozen=True)
 class Failure:
     """A failed attempt, classified."""
 
@@ -68,35 +86,6 @@ class Failure:
     message: str
     status: int | None = None
     retry_after_s: float | None = None
-
-
-def retry_after_seconds(
-    headers: Mapping[str, str] | None, now: float | None = None
-) -> float | None:
-    """The pause a response asks for: ``retry-after-ms``, else ``retry-after`` (seconds or date)."""
-    if not headers:
-        return None
-    lowered = {k.lower(): v for k, v in headers.items()}
-    millis = lowered.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    import email.utils  # an HTTP date in Retry-After is rare; the email package is not small
-
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, parsed.timestamp() - (time.time() if now is None else now))
 
 
 def classify_status(status: int) -> FailureKind:
@@ -193,12 +182,13 @@ def call_with_retries(
     seed: str = "",
     classify: Callable[[BaseException], Failure] = classify_sdk_error,
     sleep: Callable[[float], None] = time.sleep,
+    budget: Budgeted[T] | None = None,
 ) -> tuple[T, int]:
     """``send()`` under the policy; returns its result and the number of attempts it took."""
     started = time.monotonic()
     token = _deadline.set(None if policy.deadline_s is None else started + policy.deadline_s)
     try:
-        return _attempts(send, site, policy, slot, seed, classify, sleep)
+        return _attempts(send, site, policy, slot, seed, classify, sleep, budget)
     finally:
         _deadline.reset(token)
 
@@ -211,21 +201,25 @@ def _attempts(
     seed: str,
     classify: Callable[[BaseException], Failure],
     sleep: Callable[[float], None],
+    budget: Budgeted[T] | None = None,
 ) -> tuple[T, int]:
     rng = random.Random(f"{site.provider}\0{site.model}\0{seed}")
     attempts = max(1, policy.max_attempts)
     for attempt in range(1, attempts + 1):
         try:
-            with slot:
+            with _admitted(budget, site) as settle, slot:
                 _check_deadline(site, policy, attempt - 1)
-                return send(), attempt
+                return settle(send()), attempt
         except (ProviderError, ProviderAuthError):
             raise
         except Exception as exc:
             failure = classify(exc)
         if failure.status in _PUSH_BACK:
             asked = failure.retry_after_s
-            slot.throttled(None if asked is None else min(asked, policy.max_retry_after_s))
+            pause = None if asked is None else min(asked, policy.max_retry_after_s)
+            slot.throttled(pause)
+            if budget is not None:
+                budget.lane.throttle(pause)
         if failure.kind == "auth":
             raise ProviderAuthError(
                 redact(
@@ -255,6 +249,32 @@ def _attempts(
                             f"(attempt {attempt + 1} of {attempts})"))
         sleep(wait)
     raise AssertionError("unreachable")
+
+
+@contextmanager
+def _admitted(budget: Budgeted[T] | None, site: CallSite) -> Iterator[Callable[[T], T]]:
+    """One attempt admitted by the shared budget (a no-op without one); what it yields is
+    handed the answer, so the attempt is settled at the answer's cost, and released (charged
+    nothing) when no answer came."""
+    if budget is None:
+        yield lambda answer: answer
+        return
+    left = remaining_s()
+    try:
+        ticket = budget.lane.admit(budget.upper_usd, wait_s=DEFAULT_WAIT_S if left is None else max(0.0, left))
+    except BudgetRefused as exc:
+        raise ProviderError(redact(f"{site.provider} {site.model}: {exc}; no further model request is sent"),
+                            retryable=False) from None
+    cost: list[float | None] = [None]
+
+    def settle(answer: T) -> T:
+        cost[0] = budget.cost_of(answer)
+        return answer
+
+    try:
+        yield settle
+    finally:
+        budget.lane.settle(ticket, cost[0])
 
 
 def _check_deadline(site: CallSite, policy: RetryPolicy, attempts: int, last: str = "",

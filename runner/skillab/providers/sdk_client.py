@@ -27,6 +27,7 @@ import contextvars
 import gc
 import hashlib
 import importlib
+import json
 import sys
 import threading
 import time
@@ -36,12 +37,14 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
+from ..budget.client import SharedBudget
+from ..budget.estimate import upper_cost
 from ..core import stop
 from ..core.messages import Message, ModelResponse, ToolSpec
 from ..errors import ProviderError, UsageError
 from .base import ModelProvider
 from .rate import provider_slot
-from .retry import CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error
+from .retry import Budgeted, CallSite, Failure, RetryPolicy, call_with_retries, classify_sdk_error
 
 
 @contextmanager
@@ -77,7 +80,8 @@ atexit.register(gc.freeze)
 
 class SdkClient(ModelProvider, ABC):
     def __init__(self, model: str, *, base_url: str | None, policy: RetryPolicy, concurrency: int,
-                 temperature: float | None = None, seed: int | None = None):
+                 temperature: float | None = None, seed: int | None = None,
+                 budget: SharedBudget | None = None):
         if seed is not None and not self.takes_seed:
             raise UsageError(f"the {self.provider} provider takes no sampling seed: drop --seed")
         self.model = model
@@ -88,6 +92,8 @@ class SdkClient(ModelProvider, ABC):
         self._site = CallSite(self.provider, model, self.key_env or "")
         self._slot = provider_slot(f"{self.provider}:{base_url or 'default'}", concurrency)
         self._temperature_supported = True
+        # The run-wide budget every shard shares (``--budget-url``): each attempt asks it first.
+        self._lane = budget.lane(self.provider) if budget is not None else None
 
     def create(
         self,
@@ -133,10 +139,19 @@ class SdkClient(ModelProvider, ABC):
             seed=seed,
             classify=self.classify,
             sleep=stop.sleep,
+            budget=None if self._lane is None else Budgeted(self._lane, self._upper_usd(params), self._cost_usd),
         )
         response.latency_ms = int((time.monotonic() - started) * 1000)
         response.attempts = attempts
         return response
+
+    def _upper_usd(self, params: dict[str, Any]) -> float | None:
+        """The most this request can cost: its parameters as sent, read as the proxy reads a body."""
+        body = json.dumps(params, default=str).encode()
+        return upper_cost(body, lambda usage: self.cost_usd(self.model, usage))
+
+    def _cost_usd(self, response: ModelResponse) -> float | None:
+        return self.cost_usd(self.model, response.usage)
 
     def _read(self, raw: Any) -> ModelResponse:
         """The reply, read inside the attempt: a body the SDK accepted but that is no reply

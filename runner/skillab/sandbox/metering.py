@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..budget.estimate import Price
 from ..core.usage import Usage
 
 # A JSON answer is read whole to find its usage; a model's answer is far smaller than this, and
@@ -34,7 +34,6 @@ MAX_JSON_BYTES = 32 << 20
 # An SSE line longer than this is content, never the usage event, and is skipped unparsed.
 MAX_EVENT_LINE = 1 << 20
 
-Price = Callable[[Usage], "float | None"]
 _GEMINI_MODEL = re.compile(r"/models/([^/:?]+)(?::|$)")
 
 
@@ -96,40 +95,6 @@ class SpendMeter:
             with self._lock:
                 self.spent_usd += usd
                 self._lock.notify_all()
-
-
-# The output a request may ask for when its body names no limit: the largest any listed model
-# returns in one answer, so the reservation stays an upper bound.
-DEFAULT_MAX_OUTPUT_TOKENS = 128_000
-_OUTPUT_LIMITS = ("max_tokens", "max_output_tokens", "max_completion_tokens")
-
-
-def upper_cost(body: bytes | None, price: Price | None) -> float | None:
-    """The most a model request of ``body`` can cost at ``price`` (None: unpriced). Every input
-    token is at least one byte of the body, and the answer at most its output limit."""
-    if price is None or not body:
-        return None
-    output = _output_limit(body)
-    tokens = len(body)
-    costs = [price(Usage(input_tokens=tokens, output_tokens=output)),
-             price(Usage(input_tokens=tokens, cache_write_tokens=tokens, output_tokens=output))]
-    known = [c for c in costs if c is not None]
-    return max(known) if known else None
-
-
-def _output_limit(body: bytes) -> int:
-    try:
-        parsed = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return DEFAULT_MAX_OUTPUT_TOKENS
-    if not isinstance(parsed, dict):
-        return DEFAULT_MAX_OUTPUT_TOKENS
-    config = parsed.get("generationConfig")
-    candidates = [parsed.get(name) for name in _OUTPUT_LIMITS]
-    if isinstance(config, dict):
-        candidates.append(config.get("maxOutputTokens"))
-    limits = [c for c in candidates if isinstance(c, int) and not isinstance(c, bool) and c > 0]
-    return min(limits) if limits else DEFAULT_MAX_OUTPUT_TOKENS
 
 
 @dataclass

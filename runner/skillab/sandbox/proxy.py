@@ -20,6 +20,10 @@ endpoint of the run, and holds the credential itself:
 * every model request reserves its upper cost on the run's ``SpendMeter`` at admission and is
   charged what its answer cost (counted in ``tally``) when relayed; a request that cannot fit
   under the cap is refused (400), so the requests in flight together stay under it;
+* with ``shared`` (the run-wide budget every shard shares, ``--budget-url``), each model request
+  is also admitted by the budget service after the run's own meter: reserved there at the same
+  upper cost, settled at the same charge, and a 429 from upstream holds the provider for every
+  shard;
 * with ``token``, only a client that authenticates with that per-arm token is served (403
   otherwise): the CLI holds it, the commands it runs are not given it;
 * the request is framed strictly (``framing``) and its path made normal before the allowlist
@@ -54,9 +58,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..budget.client import BudgetRefused, Lane, Ticket
+from ..budget.estimate import upper_cost
 from ..core.inert_text import neutralize
+from ..core.retry_after import retry_after_seconds
 from .framing import BadFraming, TooLarge, normal_target, read_body
-from .metering import DuplicateKey, Price, SpendMeter, Tally, UsageReader, requested_model, upper_cost
+from .metering import DuplicateKey, Price, SpendMeter, Tally, UsageReader, requested_model
 from .turn_budget import OVER_BUDGET_STATUS, RequestBudget
 from .view import ProxyRoute
 
@@ -90,7 +97,7 @@ class CredentialProxy:
     def __init__(self, upstream: str, credentials: Mapping[str, str],
                  budget: RequestBudget | None = None, paths: Sequence[str] | None = None,
                  *, model: str | None = None, meter: SpendMeter | None = None,
-                 price: Price | None = None, token: str | None = None):
+                 price: Price | None = None, token: str | None = None, shared: Lane | None = None):
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the proxy needs an http(s) upstream URL, not {upstream!r}")
@@ -107,6 +114,7 @@ class CredentialProxy:
         self.meter = meter or SpendMeter()
         self.price = price
         self._token = token
+        self.shared = shared
         self.tally = Tally()
         self._directory: str | None = None
         self._server: _Server | None = None
@@ -323,12 +331,18 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self._fail(OVER_BUDGET_STATUS, f"skillab: {reached}; no further model request is sent")
             return
         charged: float | None = None
+        ticket = self._shared_ticket(upper)
+        if ticket is None:
+            self.proxy.meter.settle(upper, None)
+            return
         upstream = self.proxy.connection()
         try:
             upstream.request(self.command, path, body=body, headers=self.proxy.headers(self.headers))
             response = upstream.getresponse()
             if budget is not None:
                 budget.settle(response.status)
+            if response.status == 429 and self.proxy.shared is not None:
+                self.proxy.shared.throttle(retry_after_seconds(dict(response.getheaders())))
             answered = self.command == "POST" and 200 <= response.status < 300
             reader = UsageReader(response.getheader("Content-Type") or "",
                                  response.getheader("Content-Encoding") or "") if answered else None
@@ -347,6 +361,21 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             upstream.close()
             if self.command == "POST":
                 self.proxy.meter.settle(upper, charged)
+            if self.proxy.shared is not None and ticket.remote is not None:
+                self.proxy.shared.settle(ticket, charged)
+
+    def _shared_ticket(self, upper: float | None) -> Ticket | None:
+        """The shared budget's admission of a model request (a local ticket without one, or
+        for a request that costs nothing); None when the run-wide cap refused it (answered)."""
+        shared = self.proxy.shared
+        if shared is None or self.command != "POST":
+            return Ticket(None)
+        try:
+            return shared.admit(upper)
+        except BudgetRefused as exc:
+            self.proxy.tally.refuse(str(exc))
+            self._fail(OVER_BUDGET_STATUS, f"skillab: {exc}; no further model request is sent")
+            return None
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 
