@@ -32,7 +32,7 @@ from .core.choices import (
     unit_interval,
 )
 from .core.defaults import DEFAULT_HISTORY_PATH
-from .core.options import FAIL_ON_CHOICES, GROUPS, Command, not_taken, options_for
+from .core.options import FAIL_ON_CHOICES, GROUPS, OPTIONS, Command, Option, not_taken, options_for
 from .errors import EXIT_INTERRUPTED, SkillabError
 
 # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe.
@@ -328,16 +328,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def add_run_arguments(p_run: argparse.ArgumentParser, command: Command) -> None:
+def add_run_arguments(p_run: argparse.ArgumentParser, command: Command,
+                      options: tuple[Option, ...] = OPTIONS) -> None:
     p_run.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                        help="suites (a skill directory with SKILL.md and eval.yaml, or a suite "
                            "file), or folders: every suite below them")
     # Every option from its one row (``core.options``); a command takes only the rows naming it,
     # and the attributes of the rest sit at their defaults for the code run and ablate share.
     groups = {name: p_run.add_argument_group(name) if name else p_run for name in GROUPS}
-    for option in options_for(command):
+    for option in options_for(command, options):
         groups[option.group].add_argument(*option.flags, **option.argparse_kwargs())
-    p_run.set_defaults(**not_taken(command))
+    p_run.set_defaults(**not_taken(command, options))
 
 
 def add_results_options(parser: argparse.ArgumentParser) -> None:

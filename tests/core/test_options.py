@@ -11,17 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from skillab.cli import build_parser, main
-from skillab.core.options import OPTIONS, render_reference
+from skillab.cli import add_run_arguments, build_parser, main
+from skillab.commands.settings import configs_from_args, landed_from_args
+from skillab.core.choices import non_negative_int, positive_float
+from skillab.core.defaults import DEFAULT_HISTORY_PATH
+from skillab.core.options import OPTIONS, Option, render_reference
 from skillab.core.settings import RunConfig
 from skillab.errors import UsageError
 from skillab.github.inputs import INPUTS, read_inputs
+from skillab.session.gates import Gates
+from skillab.session.landing import land
 
 from ..skillgen import answers, grep_case, make_skill
 
 ROOT = Path(__file__).resolve().parents[2]
 # What reads a parsed flag itself rather than a settings field.
-READERS = {"gate", "report", "selection", "invocation"}
+READERS = {"report", "selection", "invocation"}
 
 
 def test_docs_options_md_is_generated_from_the_table():
@@ -31,13 +36,59 @@ def test_docs_options_md_is_generated_from_the_table():
 
 @pytest.mark.parametrize("option", OPTIONS, ids=lambda o: o.name)
 def test_each_row_lands_in_a_settings_field_or_names_its_reader(option):
-    if option.lands in READERS:
-        return
-    node: object = RunConfig()
-    for part in option.lands.split("."):
-        assert dataclasses.is_dataclass(node), option.lands
-        assert part in {f.name for f in dataclasses.fields(node)}, f"{option.name}: no field {option.lands}"
-        node = getattr(node, part)
+    named = [part.strip() for part in option.lands.split(",")]
+    assert set(named) - set(option.targets) <= READERS, option.lands
+    for target in option.targets:
+        root, *path = target.split(".")
+        node: object = Gates() if root == "gates" else getattr(RunConfig(), root)
+        for part in path:
+            assert dataclasses.is_dataclass(node), target
+            assert part in {f.name for f in dataclasses.fields(node)}, f"{option.name}: no field {target}"
+            node = getattr(node, part)
+
+
+def _run_args(argv: list[str], options=OPTIONS) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser, "run", options)
+    return parser.parse_args(["skills/x", *argv])
+
+
+def test_a_row_added_to_the_table_reaches_its_setting_with_no_other_code():
+    """The attack: a new row whose ``lands`` names a field (the agent CLI's timeout has none yet)
+    reaches the settings through the parser and the one mapping, settings.py untouched."""
+    extra = Option("agent-timeout-s", "agent.timeout_s", group="agent and models", parse=positive_float,
+                   metavar="S", help="an agent CLI's timeout per arm")
+    gate = Option("most-leaks", "gates.max_leaks", group="gates (exit 1)", parse=non_negative_int, help="x",
+                  commands=frozenset({"run"}))
+    table = (*[o for o in OPTIONS if o.name != "max-leaks"], extra, gate)
+    args = _run_args(["--adapter", "mock", "--agent-timeout-s", "30", "--most-leaks", "2"], table)
+    config = configs_from_args(args, table)[0]
+    assert config.agent.timeout_s == 30.0 and config.agent.adapter == "mock"
+    assert landed_from_args(args, table).gates.max_leaks == 2
+    assert configs_from_args(_run_args(["--adapter", "mock"]))[0].agent.timeout_s is None
+
+
+def test_a_row_landing_in_no_field_is_refused_by_name():
+    table = (*OPTIONS, Option("typo", "engine.runz", group="what to run", help="x"))
+    with pytest.raises(LookupError, match="typo lands in 'engine.runz'"):
+        land({"typo": "1"}, table)
+
+
+def test_the_flags_land_as_the_settings_and_gates_expect():
+    args = _run_args(["--adapter", "mock", "--no-cache", "--no-history", "--case", "a", "--tag", "t",
+                      "--stop-early", "none", "--fail-on-verdict", "mixed", "--min-delta-pts", "5",
+                      "--gate-on", "lower-bound", "--shard", "2/3", "--temperature", "0.5"])
+    config = configs_from_args(args)[0]
+    engine = config.engine
+    assert (engine.cache_enabled, engine.history_path, engine.case_names, engine.tags) == (False, None, ("a",), ("t",))
+    assert (engine.stop_early, engine.pass_n, str(engine.shard), engine.min_delta_pts, engine.gate_on) == (
+        None, 0, "2/3", 5.0, "lower-bound")
+    assert config.agent.model.temperature == 0.5
+    gates = landed_from_args(args).gates
+    assert (gates.fail_on, gates.min_delta_pts, gates.gate_on) == (("error", "mixed"), 5.0, "lower-bound")
+    default = landed_from_args(_run_args(["--adapter", "mock", "--allow-error-verdict"]))
+    assert default.gates.fail_on == ("fail",) and default.config.engine.history_path == Path(DEFAULT_HISTORY_PATH)
+    assert landed_from_args(_run_args(["--fail-on-verdict", "none", "--allow-error-verdict"])).gates.fail_on == ()
 
 
 def _flags(command: str) -> set[str]:
@@ -150,3 +201,30 @@ def test_cache_list_and_clear_honour_the_config_files_cache_dir(project, capsys)
     assert json.loads(capsys.readouterr().out)
     assert main(["cache", "clear"]) == 0
     assert not any((project / ".cache").rglob("*.json"))
+
+
+def test_the_action_and_the_cli_build_the_same_settings_and_gates(tmp_path):
+    """Both front ends go through ``session.landing``: the same values give the same run."""
+    import io
+
+    from skillab.github.action import Action
+    from skillab.github.workflow_commands import Log
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    values = {"runs": "3", "concurrency": "2", "target-lift-pts": "25", "min-delta-pts": "5",
+              "gate-on": "lower-bound", "max-leaks": "1", "max-skill-tokens": "900", "max-held-out-gap": "4",
+              "min-trigger-recall": "0.5", "max-false-trigger-rate": "0.2", "max-cost-usd": "2.5",
+              "judge-model": "claude-haiku-4-5", "provider": "openai", "sandbox": "none"}
+    env = {spec.env_name: spec.default for spec in INPUTS}
+    env.update({f"INPUT_{name.upper()}": value for name, value in {**values, "adapter": "mock",
+                                                                      "fail-on-verdict": "fail,mixed"}.items()})
+    env.update({"GITHUB_EVENT_NAME": "schedule", "GITHUB_WORKSPACE": str(workspace)})
+    action = Action(env, Log(io.StringIO()))
+    flags = [arg for name, value in values.items() for arg in (f"--{name}", value)]
+    args = _run_args(["--adapter", "mock", *flags, "--fail-on-verdict", "fail", "--fail-on-verdict", "mixed",
+                      "--allow-error-verdict", "--fail-on-broken",
+                      "--history", str(workspace / ".skillab" / "history.jsonl")])
+    cli, by_action = configs_from_args(args)[0], action.configs()[0]
+    assert by_action.engine == cli.engine and by_action.agent == cli.agent and by_action.judge == cli.judge
+    assert action.landed().gates == landed_from_args(args).gates

@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+from skillab.core.ablation import AblationDocument, AblationSpend, FullLift, PartResult
+
 from ..action_harness import EVENTS, REPO, github, private_cache, run_action  # noqa: F401 (fixtures)
 from ..engine.test_against import commit_all, git
 
@@ -47,16 +49,19 @@ def test_a_pr_adding_a_harmful_section_and_growing_the_description(tmp_path, git
     assert budget["change_tokens"] > 90 and f"{budget['change_tokens']:+,} tok against the original" in body
 
 
-def large_ablation(skill: str, parts: int) -> dict:
+def large_ablation(skill: str, parts: int) -> AblationDocument:
     """An ablation document of ``parts`` parts, each with a long label and a note."""
-    return {
-        "skill": skill, "full": {"summary": "+40.0 pts (95% CI +20.0 to +60.0)", "lift_pts": 40.0},
-        "spend": {"model_calls": 10 * parts, "cached_arms": 0, "cost_usd": 1.25}, "grader_files": [],
-        "changed_in_pr": [f"## Section {i} " + "w" * 60 for i in range(0, parts, 2)],
-        "parts": [{"label": f"## Section {i} " + "w" * 60, "role": "dead weight", "contribution_pts": 0.0,
-                   "ci95": [-5.0, 5.0], "p_adjusted": 1.0, "tokens": 1234, "note": "n" * 150}
-                  for i in range(parts)],
-    }
+    return AblationDocument(
+        skill=skill, suite=f"skills/{skill}", heading_level=2,
+        full=FullLift(40.0, "+40.0 pts (95% CI +20.0 to +60.0)"),
+        spend=AblationSpend(model_calls=10 * parts, cached_arms=0, cost_usd=1.25), grader_files=(),
+        cases=10, runs=1, changed_in_pr=tuple(f"## Section {i} " + "w" * 60 for i in range(0, parts, 2)),
+        parts=tuple(PartResult(kind="section", name=f"s{i}", label=f"## Section {i} " + "w" * 60, lines=(i, i + 1),
+                               chars=4936, tokens=1234, role="dead weight", contribution_pts=0.0, ci95=(-5.0, 5.0),
+                               p_value=1.0, p_adjusted=1.0, detectable_pts=None, n_cases=10, errored_records=0,
+                               calls=10, note="n" * 150)
+                    for i in range(parts)),
+    )
 
 
 def test_the_whole_comment_fits_githubs_limit_with_a_large_ablation():

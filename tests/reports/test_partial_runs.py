@@ -218,3 +218,43 @@ def test_resume_from_a_document_of_another_suite_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "holds no run of" in err and str(two / "eval.yaml") in err and "one" in err, err
     assert not (tmp_path / "two.json").exists()
+
+
+def test_a_dry_run_over_a_malformed_earlier_document_names_the_file_and_the_field(tmp_path, monkeypatch, capsys):
+    """The plan measures from the last run at --output, read as a typed run at the door: a
+    document that is not one is a one-line usage error, never a silent rough guess."""
+    skill = make_skill(tmp_path, [grep_case("a")], responses={"a": answers("SKILLED", "x")})
+    monkeypatch.chdir(tmp_path)
+    args = ["run", str(skill), "--adapter", "mock", "--no-history", "--no-cache", "--quiet"]
+    assert main(args) == 0
+    doc = json.loads(Path("results.json").read_text())
+    doc["cases"][0]["with_skill"]["usage"]["input_tokens"] = "many"
+    Path("results.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main([*args, "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "results.json: not a skillab results document" in err and "usage.input_tokens" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("field,value,named", [
+    (("adapter", "name"), ["mock"], "adapter.name: expected str"),
+    (("suite", "suite_hash"), 7, "suite.suite_hash: expected str"),
+    (("models",), "mock", "models: expected an object"),
+])
+def test_resume_reads_the_earlier_run_typed_and_names_the_field_that_does_not_fit(tmp_path, capsys, field, value,
+                                                                                   named):
+    skill = make_skill(tmp_path, [grep_case("a")], responses={"a": answers("SKILLED", "x")})
+    args = ["run", str(skill), "--adapter", "mock", "--no-history", "--no-cache", "--quiet"]
+    earlier = tmp_path / "earlier.json"
+    assert main([*args, "--output", str(earlier)]) == 0
+    doc = json.loads(earlier.read_text())
+    block = doc
+    for key in field[:-1]:
+        block = block[key]
+    block[field[-1]] = value
+    earlier.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main([*args, "--resume", str(earlier), "--output", str(tmp_path / "again.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--resume {earlier}: not a skillab results document ({named}" in err and len(err.splitlines()) == 1

@@ -12,10 +12,7 @@ REPORTS = Path(skillab.reports.__file__).parent
 # The names a run goes by in a signature.
 RUN_NAMES = {"doc", "docs", "document", "documents", "run", "runs", "log", "logs"}
 # Modules that still read a dict (the test says when an entry is no longer needed).
-NOT_YET_CONVERTED = {
-    # An ablation's own document (``skillab ablate``), not a run's: no typed form yet.
-    "ablation",
-}
+NOT_YET_CONVERTED: set[str] = set()
 
 
 def dict_run_parameters(source: str) -> list[str]:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from skillab.agents.context_budget import context_cost
 from skillab.cli import main
+from skillab.core.ablation import AblationDocument, AblationSpend, FullLift, PartResult
 from skillab.errors import SkillabError
 from skillab.scoring.ablation import Contrast, can_still_claim, classify, holm
 from skillab.scoring.inference import CasePair
@@ -271,3 +273,31 @@ def test_ablate_says_before_spending_when_the_suite_is_too_small_to_label_any_pa
     assert "7 cases or more can label one" in out  # 2^-6 = 0.016 < 5% / 3
     main(["ablate", str(DEMO), "--adapter", "mock", "--dry-run", "--output", str(tmp_path / "b.json")])
     assert "too small" not in capsys.readouterr().out
+
+
+def test_the_ablation_document_reads_back_typed_and_writes_the_same_bytes(tmp_path, capsys):
+    output = tmp_path / "ablation.json"
+    assert main(["ablate", str(DEMO), "--adapter", "mock", "--no-cache", "--quiet", "--stop-seed", "3",
+                 "--output", str(output)]) == 0
+    text = output.read_text()
+    document = AblationDocument.from_json(json.loads(text))
+    assert document.parts[0].role in ("load-bearing", "dead weight", "harmful") and document.spend.model_calls > 0
+    assert json.dumps(document.to_json(), indent=2, ensure_ascii=False) + "\n" == text
+    marked = replace(document, changed_in_pr=("## Cite the ticket",))
+    assert AblationDocument.from_json(marked.to_json()) == marked
+
+
+@pytest.mark.parametrize("damage,where", [
+    (lambda d: d["parts"][0].update(role="great"), "ablation.parts[0].role"),
+    (lambda d: d["spend"].pop("model_calls"), "ablation.spend"),
+    (lambda d: d.update(format="skillab.results/1"), "format"),
+])
+def test_a_malformed_ablation_document_is_refused_naming_the_field(damage, where):
+    part = PartResult(kind="section", name="a", label="## A", lines=(1, 2), chars=10, tokens=3, role="dead weight",
+                      contribution_pts=0.0, ci95=(-5.0, 5.0), p_value=1.0, p_adjusted=1.0, detectable_pts=None,
+                      n_cases=4, errored_records=0, calls=4)
+    doc = AblationDocument(skill="s", suite="skills/s", heading_level=2, full=FullLift(None, None), parts=(part,),
+                           grader_files=(), cases=4, runs=1, spend=AblationSpend(8, 4, None)).to_json()
+    damage(doc)
+    with pytest.raises(ValueError, match=where.replace("[", r"\[").replace("]", r"\]")):
+        AblationDocument.from_json(doc)

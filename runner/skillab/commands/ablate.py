@@ -54,13 +54,13 @@ def cmd_ablate(args: argparse.Namespace) -> int:
                                      say=(lambda _m: None) if args.quiet else say,
                                      stop_early=None if args.stop_early == "none" else args.stop_early,
                                      seed=args.stop_seed)
-    document = result.to_dict()
+    document = result.to_json()
     Path(args.output).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    write_ablation_reports(document, markdown=args.markdown, html=args.html)
+    write_ablation_reports(result, markdown=args.markdown, html=args.html)
     if args.json:
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        print(render_terminal(document))
+        print(render_terminal(result))
     say(f"wrote {args.output} (ablation document)")
     return EXIT_OK
 

@@ -8,21 +8,20 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.options import DEFAULT_FAIL_ON
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..core.wording import counted
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
-from ..session import Gates, Session, SuiteRun, suite_config
+from ..session import Session, SuiteRun, suite_config
 from .console import say
-from .saved_results import load_results
+from .saved_results import finished_logs, load_results
 from .select import earlier_logs, keep_the_rest
-from .settings import configs_from_args
+from .settings import configs_from_args, gates_from_args
 from .targets import suite_targets
 
 if TYPE_CHECKING:
-    from ..core.runlog import RunLog
+    from ..engine.resume import EarlierRun
 
 
 def check_destinations(args: argparse.Namespace) -> None:
@@ -91,58 +90,57 @@ def check_agents(configs: list[RunConfig], prepared: list) -> None:
             create_judge(config)
 
 
-def resume_documents(args: argparse.Namespace, prepared: list) -> list[dict | None]:
-    """The earlier document of each suite (``--resume``), checked to be the same experiment."""
+def resume_documents(args: argparse.Namespace, prepared: list) -> list[EarlierRun | None]:
+    """The earlier run of each suite (``--resume``), read at the door and checked to be the
+    same experiment."""
     if args.resume is None:
         return [None] * len(prepared)
     from ..engine.meta import suite_hash
-    from ..engine.resume import header_problem
+    from ..engine.resume import EarlierRun
 
     adapter = args.adapter[0] if args.adapter else "agent"
-    documents = load_results(args.resume)
-    for loaded in documents:
-        problem = header_problem(loaded)
-        if problem is not None:
-            raise UsageError(f"--resume {args.resume}: not a skillab results document ({problem})")
-    earlier: dict[Path, dict] = {}
-    for loaded in documents:
-        path = Path(loaded["suite"]["path"]).resolve()
+    documents: list[EarlierRun] = []
+    for loaded in load_results(args.resume):
+        try:
+            documents.append(EarlierRun.read(loaded))
+        except ValueError as exc:
+            raise UsageError(f"--resume {args.resume}: not a skillab results document ({exc})") from None
+    earlier: dict[Path, EarlierRun] = {}
+    for run in documents:
         # A suite run under several agents: the one this run resumes, if it is there.
-        if path not in earlier or loaded["adapter"]["name"] == adapter:
-            earlier[path] = loaded
-    found: list[dict | None] = []
+        if run.resolved not in earlier or run.adapter == adapter:
+            earlier[run.resolved] = run
+    found: list[EarlierRun | None] = []
     for p in prepared:
         doc = earlier.get(Path(p.suite.path).resolve()) or _same_content(documents, p, adapter)
-        if doc is not None and doc["suite"].get("skill_hash") != p.skill.content_hash():
+        if doc is not None and doc.skill_hash != p.skill.content_hash():
             raise UsageError(f"--resume {args.resume}: the skill {p.skill.name} changed since that "
                              "run; resuming would mix two versions (run it afresh)")
-        if doc is not None and doc["suite"].get("suite_hash") not in (None, suite_hash(p.suite)):
+        if doc is not None and doc.suite_hash not in (None, suite_hash(p.suite)):
             raise UsageError(f"--resume {args.resume}: the suite {p.suite.path} (its cases, grading or "
                              "the --case/--tag selection) changed since that run; resuming would "
                              "mix two versions (run it afresh)")
-        if doc is not None and (doc["adapter"]["name"] != adapter
-                                or doc["models"].get("agent") != args.model):
-            raise UsageError(f"--resume {args.resume}: that run used adapter {doc['adapter']['name']} "
-                             f"and model {doc['models'].get('agent')}; pass the same ones")
+        if doc is not None and (doc.adapter != adapter or doc.model != args.model):
+            raise UsageError(f"--resume {args.resume}: that run used adapter {doc.adapter} "
+                             f"and model {doc.model}; pass the same ones")
         found.append(doc)
     if documents and not any(found):
         # Nothing to keep: running on would silently pay for every arm again.
-        recorded = ", ".join(sorted({str(d["suite"]["path"]) for d in documents}))
+        recorded = ", ".join(sorted({run.path for run in documents}))
         raise UsageError(f"--resume {args.resume}: it holds no run of "
                          f"{', '.join(str(p.suite.path) for p in prepared)} (it has {recorded}, and "
                          "none has the same cases and skill); resume the suite it ran, or run afresh")
     return found
 
 
-def _same_content(documents: list[dict], prepared, adapter: str) -> dict | None:
+def _same_content(documents: list[EarlierRun], prepared, adapter: str) -> EarlierRun | None:
     """The document of this suite when its recorded path does not lead here: paths are kept as
     typed, so another working directory or a moved folder changes them, not the experiment."""
     from ..engine.meta import suite_hash
 
     same = [d for d in documents
-            if d["suite"].get("suite_hash") == suite_hash(prepared.suite)
-            and d["suite"].get("skill_hash") == prepared.skill.content_hash()]
-    return next((d for d in same if d["adapter"]["name"] == adapter), same[0] if same else None)
+            if d.suite_hash == suite_hash(prepared.suite) and d.skill_hash == prepared.skill.content_hash()]
+    return next((d for d in same if d.adapter == adapter), same[0] if same else None)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -177,7 +175,7 @@ def run_once(args: argparse.Namespace) -> int:
     if len(configs) > 1 or args.dry_run:
         # A dry run is a preflight: it fails where the run would (a missing agent or judge key).
         check_agents(configs, prepared)
-    earlier = resume_documents(args, prepared)
+    earlier = [run.document if run is not None else None for run in resume_documents(args, prepared)]
     if args.dry_run:
         return _dry_run(args, config, prepared, targets, earlier)
     logs: list[RunLog] = []
@@ -249,7 +247,7 @@ def _dry_run(args: argparse.Namespace, config: RunConfig, prepared: list, target
     """The plan of what the run would do and cost; nothing is run."""
     from ..engine.plan import models_and_keys, plan_suite, render_plan
 
-    previous = earlier if args.resume else _previous_documents(args.output, prepared)
+    previous = _resumed_logs(earlier) if args.resume else _previous_logs(args.output, prepared)
     plans = [plan_suite(p, suite_config(config, t), prev, resume)
              for p, t, prev, resume in zip(prepared, targets, previous, earlier)]
     needs_judge = any(c.needs_judge for ready in prepared for c in ready.graded)
@@ -358,14 +356,7 @@ def _checkpoint(args: argparse.Namespace, config: RunConfig):
 
 def gate_exit(args: argparse.Namespace, logs: list[RunLog]) -> int:
     """The gates on finished runs: exit 1 with one line per failure, else 0."""
-    chosen = set(args.fail_on_verdict or DEFAULT_FAIL_ON) - {"none"}
-    fail_on = chosen | (set() if args.allow_error_verdict else {"error"})
-    gates = Gates(tuple(sorted(fail_on)), args.min_delta_pts, args.gate_on,
-                  args.min_trigger_recall, args.max_false_trigger_rate,
-                  max_skill_tokens=getattr(args, "max_skill_tokens", None),
-                  max_leaks=getattr(args, "max_leaks", None),
-                  max_held_out_gap=getattr(args, "max_held_out_gap", None),
-                  fail_on_broken=getattr(args, "fail_on_broken", False))
+    gates = gates_from_args(args)
     reasons = [r for log in logs for r in gates.failures(log)]
     for reason in reasons:
         say(f"gate failed: {reason}")
@@ -382,15 +373,33 @@ class _nothing:
         return None
 
 
-def _previous_documents(path: Path, prepared: list) -> list[dict | None]:
-    """The last run's document of each suite at the ``--output`` path, to measure costs from."""
+def _previous_logs(path: Path, prepared: list) -> list[RunLog | None]:
+    """The last run of each suite at the ``--output`` path, to measure costs from; none when
+    there is no file there, a usage error naming the file and the field when it is not a
+    results document."""
     from ..log.results import load_documents
 
-    try:
-        docs = {Path(d["suite"]["path"]).resolve(): d for d in load_documents(path)}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    if not path.is_file():
         return [None] * len(prepared)
-    return [docs.get(Path(p.suite.path).resolve()) for p in prepared]
+    try:
+        documents = load_documents(path)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: not a skillab results document ({exc})") from None
+    logs = {Path(log.settings.suite.path).resolve(): log for log in finished_logs(path, documents)}
+    return [logs.get(Path(p.suite.path).resolve()) for p in prepared]
+
+
+def _resumed_logs(earlier: list[dict | None]) -> list[RunLog | None]:
+    """The ``--resume`` documents that are whole runs, to measure costs from. The journal's
+    partial ones and any with a damaged record are not (their arms run again), so the plan
+    estimates those."""
+    logs: list[RunLog | None] = []
+    for doc in earlier:
+        try:
+            logs.append(RunLog.from_json(doc) if doc is not None else None)
+        except (ValueError, KeyError, TypeError):
+            logs.append(None)
+    return logs
 
 
 def write_reports(args: argparse.Namespace, logs: list[RunLog], *, results_path: Path | None = None) -> None:

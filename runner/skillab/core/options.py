@@ -1,15 +1,16 @@
 """Every setting of ``skillab run`` and ``skillab ablate``, declared once.
 
 Each row gives a setting's name (its long flag without dashes, its config-file key and, when it
-is one, its Action input), where it lands (``lands``: the settings field it fills, or the gate
-or report that reads it), its one parser with its bounds, its environment variable, whether a
-config file may set it and the trust rule that file must pass, its Action input, and the
-commands that take it. The command line (``cli.add_run_arguments``), the config file
-(``commands.config_file``), the Action's inputs (``github.inputs``, hence ``action.yml``) and
-the reference ``docs/options.md`` (``render_reference``) are all read off this table; tests hold
-the generated files to it.
+is one, its Action input), where it lands (``lands``: the settings or gates field it fills, which
+``session.landing`` fills for both front ends, or the code that reads the flag itself), its one
+parser with its bounds, its environment variable, whether a config file may set it and the
+trust rule that file must pass, its Action input, and the commands that take it. The command
+line (``cli.add_run_arguments``), the config file (``commands.config_file``), the Action's
+inputs (``github.inputs``, hence ``action.yml``) and the reference ``docs/options.md``
+(``render_reference``) are all read off this table; tests hold the generated files to it.
 
-Adding a setting is one row here, and the code that reads it: see docs/options.md.
+Adding a setting is one row here (and, for a reader that is no settings field, the code that
+reads it): see docs/options.md.
 """
 
 from __future__ import annotations
@@ -52,6 +53,52 @@ CONFINING_SANDBOXES = ("bwrap", "image")
 
 # A config file's value -> why it needs the user's consent, or None when the file may set it.
 TrustRule = Callable[[Any, Path], "str | None"]
+# The parsed value, and what earlier rows landed in the same field (``KEEP``: nothing) -> the
+# field's value; ``KEEP`` leaves the field as it was.
+Settle = Callable[[Any, Any], Any]
+# The roots a row may land under: ``RunConfig``'s components and the run's ``Gates``.
+SETTINGS_ROOTS = ("engine", "agent", "judge", "tuning", "gates")
+
+
+class _Keep:
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+KEEP: Any = _Keep()
+
+
+def _or(default: Any) -> Settle:
+    return lambda value, landed: default if value is None else value
+
+
+def _flag(value: Any, landed: Any) -> bool:
+    return bool(value)
+
+
+def _negated(value: Any, landed: Any) -> bool:
+    return not value
+
+
+def _tupled(value: Any, landed: Any) -> tuple[Any, ...]:
+    return tuple(value or ())
+
+
+def _off_when_none(value: Any, landed: Any) -> Any:
+    return None if value == "none" else value
+
+
+def _history_off(off: Any, landed: Any) -> Any:
+    return None if off else landed
+
+
+def _verdicts(chosen: Any, landed: Any) -> tuple[str, ...]:
+    return tuple(sorted(set(chosen or DEFAULT_FAIL_ON) - {"none"}))
+
+
+def _error_verdict(allowed: Any, landed: Any) -> Any:
+    # ``error`` fails the run unless allowed, whatever --fail-on-verdict chose.
+    return landed if allowed or landed is KEEP else tuple(sorted({*landed, "error"}))
 
 
 def _endpoint(value: Any, root: Path) -> str | None:
@@ -99,9 +146,10 @@ class ActionInput:
 
 @dataclass(frozen=True)
 class Option:
-    """One setting. ``lands`` says what reads it: ``engine.runs`` is ``RunConfig.engine.runs``;
-    ``gate``, ``report``, ``selection`` and ``invocation`` name the code that reads the
-    parsed flag itself (the gates, the report writers, case selection, this invocation)."""
+    """One setting. ``lands`` says what reads it: ``engine.runs`` is ``RunConfig.engine.runs``,
+    ``gates.max_leaks`` is the run's ``Gates.max_leaks`` (several, comma-separated, fill each;
+    ``session.landing`` puts them there); ``report``, ``selection`` and ``invocation`` name the
+    code that reads the parsed flag itself (the report writers, case selection, this invocation)."""
 
     name: str
     lands: str
@@ -121,6 +169,19 @@ class Option:
     trust: TrustRule | None = None
     input: ActionInput | None = None
     commands: frozenset[Command] = BOTH
+    # How the parsed value becomes the field's (None: as parsed); see ``Settle``.
+    settle: Settle | None = None
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The settings fields this row fills (``engine.runs``, ``gates.max_leaks``); none when a
+        reader named in ``lands`` takes the parsed flag itself."""
+        named = tuple(part.strip() for part in self.lands.split(","))
+        return tuple(t for t in named if t.split(".")[0] in SETTINGS_ROOTS)
+
+    def landed(self, value: Any, landed: Any = KEEP) -> Any:
+        """``value`` as its field holds it, given what earlier rows ``landed`` there."""
+        return self.settle(value, landed) if self.settle is not None else value
 
     @property
     def flag(self) -> str:
@@ -252,12 +313,12 @@ OPTIONS: tuple[Option, ...] = (
            input=ActionInput("Independent repeats per case, mean-aggregated.", default="1")),
     Option("pass-k", "engine.pass_k", group=PLAN, parse=positive_int, default=1, metavar="K", config=True,
            help="up to K attempts per arm; the arm passes if any does (default %(default)s)"),
-    Option("pass-n", "engine.pass_n", group=PLAN, parse=positive_int, metavar="N", config=True,
+    Option("pass-n", "engine.pass_n", settle=_or(0), group=PLAN, parse=positive_int, metavar="N", config=True,
            help="attempts per arm for pass@k, at least K (default K); more attempts make the "
                 "unbiased pass@k estimate less noisy"),
     Option("against", "engine.against", group=PLAN, metavar="REF_OR_DIR", commands=RUN,
            help="add an arm with the original skill (git ref or directory): candidate vs original"),
-    Option("placebo", "engine.placebo", group=PLAN, kind="switch", commands=RUN,
+    Option("placebo", "engine.placebo", settle=_flag, group=PLAN, kind="switch", commands=RUN,
            help="add an arm with the skill's placebo (same name, same lengths, neutral text, staged the "
                 "same way): content lift (skill vs placebo) beside presence lift (placebo vs none)",
            input=ActionInput("`true`: add an arm with each skill's placebo (the same name, a description of "
@@ -267,9 +328,9 @@ OPTIONS: tuple[Option, ...] = (
                              default="false")),
     Option("format", "engine.suite_format", group=PLAN, dest="suite_format", metavar="NAME",
            help="suite format when it cannot be told from the file names"),
-    Option("case", "engine.case_names", group=PLAN, kind="append", metavar="NAME",
+    Option("case", "engine.case_names", settle=_tupled, group=PLAN, kind="append", metavar="NAME",
            help="run only this case (repeatable)"),
-    Option("tag", "engine.tags", group=PLAN, kind="append", metavar="TAG", config=True,
+    Option("tag", "engine.tags", settle=_tupled, group=PLAN, kind="append", metavar="TAG", config=True,
            help="run only cases with this tag (repeatable)"),
     Option("keyword", "selection", group=PLAN, short="-k", long=False, metavar="EXPR", commands=RUN,
            help="run only cases whose name or a tag matches EXPR: words (substrings, or globs with "
@@ -325,7 +386,8 @@ OPTIONS: tuple[Option, ...] = (
                 "SKILLAB_BUDGET_TOKEN): every model call asks it first, for one cost cap, rate and "
                 "back-off across shards; a shard that cannot reach it runs under its own "
                 "--max-cost-usd and says so (not settable from a config file)"),
-    Option("stop-early", "engine.stop_early", group=PLAN, choices=("curtail", "group-sequential", "none"),
+    Option("stop-early", "engine.stop_early", settle=_off_when_none,
+           group=PLAN, choices=("curtail", "group-sequential", "none"),
            metavar="DESIGN",
            help="run cases in a seeded random order and stop once the rest can no longer change the "
                 "lift sentence (curtail: exact; group-sequential: O'Brien-Fleming looks at 1/4, 1/2, "
@@ -368,21 +430,25 @@ OPTIONS: tuple[Option, ...] = (
            help="after the table, both arms' reasons, longer output tails and answers"),
     Option("quiet", "report", group=OUTPUT, kind="switch", help="no progress on stderr"),
     # --- gates
-    Option("fail-on-verdict", "gate", group=GATES, kind="append", choices=FAIL_ON_CHOICES, metavar="V",
+    Option("fail-on-verdict", "gates.fail_on", settle=_verdicts,
+           group=GATES, kind="append", choices=FAIL_ON_CHOICES, metavar="V",
            config=True, commands=RUN,
            help="exit 1 when the verdict is V (repeatable; choices: %(choices)s; default fail, as "
                 "the Action; none: no verdict gate). error always fails unless --allow-error-verdict",
            input=ActionInput("Comma-separated verdicts (fail, mixed, error) that fail the check when "
                              "any suite ends with one of them. Empty: never.", default="fail,error",
                              keep_blank=True)),
-    Option("allow-error-verdict", "gate", group=GATES, kind="switch", config=True, commands=RUN,
+    Option("allow-error-verdict", "gates.fail_on", settle=_error_verdict,
+           group=GATES, kind="switch", config=True, commands=RUN,
            help="exit 0 even when nothing could be measured (verdict error)"),
-    Option("min-delta-pts", "gate", group=GATES, parse=finite_float, metavar="PTS", config=True,
+    Option("min-delta-pts", "gates.min_delta_pts, engine.min_delta_pts", group=GATES, parse=finite_float, metavar="PTS",
+           config=True,
            commands=RUN,
            help="exit 1 when the pass-rate delta is below PTS points, or was not measured",
            input=ActionInput("Fail the check when a suite's pass-rate delta (points) is below this, "
                              "or could not be measured. Empty: off.")),
-    Option("gate-on", "gate", group=GATES, choices=("point", "lower-bound"), default="point", config=True,
+    Option("gate-on", "gates.gate_on, engine.gate_on", settle=_or("point"),
+           group=GATES, choices=("point", "lower-bound"), default="point", config=True,
            commands=RUN,
            help="what --min-delta-pts compares: the point estimate, or the lower bound of its 95%% "
                 "interval (default %(default)s)",
@@ -393,44 +459,47 @@ OPTIONS: tuple[Option, ...] = (
            help="the lift the power statement sizes the suite for (default %(default)s)",
            input=ActionInput("The lift (points) the report's power statement sizes the suite for.",
                              default="10")),
-    Option("min-trigger-recall", "gate", group=GATES, parse=share, metavar="R", config=True, commands=RUN,
+    Option("min-trigger-recall", "gates.min_trigger_recall", group=GATES, parse=share, metavar="R", config=True,
+           commands=RUN,
            help="exit 1 when a suite's trigger recall is below R (0..1)",
            input=ActionInput("Fail the check when a suite's trigger recall (share of should-trigger "
                              "queries on which the agent loaded the skill) is below this rate (0 to "
                              "1). Empty: off.")),
-    Option("max-false-trigger-rate", "gate", group=GATES, parse=share, metavar="R", config=True,
+    Option("max-false-trigger-rate", "gates.max_false_trigger_rate", group=GATES, parse=share, metavar="R", config=True,
            commands=RUN,
            help="exit 1 when a suite's false-trigger rate is above R (0..1)",
            input=ActionInput("Fail the check when a suite's false-trigger rate (share of "
                              "should-not-trigger queries on which the agent loaded the skill) is "
                              "above this rate (0 to 1). Empty: off.")),
-    Option("max-skill-tokens", "gate", group=GATES, parse=positive_int, metavar="N", config=True,
+    Option("max-skill-tokens", "gates.max_skill_tokens", group=GATES, parse=positive_int, metavar="N", config=True,
            commands=RUN,
            help="exit 1 when the skill's listing entry plus body costs more than N tokens in context "
                 "for the run's agent (estimated at 4 characters a token)",
            input=ActionInput("Fail the check when a skill's listing entry plus body costs more than "
                              "this many tokens in context for the run's agent (as `skillab run "
                              "--max-skill-tokens`). Empty: no gate.")),
-    Option("fail-on-broken", "gate", group=GATES, kind="switch", config=True, commands=RUN,
+    Option("fail-on-broken", "gates.fail_on_broken", settle=_flag,
+           group=GATES, kind="switch", config=True, commands=RUN,
            help="exit 1 when the --against run names cases the edit broke beyond noise",
            input=ActionInput("`true`: fail the check when the run against the original skill names cases the "
                              "edit broke beyond noise (as `skillab run --fail-on-broken`), so the check agrees "
                              "with the comment's headline. `false`: the comment still names them.",
                              default="true")),
-    Option("max-held-out-gap", "gate", group=GATES, parse=non_negative_float, metavar="PTS", config=True,
+    Option("max-held-out-gap", "gates.max_held_out_gap", group=GATES, parse=non_negative_float, metavar="PTS",
+           config=True,
            commands=RUN,
            help="exit 1 when the author cases' lift exceeds the held-out cases' lift by more than PTS points "
                 "(cases with held_out: true or the tag held-out)",
            input=ActionInput("Fail the check when the author cases' lift exceeds the held-out cases' lift by "
                              "more than this many points (as `skillab run --max-held-out-gap`). Empty: no gate.")),
-    Option("max-leaks", "gate", group=GATES, parse=non_negative_int, metavar="N", config=True, commands=RUN,
+    Option("max-leaks", "gates.max_leaks", group=GATES, parse=non_negative_int, metavar="N", config=True, commands=RUN,
            help="exit 1 when the audit finds more than N answer leaks (grader literals, expected values) in "
                 "the skill's files (`skillab audit`)",
            input=ActionInput("Fail the check when the audit finds more than this many answer leaks (grader "
                              "literals, expected values) in a skill's files (as `skillab run --max-leaks`). "
                              "Empty: no gate; the findings are reported either way.")),
     # --- baseline cache and history
-    Option("no-cache", "engine.cache_enabled", group=CACHE, kind="switch", config=True,
+    Option("no-cache", "engine.cache_enabled", settle=_negated, group=CACHE, kind="switch", config=True,
            help="run every without-skill arm (the cache is on by default)"),
     Option("cache-dir", "engine.cache_dir", group=CACHE, parse=Path, metavar="DIR", config=True,
            trust=_inside,
@@ -443,9 +512,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("cache-ttl-days", "engine.cache_ttl_days", group=CACHE, parse=non_negative_float,
            default=DEFAULT_CACHE_TTL_DAYS, metavar="D", config=True,
            help="cached baselines older than D days are rerun (default %(default)s)"),
-    Option("history", "engine.history_path", group=CACHE, parse=Path, metavar="PATH", config=True,
+    Option("history", "engine.history_path", settle=_or(DEFAULT_HISTORY_PATH),
+           group=CACHE, parse=Path, metavar="PATH", config=True,
            trust=_inside, help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})"),
-    Option("no-history", "engine.history_path", group=CACHE, kind="switch", config=True,
+    Option("no-history", "engine.history_path", settle=_history_off, group=CACHE, kind="switch", config=True,
            help="neither read nor append the history"),
     Option("evidence-ledger", "engine.evidence_ledger", group=CACHE, parse=Path, metavar="PATH", commands=RUN,
            help="add this run's pairs to the signed evidence ledger at PATH (e.g. .skillab/evidence.jsonl) "
@@ -462,14 +532,14 @@ CONFIG_KEYS: tuple[str, ...] = tuple(option.name for option in OPTIONS if option
 GROUPS: tuple[str, ...] = ("", AGENT, PLAN, OUTPUT, GATES, CACHE)
 
 
-def options_for(command: Command) -> tuple[Option, ...]:
-    return tuple(option for option in OPTIONS if command in option.commands)
+def options_for(command: Command, options: tuple[Option, ...] = OPTIONS) -> tuple[Option, ...]:
+    return tuple(option for option in options if command in option.commands)
 
 
-def not_taken(command: Command) -> dict[str, Any]:
+def not_taken(command: Command, options: tuple[Option, ...] = OPTIONS) -> dict[str, Any]:
     """The attributes of the options ``command`` does not take, at their defaults: code shared
     with ``run`` reads them, but no flag can set them."""
-    return {option.attr: option.initial() for option in OPTIONS if command not in option.commands}
+    return {option.attr: option.initial() for option in options if command not in option.commands}
 
 
 def render_reference() -> str:
@@ -500,8 +570,11 @@ def render_reference() -> str:
         "where it lands, its parser (from `core/choices.py`, with its bounds), `config=True` (and a "
         "`trust` rule if a repository's value could widen what the run reaches), "
         "`input=ActionInput(...)` if the Action takes it, and `commands` (`RUN` or `BOTH`).",
-        "2. Read it where it lands: `commands/settings.py` maps the parsed flags into the settings "
-        "dataclasses; the Action parses its input with the same row (`github/inputs.py`).",
+        "2. Say where it lands. A settings field (`engine.runs`, `agent.model.seed`, `gates.max_leaks`; "
+        "several comma-separated; `settle=` when the parsed value is not yet the field's) is filled by "
+        "`session/landing.py` for the CLI with no other code; the Action parses its input with the same "
+        "row (`github/inputs.py`) and names it in `Action.landed` (`github/action.py`). A reader "
+        "(`report`, `selection`, `invocation`) takes the parsed flag itself.",
         "3. Regenerate the reference, and `action.yml` when it is an input:",
         "",
         "```",

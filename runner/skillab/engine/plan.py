@@ -14,9 +14,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..core.usage import Usage, sum_usage
-from ..core.wire import from_wire
 from ..core.wording import counted
 from ..providers.pricing import cost_usd, price_of
 from .prepare import Prepared
@@ -67,9 +67,10 @@ class SuitePlan:
         return agent + self.judge_calls + self.judge_reasks
 
 
-def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] | None,
+def plan_suite(prepared: Prepared, config: RunConfig, previous: RunLog | None,
                resume_from: dict[str, Any] | None = None) -> SuitePlan:
-    """``resume_from``: the arms that document finished are kept, not planned."""
+    """``previous``: the earlier run of the suite its costs are measured from (None: estimated);
+    ``resume_from``: the arms that document finished are kept, not planned."""
     arms_per_record = len(_arm_names(config))
     kept = _kept_arms(prepared, config, resume_from)
     hits = _expected_hits(prepared, config, resume_from)
@@ -92,7 +93,7 @@ def plan_suite(prepared: Prepared, config: RunConfig, previous: dict[str, Any] |
             share = arms / max(1, arms + kept)
             tokens, cost = round(tokens * share), (None if cost is None else round(cost * share, 6))
         tokens, cost = _with_judge(previous, measured, tokens, cost, arms)
-        basis = f"measured: per case and arm, what the run of {previous['timings']['started_at'][:16]} used"
+        basis = f"measured: per case and arm, what the run of {previous.settings.started_at.isoformat()[:16]} used"
     else:
         tokens, cost = _rough(prepared, config, arms, judge_calls)
         basis = (f"rough: {FRAMING_TOKENS} framing + prompt + skill tokens in, {ANSWER_TOKENS} out per "
@@ -171,18 +172,18 @@ def _arm_names(config: RunConfig) -> list[str]:
             + (["placebo"] if config.engine.placebo else []))
 
 
-def _measured(previous: dict[str, Any] | None, prepared: Prepared, config: RunConfig
+def _measured(previous: RunLog | None, prepared: Prepared, config: RunConfig
               ) -> dict[tuple[str, str], list[Usage]] | None:
-    if not previous or previous.get("adapter", {}).get("name") != config.agent.adapter:
+    if previous is None or previous.settings.adapter.name != config.agent.adapter:
         return None
-    if (previous.get("models") or {}).get("agent") != config.agent.model.name:
+    if previous.settings.models.agent != config.agent.model.name:
         return None
     usage: dict[tuple[str, str], list[Usage]] = defaultdict(list)
-    for record in previous.get("cases", []):
+    for record in previous.records:
         for arm in ("with_skill", "without_skill", "original", "placebo"):
-            data = record.get(arm)
-            if data and not data.get("cached") and not data.get("errored"):
-                usage[(record["case_name"], arm)].append(from_wire(Usage, data.get("usage", {}), "usage"))
+            data = getattr(record, arm)
+            if data is not None and not data.cached and not data.errored:
+                usage[(record.case_name, arm)].append(data.usage)
     names = {c.name for c in prepared.graded}
     return usage if any(case in names for case, _ in usage) else None
 
@@ -211,10 +212,10 @@ def _from_measured(measured: dict[tuple[str, str], list[Usage]], prepared: Prepa
     return int(round(tokens)), (round(cost, 6) if priced else None)
 
 
-def _with_judge(previous: dict[str, Any], measured: dict[tuple[str, str], list[Usage]],
+def _with_judge(previous: RunLog, measured: dict[tuple[str, str], list[Usage]],
                 tokens: int, cost: float | None, arms: int) -> tuple[int, float | None]:
     """Add the judge's share: what it cost per graded arm last time, times the arms to run."""
-    judge = from_wire(Usage, ((previous.get("usage") or {}).get("judge")) or {}, "usage.judge")
+    judge = previous.settings.judge_usage or Usage()
     graded = sum(len(uses) for uses in measured.values())
     if not graded or not judge.total_tokens:
         return tokens, cost

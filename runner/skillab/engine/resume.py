@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agents.base import ArmName
 from ..core.records import ArmRecord
+from ..core.wire import from_wire
 from ..errors import UsageError
 from ..scoring.outcomes import classify_outcome
 
@@ -19,22 +21,51 @@ _ARMS: tuple[ArmName, ...] = ("with_skill", "without_skill", "original", "placeb
 UNFINISHED = "unfinished: the run stopped before this arm finished"
 
 
-def header_problem(document: dict[str, Any]) -> str | None:
-    """What keeps ``document`` from being resumed at all, or None. Its case records may still be
-    damaged: those arms run again (``kept_arms``)."""
-    suite = document.get("suite")
-    if not isinstance(suite, dict) or not isinstance(suite.get("path"), str) or "\0" in suite["path"]:
-        return "`suite.path` is not a path"
-    if any(suite.get(key) is not None and not isinstance(suite[key], str) for key in ("skill_hash", "suite_hash")):
-        return "`suite.skill_hash` or `suite.suite_hash` is not text"
-    adapter = document.get("adapter")
-    if not isinstance(adapter, dict) or not isinstance(adapter.get("name"), str):
-        return "`adapter.name` is not text"
-    if not isinstance(document.get("models", {}), dict):
-        return "`models` is not an object"
-    if not isinstance(document.get("cases", []), list):
-        return "`cases` is not a list"
-    return None
+@dataclass(frozen=True)
+class EarlierRun:
+    """A document ``--resume`` reads (a results document, or the journal's partial one): the
+    experiment it was, typed at the door. ``document`` keeps its records as written: a damaged
+    record only means its arms run again (``kept_arms``)."""
+
+    path: str
+    skill_hash: str | None
+    suite_hash: str | None
+    adapter: str
+    model: str | None
+    document: dict[str, Any]
+
+    @property
+    def resolved(self) -> Path:
+        return Path(self.path).resolve()
+
+    @classmethod
+    def read(cls, document: Any) -> EarlierRun:
+        """``ValueError`` naming the field that keeps ``document`` from being resumed at all."""
+        suite, adapter = _object(document, "suite"), _object(document, "adapter")
+        models = _object(document, "models", missing={})
+        if not isinstance(document.get("cases", []), list):
+            raise ValueError(f"cases: expected a list, got {type(document['cases']).__name__}")
+        path = from_wire(str, suite.get("path"), "suite.path")
+        if "\0" in path:
+            raise ValueError("suite.path: not a path (it holds a NUL)")
+        return cls(path=path, skill_hash=_text(suite, "skill_hash", "suite."),
+                   suite_hash=_text(suite, "suite_hash", "suite."),
+                   adapter=from_wire(str, adapter.get("name"), "adapter.name"),
+                   model=_text(models, "agent", "models."), document=document)
+
+
+def _object(document: Any, key: str, *, missing: dict[str, Any] | None = None) -> dict[str, Any]:
+    if not isinstance(document, dict):
+        raise ValueError(f"expected an object, got {type(document).__name__}")
+    value = document.get(key, missing)
+    if not isinstance(value, dict):
+        raise ValueError(f"{key}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _text(block: dict[str, Any], key: str, prefix: str) -> str | None:
+    value = block.get(key)
+    return None if value is None else from_wire(str, value, prefix + key)
 
 
 def check_resumable(document: dict[str, Any], adapter: Agent, judge: ExpectationJudge | None) -> None:

@@ -10,10 +10,10 @@ a failed check: the ablation informs the review, the lift gates it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
+from ..core.ablation import AblationDocument
 from ..core.settings import RunConfig
 from ..errors import SkillabError
 from ..skill.loader import Skill
@@ -24,7 +24,7 @@ from ..skill.sections import section_texts
 class ActionAblations:
     """What the ablations of one Action run produced: documents, and notes for the comment."""
 
-    documents: list[dict[str, Any]] = field(default_factory=list)
+    documents: list[AblationDocument] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -70,21 +70,20 @@ def ablate_locations(directories: list[Path], config: RunConfig, *, original_for
         except SkillabError as exc:
             found.notes.append(f"ablation of {directory.name} not run: {exc}")
             continue
-        document = result.to_dict()
-        document["changed_in_pr"] = changed_in_pr(prepared.skill, original_for(directory))
-        found.documents.append(document)
+        changed = tuple(changed_in_pr(prepared.skill, original_for(directory)))
+        found.documents.append(replace(result, changed_in_pr=changed))
     return found
 
 
-def ablation_markdown(documents: list[dict[str, Any]]) -> str:
+def ablation_markdown(documents: list[AblationDocument]) -> str:
     """Each ablation's markdown section, the PR's changed sections marked in the table."""
     from ..reports.ablation import render_markdown
 
     parts = []
     for doc in documents:
-        changed = set(doc.get("changed_in_pr") or ())
-        marked = {**doc, "parts": [{**p, "label": p["label"] + (" ✏️ changed in this PR" if p["label"] in changed else "")}
-                                   for p in doc["parts"]]}
+        changed = set(doc.changed_in_pr or ())
+        marked = replace(doc, parts=tuple(
+            replace(p, label=p.label + (" ✏️ changed in this PR" if p.label in changed else "")) for p in doc.parts))
         parts.append(render_markdown(marked))
     return "\n".join(parts)
 

@@ -16,17 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.runlog import RunLog
-from ..core.settings import (
-    AgentSettings,
-    Credentials,
-    EngineSettings,
-    JudgeSettings,
-    ModelRole,
-    ProviderTuning,
-    RunConfig,
-)
+from ..core.settings import Credentials, RunConfig
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, ProviderAuthError, SkillabError, UsageError
 from ..secrets import redact
 from .agents import choose_agents, results_file, run_delta_pts
@@ -54,6 +47,9 @@ from .workflow_commands import Log, write_step_files
 
 RESULTS_DIR = "skillab-results"
 HISTORY_FILE = Path(".skillab") / "history.jsonl"
+if TYPE_CHECKING:  # the session loads once a suite runs
+    from ..session.landing import Landed
+
 PR_TARGET_WARNING = (
     "skillab runs on pull_request_target: the suites, skills and graders come from the pull "
     "request and run with this repository's secrets. Run it only behind a maintainer's approval, "
@@ -164,38 +160,63 @@ class Action:
         """One configuration per agent the ``adapter`` input names, alike but for the agent."""
         inputs = self.inputs
         agents = choose_agents(inputs.adapter, inputs.model or self.env.get("SKILLAB_MODEL") or None)
-        engine = EngineSettings(
-            runs=inputs.runs,
-            concurrency=inputs.concurrency,
-            target_lift_pts=inputs.target_lift_pts,
-            # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
-            history_path=self.ctx.workspace / HISTORY_FILE,
-            placebo=inputs.placebo,
-            evidence_ledger=(resolve_inside(self.ctx.workspace, inputs.evidence_ledger, "evidence-ledger")
-                             if inputs.evidence_ledger else None),
-            shard=inputs.shard,
-            # In the workspace, where ``actions/cache`` can keep it (entries signed: ``cache-key``).
-            cache_dir=resolve_inside(self.ctx.workspace, inputs.cache_dir, "cache-dir") if inputs.cache_dir else None,
-            sandbox=inputs.sandbox,
-            max_cost_usd=inputs.max_cost_usd,
-        )
-        judge = ModelRole(inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None)
-        budget_url = self.env.get("SKILLAB_BUDGET_URL") or None
-        if budget_url is not None:
-            from ..budget.client import check_url
+        landed = self.landed()
+        # The key inputs join the environment's keys here only, never ``os.environ``.
+        credentials = Credentials.resolve(inputs.provider_keys())
+        return [landed.for_agent(a.adapter, a.model, credentials=credentials) for a in agents]
 
-            budget_url = check_url(budget_url)
-        base = RunConfig(
-            engine=engine,
+    def landed(self) -> Landed:
+        """The inputs that are settings of ``skillab run`` too, put where their rows land, as the
+        CLI puts its flags (``session.landing``)."""
+        from ..session.landing import land
+
+        inputs, workspace = self.inputs, self.ctx.workspace
+        return land({
+            "judge-model": inputs.judge_model or self.env.get("SKILLAB_JUDGE_MODEL") or None,
+            "judge-same-family": inputs.judge_same_family,
+            "provider": inputs.provider,
+            "base-url": inputs.base_url,
+            "runs": inputs.runs,
+            "concurrency": inputs.concurrency,
+            "target-lift-pts": inputs.target_lift_pts,
+            # Kept in the workspace: a workflow that caches .skillab/ gets the trend across runs.
+            "history": workspace / HISTORY_FILE,
+            "placebo": inputs.placebo,
+            "evidence-ledger": (resolve_inside(workspace, inputs.evidence_ledger, "evidence-ledger")
+                                if inputs.evidence_ledger else None),
+            "shard": inputs.shard,
+            # In the workspace, where ``actions/cache`` can keep it (entries signed: ``cache-key``).
+            "cache-dir": resolve_inside(workspace, inputs.cache_dir, "cache-dir") if inputs.cache_dir else None,
+            "sandbox": inputs.sandbox,
+            "max-cost-usd": inputs.max_cost_usd,
             # The shared budget of a matrix's shards (``--budget-url``), from the job's env.
-            tuning=ProviderTuning(budget_url=budget_url),
-            judge=JudgeSettings(model=judge, same_family=inputs.judge_same_family),
-            # The key inputs join the environment's keys here only, never ``os.environ``.
-            credentials=Credentials.resolve(inputs.provider_keys()),
-        )
-        return [replace(base, agent=AgentSettings(adapter=a.adapter,
-                                                  model=ModelRole(a.model, inputs.provider, inputs.base_url)))
-                for a in agents]
+            "budget-url": self.budget_url(),
+            **self.gate_values(),
+        })
+
+    def budget_url(self) -> str | None:
+        url = self.env.get("SKILLAB_BUDGET_URL") or None
+        if url is None:
+            return None
+        from ..budget.client import check_url
+
+        return check_url(url)
+
+    def gate_values(self) -> dict[str, object]:
+        inputs = self.inputs
+        return {
+            # A blank input turns the verdict gates off; ``error`` is among them only when named.
+            "fail-on-verdict": inputs.fail_on_verdict or ("none",),
+            "allow-error-verdict": True,
+            "min-delta-pts": inputs.min_delta_pts,
+            "gate-on": inputs.gate_on,
+            "min-trigger-recall": inputs.min_trigger_recall,
+            "max-false-trigger-rate": inputs.max_false_trigger_rate,
+            "max-skill-tokens": inputs.max_skill_tokens,
+            "max-leaks": inputs.max_leaks,
+            "max-held-out-gap": inputs.max_held_out_gap,
+            "fail-on-broken": inputs.fail_on_broken,
+        }
 
     # -- running suites ------------------------------------------------------------------------
 
@@ -427,14 +448,12 @@ class Action:
         return EXIT_OK
 
     def gate(self) -> None:
-        from ..session import Gates
+        from ..session.landing import land
 
         state = self.state
         inputs = self.inputs
-        gates = Gates(tuple(inputs.fail_on_verdict), inputs.min_delta_pts, inputs.gate_on,
-                      inputs.min_trigger_recall, inputs.max_false_trigger_rate, require_measured=True,
-                      max_skill_tokens=inputs.max_skill_tokens, max_leaks=inputs.max_leaks,
-                      max_held_out_gap=inputs.max_held_out_gap, fail_on_broken=inputs.fail_on_broken)
+        # A suite that measured nothing fails the check.
+        gates = replace(land(self.gate_values()).gates, require_measured=True)
         for outcome in state.outcomes:
             if outcome.failure:
                 state.failures.append(outcome.failure)

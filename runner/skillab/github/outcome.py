@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.ablation import AblationDocument
 from ..core.routing import RouteDocument
 from ..core.runlog import RunLog
 from ..errors import SkillabError
@@ -55,7 +56,7 @@ class ActionRun:
     # The usage error that stopped the run before its suites (its exit code wins).
     stopped: SkillabError | None = None
     # ``skillab.ablation/1`` documents of the ``ablate`` input, each with ``changed_in_pr``.
-    ablations: list[dict[str, Any]] = field(default_factory=list)
+    ablations: list[AblationDocument] = field(default_factory=list)
     # The ``route`` input's routing diffs, one per evaluated skill.
     routes: list[RouteDocument] = field(default_factory=list)
 

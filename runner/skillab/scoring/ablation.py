@@ -17,93 +17,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
+from ..core.ablation import Role
 from ..core.statistics import LiftStatistics
 from .aggregate import ERROR_DOMINATED_FLOOR, arm_passed
 from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
 from .power_model import smallest_p
 from .statistics import case_statistics
-
-Role = Literal["load-bearing", "dead weight", "harmful", "not measured"]
-FORMAT = "skillab.ablation/1"
-
-
-@dataclass(frozen=True)
-class PartResult:
-    """One part's measured contribution: the full skill's pass rate minus the variant's."""
-
-    kind: str
-    name: str
-    label: str
-    lines: tuple[int, int] | None
-    chars: int
-    tokens: int
-    role: Role
-    contribution_pts: float | None
-    ci95: tuple[float, float] | None
-    p_value: float | None
-    # Holm-adjusted over every part tested in the run.
-    p_adjusted: float | None
-    # The smallest contribution the suite detects with 80% power (None: it cannot at any size).
-    detectable_pts: float | None
-    n_cases: int
-    errored_records: int
-    calls: int
-    note: str = ""
-    # Cases the variant ran before its label could no longer change (None: it ran them all).
-    stopped_at: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["lines"] = list(self.lines) if self.lines else None
-        out["ci95"] = list(self.ci95) if self.ci95 else None
-        return out
-
-
-@dataclass(frozen=True)
-class AblationResult:
-    """The whole ablation: the full skill's lift, each part's result, and what it cost."""
-
-    skill: str
-    suite: str
-    heading_level: int
-    full_lift_pts: float | None
-    full_summary: str | None
-    parts: tuple[PartResult, ...]
-    # Bundled files no variant leaves out, because a grader calls them.
-    grader_files: tuple[str, ...]
-    cases: int
-    runs: int
-    calls: int
-    cached_arms: int
-    cost_usd: float | None
-    stopped: str | None = None
-    warnings: tuple[str, ...] = field(default_factory=tuple)
-    # Sequential stopping per variant: the case order's seed, and the agent arms it saved.
-    stop_early: str | None = None
-    order_seed: int | None = None
-    calls_saved: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "skill": self.skill,
-            "suite": self.suite,
-            "heading_level": self.heading_level,
-            "full": {"lift_pts": self.full_lift_pts, "summary": self.full_summary},
-            "parts": [p.to_dict() for p in self.parts],
-            "grader_files": list(self.grader_files),
-            "cases": self.cases,
-            "runs": self.runs,
-            "spend": {"model_calls": self.calls, "cached_arms": self.cached_arms, "cost_usd": self.cost_usd,
-                      "calls_saved": self.calls_saved},
-            "stop_early": self.stop_early,
-            "order_seed": self.order_seed,
-            "stopped": self.stopped,
-            "warnings": list(self.warnings),
-        }
 
 
 @dataclass(frozen=True)
@@ -197,7 +119,7 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 
 def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 10.0) -> list[dict[str, Any]]:
     """Each part's role and numbers (``None``: the part was not run). The fields of
-    ``PartResult`` that come from the evidence."""
+    ``core.ablation.PartResult`` that come from the evidence."""
     stats: list[LiftStatistics | None] = []
     for found in contrasts:
         if found is None or not found.pairs:
@@ -230,6 +152,4 @@ def classify(contrasts: Sequence[Contrast | None], *, target_lift_pts: float = 1
     return results
 
 
-__all__ = ["AblationResult", "Contrast", "FORMAT", "PartResult", "Role", "can_still_claim", "classify", "contrast",
-           "too_small_to_label",
-           "holm"]
+__all__ = ["Contrast", "can_still_claim", "classify", "contrast", "holm", "too_small_to_label"]

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from ..agents.context_budget import CHARS_PER_TOKEN
+from ..core.ablation import AblationDocument, AblationSpend, FullLift, PartResult
 from ..core.runlog import RunLog
 from ..core.settings import RunConfig
 from ..errors import UsageError
-from ..scoring.ablation import AblationResult, Contrast, PartResult, can_still_claim, classify, contrast
+from ..scoring.ablation import Contrast, can_still_claim, classify, contrast
 from ..skill.loader import plugin_name
 from ..skill.sections import Partition, SkillPart, partition, write_variant
 from .session import Session, SuiteRun, spent_usd
@@ -86,7 +87,7 @@ LOOKS = 4
 
 
 def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say: Emit,
-                 stop_early: str | None = None, seed: int | None = None) -> AblationResult:
+                 stop_early: str | None = None, seed: int | None = None) -> AblationDocument:
     """The full run and each variant's, measured part by part."""
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     order = list(plan.cases)
@@ -147,16 +148,17 @@ def run_ablation(plan: AblationPlan, config: RunConfig, *, reporters: list, say:
     # Each case a variant did not run saves its with-skill arms (its baseline is cached anyway).
     saved = sum((len(order) - at) * config.engine.runs for at in stopped_at if at is not None)
     stats = full.summary.statistics
-    result = AblationResult(
+    return AblationDocument(
         skill=full.settings.suite.skill, suite=str(plan.target), heading_level=plan.partition.heading_level,
-        full_lift_pts=stats.lift_pts if stats else None, full_summary=stats.summary if stats else None, parts=parts,
+        full=FullLift(stats.lift_pts if stats else None, stats.summary if stats else None), parts=parts,
         grader_files=plan.partition.grader_files, cases=len({r.case_name for r in full.records}),
-        runs=full.settings.runs, calls=sum(_calls(d) for d in spent),
-        cached_arms=sum(log.settings.cache_hits for log in spent),
-        cost_usd=_cost(spent), stopped=stopped, warnings=full.settings.warnings,
-        stop_early=stop_early, order_seed=seed if stop_early else None, calls_saved=saved,
+        runs=full.settings.runs,
+        spend=AblationSpend(model_calls=sum(_calls(d) for d in spent),
+                            cached_arms=sum(log.settings.cache_hits for log in spent), cost_usd=_cost(spent),
+                            calls_saved=saved),
+        stop_early=stop_early, order_seed=seed if stop_early else None, stopped=stopped,
+        warnings=full.settings.warnings,
     )
-    return result
 
 
 def _looks(order: list[str]) -> list[list[str]]:
