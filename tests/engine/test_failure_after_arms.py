@@ -13,7 +13,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from skillab.engine.runner import failed_after_arms
+from skillab.engine.salvage import failed_after_arms
 
 from ..core.test_plugins import install_package, skillab
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from . import config_trust
 from .choices import (
     adapter_list,
     budget_url,
@@ -36,6 +37,7 @@ from .choices import (
     share,
     unit_interval,
 )
+from .config_trust import TrustRule
 from .defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 
 Command = Literal["run", "ablate"]
@@ -47,12 +49,6 @@ VERDICTS = ("pass", "fail", "mixed", "error")
 # error has its own opt-out, --allow-error-verdict); ``none`` turns the verdict gates off.
 DEFAULT_FAIL_ON = ("fail",)
 FAIL_ON_CHOICES = (*VERDICTS, "none")
-# The backends a config file may choose unasked: each confines a suite's commands at least as
-# bwrap does.
-CONFINING_SANDBOXES = ("bwrap", "image")
-
-# A config file's value -> why it needs the user's consent, or None when the file may set it.
-TrustRule = Callable[[Any, Path], "str | None"]
 # The parsed value, and what earlier rows landed in the same field (``KEEP``: nothing) -> the
 # field's value; ``KEEP`` leaves the field as it was.
 Settle = Callable[[Any, Any], Any]
@@ -99,39 +95,6 @@ def _verdicts(chosen: Any, landed: Any) -> tuple[str, ...]:
 def _error_verdict(allowed: Any, landed: Any) -> Any:
     # ``error`` fails the run unless allowed, whatever --fail-on-verdict chose.
     return landed if allowed or landed is KEEP else tuple(sorted({*landed, "error"}))
-
-
-def _endpoint(value: Any, root: Path) -> str | None:
-    return f"{value!r} would receive your API key and every transcript" if value else None
-
-
-def _provider(value: Any, root: Path) -> str | None:
-    return f"{value!r} chooses which of your keys is sent, and where" if value else None
-
-
-def _sandbox(value: Any, root: Path) -> str | None:
-    if value in (None, *CONFINING_SANDBOXES):
-        return None
-    return f"{value!r} would run the suite's commands on this machine outside skillab's sandbox"
-
-
-def _kept(value: Any, root: Path) -> str | None:
-    return ("keeps every arm's workspace (what the agent and the suite's commands wrote) on this "
-            "machine") if value else None
-
-
-def _import_path(value: Any, root: Path) -> str | None:
-    named = [name for name in (value or ()) if ":" in name]
-    return f"{', '.join(named)} would import and run code on this machine, outside any sandbox" if named else None
-
-
-def _inside(value: Any, root: Path) -> str | None:
-    if value is None:
-        return None
-    # Resolved, so a link inside the tree that leads out of it is out of it.
-    if Path(value).resolve().is_relative_to(root.resolve()):
-        return None
-    return f"{value} is outside {root}"
 
 
 @dataclass(frozen=True)
@@ -236,7 +199,7 @@ OPTIONS: tuple[Option, ...] = (
                 "outside the file's tree); without it they exit 2"),
     # --- agent and models
     Option("adapter", "agent.adapter", group=AGENT, parse=adapter_list, metavar="A[,B...]",
-           config=True, trust=_import_path,
+           config=True, trust=config_trust.import_path,
            help="how the agent is invoked: mock (scripted answers, no model), llm (one call, no "
                 "tools), agent (skillab's tool loop), claude-code, codex, gemini-cli, copilot (the "
                 "agent CLIs), claude-agent-sdk[:MODULE:FUNCTION], openai-agents[:MODULE:FUNCTION], "
@@ -273,11 +236,11 @@ OPTIONS: tuple[Option, ...] = (
                 "re-asks, or SHARE of the verdicts if more); the lift is withheld when the judge "
                 "agrees with itself below 80%% (0 turns it off; default %(default)s)"),
     Option("provider", "agent.model.provider", group=AGENT, parse=provider_name, metavar="NAME",
-           config=True, trust=_provider,
+           config=True, trust=config_trust.provider,
            help="model provider: anthropic, openai, openai-responses, gemini, mock, or an installed "
                 "plugin's (default: inferred from the model name)",
            input=ActionInput("`anthropic` or `openai`; inferred from the model name when empty.")),
-    Option("base-url", "agent.model.base_url", group=AGENT, metavar="URL", config=True, trust=_endpoint,
+    Option("base-url", "agent.model.base_url", group=AGENT, metavar="URL", config=True, trust=config_trust.endpoint,
            help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy",
            input=ActionInput("OpenAI-compatible base URL (Ollama, vLLM, LiteLLM and friends).")),
     Option("temperature", "agent.model.temperature", group=AGENT, parse=non_negative_float, metavar="T",
@@ -353,7 +316,7 @@ OPTIONS: tuple[Option, ...] = (
            help="a suite file (any format) kept from the skill's author, e.g. outside the pull request: its "
                 "cases run as held-out cases beside the suite's own"),
     Option("siblings", "engine.siblings_dir", group=PLAN, parse=Path, metavar="DIR", config=True,
-           trust=_inside, commands=RUN,
+           trust=config_trust.inside, commands=RUN,
            help="trigger trials: offer the other skills in DIR beside the candidate (crowd mode)",
            input=ActionInput("Trigger trials offer these skills beside the one under test: `auto` "
                              "(the other skills in the skill's parent directory), a directory "
@@ -362,7 +325,7 @@ OPTIONS: tuple[Option, ...] = (
            config=True, help="arms in flight at once (default %(default)s)",
            input=ActionInput("Arms in flight at once.", default="4")),
     Option("sandbox", "engine.sandbox", group=PLAN, parse=sandbox_name, env="SKILLAB_SANDBOX",
-           metavar="{bwrap,image,none,PLUGIN}", config=True, trust=_sandbox,
+           metavar="{bwrap,image,none,PLUGIN}", config=True, trust=config_trust.sandbox,
            help="isolation backend for every command a suite runs (default: $SKILLAB_SANDBOX, else "
                 "bwrap; 'none' runs them unsandboxed; an installed plugin's by its entry point name)",
            input=ActionInput("Isolation backend for every command a suite runs (as `skillab run "
@@ -405,27 +368,27 @@ OPTIONS: tuple[Option, ...] = (
            help="keep the finished arms of this results.json and run only the missing and errored ones"),
     # --- output
     Option("output", "report", group=OUTPUT, parse=Path, default=Path("results.json"), metavar="PATH",
-           config=True, trust=_inside,
+           config=True, trust=config_trust.inside,
            help="the results document (default %(default)s)"),
     Option("json", "report", group=OUTPUT, kind="switch",
            help="print the results document on stdout instead of the table"),
     Option("compact-results", "report", group=OUTPUT, kind="switch", config=True, commands=RUN,
            help="write the results document unindented, each arm's transcript and final output "
                 "moved to <output stem>.arms.jsonl beside it (for large runs)"),
-    Option("junit", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=_inside,
+    Option("junit", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
            commands=RUN, help="also write JUnit XML"),
-    Option("markdown", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=_inside,
+    Option("markdown", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
            help="also write the markdown report"),
-    Option("html", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=_inside,
+    Option("html", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
            help="also write the HTML report: one self-contained file, both arms side by side"),
     Option("reporter", "report", group=OUTPUT, kind="append", parse=reporter_choice, metavar="NAME[=PATH]",
            commands=RUN,
            help="also write the report NAME (junit, markdown, html, or an installed plugin's) to "
                 "PATH; repeatable"),
-    Option("trajectories", "report", group=OUTPUT, parse=Path, metavar="DIR", config=True, trust=_inside,
+    Option("trajectories", "report", group=OUTPUT, parse=Path, metavar="DIR", config=True, trust=config_trust.inside,
            commands=RUN, help="write one transcript per arm under DIR"),
     Option("keep-workspaces", "engine.keep_workspaces", group=OUTPUT, kind="switch", config=True,
-           trust=_kept, help="keep each arm's workspace directory (their parent is printed)"),
+           trust=config_trust.kept, help="keep each arm's workspace directory (their parent is printed)"),
     Option("verbose", "report", group=OUTPUT, kind="switch", short="-v", commands=RUN,
            help="after the table, both arms' reasons, longer output tails and answers"),
     Option("quiet", "report", group=OUTPUT, kind="switch", help="no progress on stderr"),
@@ -502,7 +465,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("no-cache", "engine.cache_enabled", settle=_negated, group=CACHE, kind="switch", config=True,
            help="run every without-skill arm (the cache is on by default)"),
     Option("cache-dir", "engine.cache_dir", group=CACHE, parse=Path, metavar="DIR", config=True,
-           trust=_inside,
+           trust=config_trust.inside,
            help="where baselines are cached (default: $XDG_CACHE_HOME/skillab, else ~/.cache/skillab); "
                 "must be writable",
            input=ActionInput("Where the without-skill baseline cache lives, relative to the "
@@ -514,7 +477,7 @@ OPTIONS: tuple[Option, ...] = (
            help="cached baselines older than D days are rerun (default %(default)s)"),
     Option("history", "engine.history_path", settle=_or(DEFAULT_HISTORY_PATH),
            group=CACHE, parse=Path, metavar="PATH", config=True,
-           trust=_inside, help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})"),
+           trust=config_trust.inside, help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})"),
     Option("no-history", "engine.history_path", settle=_history_off, group=CACHE, kind="switch", config=True,
            help="neither read nor append the history"),
     Option("evidence-ledger", "engine.evidence_ledger", group=CACHE, parse=Path, metavar="PATH", commands=RUN,

@@ -29,9 +29,8 @@ from ..core.events import (
 )
 from ..core.records import ArmRecord, CaseRecord
 from ..core.run_info import JudgeConsistency
-from ..core.runlog import RunLog, RunSettings
+from ..core.runlog import RunLog
 from ..core.settings import RunConfig
-from ..errors import SkillabError
 from ..heap import limit_arenas
 from ..sandbox.backend import Choice, before_the_suite, require_sandbox
 from ..sandbox.isolation import detect_isolation
@@ -51,6 +50,7 @@ from .consistency import check_consistency
 from .meta import RunMeta, run_settings, suite_hash
 from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
 from .resume import check_resumable, kept_arms
+from .salvage import bare_log, failed_after_arms
 from .shard import ShardPlan, plan_shards
 from .shared_spend import fallback_line, refused_line, run_budget
 from .stop_early import EarlyStop
@@ -144,22 +144,6 @@ def run_suite(
     emit(RunFinished(str(prepared.suite.path), report.log, report.log.interrupted,
                      sharded=config.engine.shard is not None))
     return report
-
-
-def failed_after_arms(exc: BaseException) -> str:
-    """What failed once the arms had run, in one line (``RunSettings.failure``)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    what = text if isinstance(exc, SkillabError) else f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return f"failed after its arms ran: {what}"
-
-
-def bare_log(settings: RunSettings, records: list[CaseRecord]) -> RunLog:
-    """``records`` under ``settings``, summarized if they can be, else with the summary of no
-    records: the document still holds every one of them."""
-    try:
-        return summarize(settings, records)
-    except Exception:
-        return replace(summarize(settings, []), records=records)
 
 
 def publish(emit: Emit, event: Event, warnings: list[str]) -> None:

@@ -106,11 +106,11 @@ def into_ledger(log: RunLog, ledger: Path | None, environ: Mapping[str, str]) ->
 
 def kept_if_failing(step: Callable[[RunLog, RunConfig], RunLog], log: RunLog, config: RunConfig) -> RunLog:
     """``step(log, config)``; if it fails, ``log`` as a partial run naming the failure (its
-    arms are kept in its document: ``engine.runner.failed_after_arms``)."""
+    arms are kept in its document: ``engine.salvage.failed_after_arms``)."""
     try:
         return step(log, config)
     except Exception as exc:
-        from ..engine.runner import failed_after_arms
+        from ..engine.salvage import failed_after_arms
 
         settings = replace(log.settings, interrupted=True, failure=failed_after_arms(exc))
         return replace(log, settings=settings)
