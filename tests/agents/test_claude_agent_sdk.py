@@ -4,6 +4,10 @@ against a fake Anthropic server on 127.0.0.1, through the credential proxy."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +113,39 @@ def test_the_context_budget_is_the_sdks_own_count(tmp_path, monkeypatch):
     assert entry["tokens"] == 8 and budget["total_tokens"] == entry["tokens"] + budget["body_tokens"]
     # The session the count came from ran through the proxy, with the key added on the host.
     assert counts and all(r.auth == KEY for r in counts)
+
+
+EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "claude-agent-sdk"
+# The commands docs/agents-sdk.md gives for the example, verbatim.
+MOCK_COMMAND = "python examples/claude-agent-sdk/mock_model.py"
+EXAMPLE_COMMAND = ("ANTHROPIC_API_KEY=sk-ant-mock PYTHONPATH=examples/claude-agent-sdk skillab run examples/team-facts "
+                   "--case release-code-name --adapter claude-agent-sdk:team_options:options --model claude-haiku-4-5 "
+                   "--base-url http://127.0.0.1:8766")
+
+
+def test_the_documented_example_runs_in_one_command_against_the_mock_model(tmp_path):
+    """The team's options (its system prompt, tools and in-process MCP server) against the
+    scripted Messages API: the with-skill arm calls the Skill tool and answers from the skill,
+    the arm without it is never offered the skill and cannot."""
+    repo = EXAMPLE.parent.parent
+    docs = (repo / "docs" / "agents-sdk.md").read_text()
+    assert MOCK_COMMAND in docs and EXAMPLE_COMMAND in " ".join(docs.replace("\\\n", " ").split())
+    mock = subprocess.Popen([sys.executable, *MOCK_COMMAND.split()[1:], "--port", "0"], cwd=repo,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert mock.stdout is not None
+        base_url = mock.stdout.readline().split()[-1]
+        env_part, _, command = EXAMPLE_COMMAND.partition(" skillab ")
+        env = {**os.environ, **dict(pair.split("=", 1) for pair in env_part.split())}
+        env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{os.environ.get('PYTHONPATH', '')}"
+        argv = [sys.executable, "-m", "skillab", *command.replace("http://127.0.0.1:8766", base_url).split(),
+                "--no-cache", "--no-history", "--output", str(tmp_path / "r.json")]
+        done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [record] = json.loads((tmp_path / "r.json").read_text())["cases"]
+    assert record["outcome"] == "flip_to_pass" and record["with_skill"]["skill_activated"] is True
+    assert "ZEPHYR" in record["with_skill"]["final_output"]
+    assert "ZEPHYR" not in record["without_skill"]["final_output"] and record["without_skill"]["error"] is None
