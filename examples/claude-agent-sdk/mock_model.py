@@ -54,54 +54,67 @@ def decide(body, skill):
         return {"type": "tool_use", "id": f"toolu_{next(ids)}", "name": "Skill", "input": {"skill": skill}}
     last = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     # What the Skill tool brought in: the skill's body, as text beside the tool's result.
-    read = " ".join(text_of(b) for m in messages[last + 1:] for b in m["content"] if b.get("type") == "text")
+    read = " ".join(line for m in messages[last + 1:] for b in m["content"] if b.get("type") == "text"
+                    for line in text_of(b).splitlines() if not line.startswith("Base directory for this skill:"))
     return {"type": "text", "text": "From the skill: " + " ".join(read.split())[:2000]}
 
 
-def events(body, block):
-    """The SSE events of one assistant message holding ``block``, as the API streams them."""
-    size = len(json.dumps(body)) // 4
-    message = {"id": f"msg_{next(ids)}", "type": "message", "role": "assistant", "model": body.get("model", "mock"),
-               "content": [], "stop_reason": None, "stop_sequence": None,
-               "usage": {"input_tokens": size, "output_tokens": 1, "cache_read_input_tokens": 0,
-                         "cache_creation_input_tokens": 0}}
+def message(body, block):
+    """One assistant message holding ``block``, as the API returns it."""
+    return {"id": f"msg_{next(ids)}", "type": "message", "role": "assistant", "model": body.get("model", "mock"),
+            "content": [block], "stop_reason": "tool_use" if block["type"] == "tool_use" else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": len(json.dumps(body)) // 4, "output_tokens": 20,
+                      "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}
+
+
+def events(whole):
+    """The server-sent events the API streams ``whole`` as."""
+    [block] = whole["content"]
     if block["type"] == "text":
         start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
     else:
         start = {**block, "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-    stop = "tool_use" if block["type"] == "tool_use" else "end_turn"
-    return [("message_start", {"type": "message_start", "message": message}),
+    opening = {**whole, "content": [], "stop_reason": None, "usage": {**whole["usage"], "output_tokens": 1}}
+    return [("message_start", {"type": "message_start", "message": opening}),
             ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
             ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                               "usage": {"output_tokens": 20}}),
+            ("message_delta", {"type": "message_delta",
+                               "delta": {"stop_reason": whole["stop_reason"], "stop_sequence": None},
+                               "usage": {"output_tokens": whole["usage"]["output_tokens"]}}),
             ("message_stop", {"type": "message_stop"})]
+
+
+def error(kind, text):
+    return {"type": "error", "error": {"type": kind, "message": text}}
 
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
-        self.reply(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {self.path}"}})
+        self.reply(404, error("not_found_error", f"no route {self.path}"))
 
     def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+        try:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+        except ValueError as exc:
+            return self.reply(400, error("invalid_request_error", f"the body is not JSON: {exc}"))
         route = self.path.split("?")[0].rstrip("/")
         if route == "/v1/messages/count_tokens":
             return self.reply(200, {"input_tokens": max(1, len(json.dumps(body)) // 4)})
         if route != "/v1/messages":
-            return self.reply(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {route}"}})
-        block = decide(body, self.server.skill) if body.get("tools") else {"type": "text", "text": "ok"}
-        stream = events(body, block)
+            return self.reply(404, error("not_found_error", f"no route {route}"))
+        whole = message(body, decide(body, self.server.skill) if body.get("tools") else {"type": "text", "text": "ok"})
         if not body.get("stream"):
-            return self.reply(200, {**stream[0][1]["message"], "content": [block], "stop_reason": stream[4][1]["delta"]["stop_reason"]})
+            return self.reply(200, whole)
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("connection", "close")
         self.end_headers()
-        for name, data in stream:
+        for name, data in events(whole):
             self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
         self.wfile.flush()
         self.close_connection = True

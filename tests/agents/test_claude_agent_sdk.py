@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -123,6 +125,34 @@ EXAMPLE_COMMAND = ("ANTHROPIC_API_KEY=sk-ant-mock PYTHONPATH=examples/claude-age
                    "--base-url http://127.0.0.1:8766")
 
 
+def _example_mock(repo):
+    mock = subprocess.Popen([sys.executable, *MOCK_COMMAND.split()[1:], "--port", "0"], cwd=repo,
+                            stdout=subprocess.PIPE, text=True)
+    assert mock.stdout is not None
+    return mock, mock.stdout.readline().split()[-1]
+
+
+def test_the_example_mock_speaks_the_messages_api_and_refuses_a_broken_body():
+    """The Anthropic SDK streams from the mock as from the API; a body that is not JSON gets the
+    API's 400 error, not a dropped connection."""
+    import anthropic
+
+    mock, base_url = _example_mock(EXAMPLE.parent.parent)
+    try:
+        client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-mock", max_retries=0)
+        with client.messages.stream(model="claude-haiku-4-5", max_tokens=64, messages=[{"role": "user", "content": "hi"}],
+                                    tools=[{"name": "Skill", "input_schema": {"type": "object"}}]) as stream:
+            final = stream.get_final_message()
+        assert final.stop_reason == "end_turn" and "do not know" in final.content[0].text
+        broken = urllib.request.Request(f"{base_url}/v1/messages", data=b"{broken", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(broken, timeout=10)
+        assert refused.value.code == 400 and "not JSON" in json.loads(refused.value.read())["error"]["message"]
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
+
+
 def test_the_documented_example_runs_in_one_command_against_the_mock_model(tmp_path):
     """The team's options (its system prompt, tools and in-process MCP server) against the
     scripted Messages API: the with-skill arm calls the Skill tool and answers from the skill,
@@ -130,11 +160,8 @@ def test_the_documented_example_runs_in_one_command_against_the_mock_model(tmp_p
     repo = EXAMPLE.parent.parent
     docs = (repo / "docs" / "agents-sdk.md").read_text()
     assert MOCK_COMMAND in docs and EXAMPLE_COMMAND in " ".join(docs.replace("\\\n", " ").split())
-    mock = subprocess.Popen([sys.executable, *MOCK_COMMAND.split()[1:], "--port", "0"], cwd=repo,
-                            stdout=subprocess.PIPE, text=True)
+    mock, base_url = _example_mock(repo)
     try:
-        assert mock.stdout is not None
-        base_url = mock.stdout.readline().split()[-1]
         env_part, _, command = EXAMPLE_COMMAND.partition(" skillab ")
         env = {**os.environ, **dict(pair.split("=", 1) for pair in env_part.split())}
         env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{os.environ.get('PYTHONPATH', '')}"
