@@ -4,17 +4,14 @@ against a fake Anthropic server on 127.0.0.1, through the credential proxy."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from skillab.cli import main
 
+from ..documented_example import documented, run_example, start_mock
 from ..fakes.model_server import FakeModelServer, text, tool_call
 from .test_claude_code import turns_so_far
 from .test_python_agent import SECRET_WORD, write_suite
@@ -117,7 +114,6 @@ def test_the_context_budget_is_the_sdks_own_count(tmp_path, monkeypatch):
     assert counts and all(r.auth == KEY for r in counts)
 
 
-EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "claude-agent-sdk"
 # The commands docs/agents-sdk.md gives for the example, verbatim.
 MOCK_COMMAND = "python examples/claude-agent-sdk/mock_model.py"
 EXAMPLE_COMMAND = ("ANTHROPIC_API_KEY=sk-ant-mock PYTHONPATH=examples/claude-agent-sdk skillab run examples/team-facts "
@@ -125,19 +121,12 @@ EXAMPLE_COMMAND = ("ANTHROPIC_API_KEY=sk-ant-mock PYTHONPATH=examples/claude-age
                    "--base-url http://127.0.0.1:8766")
 
 
-def _example_mock(repo):
-    mock = subprocess.Popen([sys.executable, *MOCK_COMMAND.split()[1:], "--port", "0"], cwd=repo,
-                            stdout=subprocess.PIPE, text=True)
-    assert mock.stdout is not None
-    return mock, mock.stdout.readline().split()[-1]
-
-
 def test_the_example_mock_speaks_the_messages_api_and_refuses_a_broken_body():
     """The Anthropic SDK streams from the mock as from the API; a body that is not JSON gets the
     API's 400 error, not a dropped connection."""
     import anthropic
 
-    mock, base_url = _example_mock(EXAMPLE.parent.parent)
+    mock, base_url = start_mock(MOCK_COMMAND)
     try:
         client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-mock", max_retries=0)
         with client.messages.stream(model="claude-haiku-4-5", max_tokens=64, messages=[{"role": "user", "content": "hi"}],
@@ -157,22 +146,8 @@ def test_the_documented_example_runs_in_one_command_against_the_mock_model(tmp_p
     """The team's options (its system prompt, tools and in-process MCP server) against the
     scripted Messages API: the with-skill arm calls the Skill tool and answers from the skill,
     the arm without it is never offered the skill and cannot."""
-    repo = EXAMPLE.parent.parent
-    docs = (repo / "docs" / "agents-sdk.md").read_text()
-    assert MOCK_COMMAND in docs and EXAMPLE_COMMAND in " ".join(docs.replace("\\\n", " ").split())
-    mock, base_url = _example_mock(repo)
-    try:
-        env_part, _, command = EXAMPLE_COMMAND.partition(" skillab ")
-        env = {**os.environ, **dict(pair.split("=", 1) for pair in env_part.split())}
-        env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{os.environ.get('PYTHONPATH', '')}"
-        argv = [sys.executable, "-m", "skillab", *command.replace("http://127.0.0.1:8766", base_url).split(),
-                "--no-cache", "--no-history", "--output", str(tmp_path / "r.json")]
-        done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
-    finally:
-        mock.terminate()
-        mock.wait(timeout=10)
-    assert done.returncode == 0, done.stdout + done.stderr
-    [record] = json.loads((tmp_path / "r.json").read_text())["cases"]
+    assert documented("agents-sdk.md", MOCK_COMMAND, EXAMPLE_COMMAND)
+    record = run_example(MOCK_COMMAND, EXAMPLE_COMMAND, "http://127.0.0.1:8766", tmp_path / "r.json")
     assert record["outcome"] == "flip_to_pass" and record["with_skill"]["skill_activated"] is True
     assert "ZEPHYR" in record["with_skill"]["final_output"]
     assert "ZEPHYR" not in record["without_skill"]["final_output"] and record["without_skill"]["error"] is None
