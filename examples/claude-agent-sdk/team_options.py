@@ -10,8 +10,9 @@ drop ``--base-url`` and give your real key to measure against Anthropic.)
 ``options()`` returns the team's ``ClaudeAgentOptions``: its system prompt, its tools and its own
 in-process MCP server. skillab keeps them and sets what the measurement depends on: project
 settings only, strict MCP config, the arm's workspace as ``cwd``, the model and turn cap, the
-credential proxy as the endpoint, telemetry off; the with-skill arm's skill staged as a project
-skill under ``.claude/skills/``.
+credential proxy as the endpoint, telemetry off; in the with-skill arm only, the skill staged as
+a project skill under ``.claude/skills/`` and the ``Skill`` tool on (``skills``), so the team's
+``allowed_tools`` need not name it.
 """
 
 from claude_agent_sdk import ClaudeAgentOptions, create_sdk_mcp_server, tool
@@ -27,5 +28,5 @@ def options() -> ClaudeAgentOptions:
         system_prompt="You answer the team's questions about its releases and infrastructure. "
                       "Answer in one sentence.",
         mcp_servers={"team": create_sdk_mcp_server("team", tools=[release_calendar])},
-        allowed_tools=["Skill", "Read", "Glob", "Grep", "mcp__team__release_calendar"],
+        allowed_tools=["Read", "Glob", "Grep", "mcp__team__release_calendar"],
     )
