@@ -4,11 +4,14 @@ against a fake Anthropic server on 127.0.0.1, through the credential proxy."""
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
 
 import pytest
 
 from skillab.cli import main
 
+from ..documented_example import documented, run_example, start_mock
 from ..fakes.model_server import FakeModelServer, text, tool_call
 from .test_claude_code import turns_so_far
 from .test_python_agent import SECRET_WORD, write_suite
@@ -109,3 +112,42 @@ def test_the_context_budget_is_the_sdks_own_count(tmp_path, monkeypatch):
     assert entry["tokens"] == 8 and budget["total_tokens"] == entry["tokens"] + budget["body_tokens"]
     # The session the count came from ran through the proxy, with the key added on the host.
     assert counts and all(r.auth == KEY for r in counts)
+
+
+# The commands docs/agents-sdk.md gives for the example, verbatim.
+MOCK_COMMAND = "python examples/claude-agent-sdk/mock_model.py"
+EXAMPLE_COMMAND = ("ANTHROPIC_API_KEY=sk-ant-mock PYTHONPATH=examples/claude-agent-sdk skillab run examples/team-facts "
+                   "--case release-code-name --adapter claude-agent-sdk:team_options:options --model claude-haiku-4-5 "
+                   "--base-url http://127.0.0.1:8766")
+
+
+def test_the_example_mock_speaks_the_messages_api_and_refuses_a_broken_body():
+    """The Anthropic SDK streams from the mock as from the API; a body that is not JSON gets the
+    API's 400 error, not a dropped connection."""
+    import anthropic
+
+    mock, base_url = start_mock(MOCK_COMMAND)
+    try:
+        client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-mock", max_retries=0)
+        with client.messages.stream(model="claude-haiku-4-5", max_tokens=64, messages=[{"role": "user", "content": "hi"}],
+                                    tools=[{"name": "Skill", "input_schema": {"type": "object"}}]) as stream:
+            final = stream.get_final_message()
+        assert final.stop_reason == "end_turn" and "do not know" in final.content[0].text
+        broken = urllib.request.Request(f"{base_url}/v1/messages", data=b"{broken", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(broken, timeout=10)
+        assert refused.value.code == 400 and "not JSON" in json.loads(refused.value.read())["error"]["message"]
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
+
+
+def test_the_documented_example_runs_in_one_command_against_the_mock_model(tmp_path):
+    """The team's options (its system prompt, tools and in-process MCP server) against the
+    scripted Messages API: the with-skill arm calls the Skill tool and answers from the skill,
+    the arm without it is never offered the skill and cannot."""
+    assert documented("agents-sdk.md", MOCK_COMMAND, EXAMPLE_COMMAND)
+    record = run_example(MOCK_COMMAND, EXAMPLE_COMMAND, "http://127.0.0.1:8766", tmp_path / "r.json")
+    assert record["outcome"] == "flip_to_pass" and record["with_skill"]["skill_activated"] is True
+    assert "ZEPHYR" in record["with_skill"]["final_output"]
+    assert "ZEPHYR" not in record["without_skill"]["final_output"] and record["without_skill"]["error"] is None

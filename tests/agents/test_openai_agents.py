@@ -20,6 +20,7 @@ from skillab.agents import openai_agents_runner
 from skillab.agents.openai_agents import OpenAIAgentsAgent
 from skillab.cli import main
 
+from ..documented_example import documented, run_example
 from ..fakes.model_server import FakeModelServer, rate_limited, server_error, text, tool_call
 from .test_python_agent import SECRET_WORD, write_suite
 
@@ -258,7 +259,6 @@ def test_a_reasoning_model_stores_nothing_and_gets_its_reasoning_back_encrypted(
     assert request.body["store"] is False and request.body["include"] == ["reasoning.encrypted_content"]
 
 
-EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "openai-agents"
 # The commands docs/agents-sdk.md gives for the example, verbatim.
 MOCK_COMMAND = "python examples/openai-agents/mock_model.py"
 EXAMPLE_COMMAND = ("OPENAI_API_KEY=sk-mock PYTHONPATH=examples/openai-agents skillab run examples/team-facts "
@@ -267,24 +267,7 @@ EXAMPLE_COMMAND = ("OPENAI_API_KEY=sk-mock PYTHONPATH=examples/openai-agents ski
 
 
 def test_the_documented_example_runs_in_one_command_against_the_mock_model(tmp_path):
-    docs = (EXAMPLE.parent.parent / "docs" / "agents-sdk.md").read_text()
-    assert MOCK_COMMAND in docs and EXAMPLE_COMMAND in " ".join(docs.replace("\\\n", " ").split())
-    repo = EXAMPLE.parent.parent
-    mock = subprocess.Popen([sys.executable, *MOCK_COMMAND.split()[1:], "--port", "0"], cwd=repo,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert mock.stdout is not None
-        base_url = mock.stdout.readline().split()[-1]
-        env_part, _, command = EXAMPLE_COMMAND.partition(" skillab ")
-        env = {**os.environ, **dict(pair.split("=", 1) for pair in env_part.split())}
-        env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{os.environ.get('PYTHONPATH', '')}"
-        argv = [sys.executable, "-m", "skillab", *command.replace("http://127.0.0.1:8765/v1", base_url).split(),
-                "--no-cache", "--no-history", "--output", str(tmp_path / "r.json")]
-        done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=300)
-    finally:
-        mock.terminate()
-        mock.wait(timeout=10)
-    assert done.returncode == 0, done.stdout + done.stderr
-    [record] = json.loads((tmp_path / "r.json").read_text())["cases"]
+    assert documented("agents-sdk.md", MOCK_COMMAND, EXAMPLE_COMMAND)
+    record = run_example(MOCK_COMMAND, EXAMPLE_COMMAND, "http://127.0.0.1:8765/v1", tmp_path / "r.json")
     assert record["outcome"] == "flip_to_pass" and record["with_skill"]["skill_activated"] is True
     assert "ZEPHYR" in record["with_skill"]["final_output"]
