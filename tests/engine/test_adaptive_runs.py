@@ -76,6 +76,8 @@ def test_agreeing_cases_get_no_more_runs_at_the_model_server(model, tmp_path, co
             f"saved ~${block['saved_usd']:.2f} (4 model calls): 4 of 24 arms never started at --concurrency {concurrency}")
     assert block["sentence"] == line and line in report
     assert "(MEAN over 2–3 runs)" in capsys.readouterr().out
+    assert ("Rates are the MEAN over 2–3 independent runs per case (--adaptive-runs gave cases whose "
+            "arms agreed fewer)") in report
     # Not interrupted, and the lift is over every case, its runs MEAN-aggregated.
     assert not doc["interrupted"] and doc["statistics"]["n_cases"] == 4
 

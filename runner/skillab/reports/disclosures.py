@@ -5,7 +5,7 @@ in. The markdown report and the HTML report both say it."""
 from __future__ import annotations
 
 from ..core.run_info import IsolationInfo
-from ..core.runlog import RunLog
+from ..core.runlog import RunLog, RunSettings
 
 
 def disclosure_counts(*, errors: int, skipped_apples_oranges: int, trigger_only: int, cache_hits: int,
@@ -31,3 +31,10 @@ def run_disclosure_counts(log: RunLog) -> list[str]:
 def sandbox_label(isolation: IsolationInfo) -> str:
     """The backend the suite's commands ran under; ``unsandboxed`` for none."""
     return "unsandboxed" if isolation.unsandboxed else isolation.backend or "?"
+
+
+def runs_span(settings: RunSettings) -> str:
+    """The runs a case got: "3", or "2–3" when --adaptive-runs gave cases whose arms agreed fewer."""
+    runs = settings.runs or 1
+    cut = settings.adaptive_runs
+    return f"{cut.settle_after}–{runs}" if cut is not None and cut.cases_cut else str(runs)

@@ -289,9 +289,10 @@ def _rate_notes(suites: list[SuiteView]) -> str:
                 f"{fmt_rate(with_arm.pass_at_k)}, without {fmt_rate(without_arm.pass_at_k)}; "
                 f"pass@1 with {fmt_rate(with_arm.pass_at_1)}, without {fmt_rate(without_arm.pass_at_1)}."
             )
-    runs = sorted({s.runs for s in suites if s.runs > 1})
+    runs = sorted({s.runs_label or str(s.runs) for s in suites if s.runs > 1})
     if runs:
-        notes.append(f"Rates are the MEAN over {'/'.join(str(r) for r in runs)} independent runs per case.")
+        fewer = " (--adaptive-runs gave cases whose arms agreed fewer)" if any("–" in r for r in runs) else ""
+        notes.append(f"Rates are the MEAN over {'/'.join(runs)} independent runs per case{fewer}.")
     return f"_{' '.join(notes)}_" if notes else ""
 
 

@@ -14,7 +14,7 @@ from ..core.summary import Comparison, PassAtK
 from ..core.trend import Trend
 from ..scoring.sentences import pts
 from . import escape
-from .disclosures import disclosure_counts, run_disclosure_counts, sandbox_label
+from .disclosures import disclosure_counts, run_disclosure_counts, runs_span, sandbox_label
 
 _FLIPS_SHOWN = 25
 
@@ -110,6 +110,8 @@ class SuiteView:
     judge_consistency: JudgeConsistency | None = field(default=None, repr=False)
     # The sandbox backend suite commands ran under (``isolation.backend``), "unsandboxed" for none.
     sandbox: str = "?"
+    # The runs a case got: "3", or "2–3" when --adaptive-runs gave agreeing cases fewer.
+    runs_label: str = ""
 
     @classmethod
     def from_log(cls, index: int, log: RunLog) -> SuiteView:
@@ -131,6 +133,7 @@ class SuiteView:
             counts=tuple(run_disclosure_counts(log)),
             interrupted=settings.interrupted,
             runs=settings.runs,
+            runs_label=runs_span(settings),
             adapter=settings.adapter.name or "?",
             agent_model=settings.models.agent,
             judge_model=settings.models.judge,
@@ -228,3 +231,4 @@ def fmt_p(value: float | None) -> str:
     if value < 0.001:
         return "<0.001"
     return f"{value:.3f}" if value < 0.1 else f"{value:.2f}"
+

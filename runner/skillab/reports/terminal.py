@@ -15,6 +15,7 @@ from ..core.wording import counted
 from .audit_view import audit_text
 from .consistency_wording import agreed_on, agreement_interval, consistency_unmeasured
 from .context_view import context_text
+from .disclosures import runs_span
 from .evidence_view import terminal_lines as evidence_lines
 from .findings import ARM_TITLES, ARMS, arm_findings, failed_records, tail
 from .held_out_view import held_out_text
@@ -317,12 +318,7 @@ def rate_label(log: RunLog) -> str:
 
 
 def _runs_label(settings: RunSettings) -> str:
-    runs = settings.runs or 1
-    cut = settings.adaptive_runs
-    if cut is not None and cut.cases_cut:
-        # --adaptive-runs gave agreeing cases fewer runs.
-        return f"   (MEAN over {cut.settle_after}–{runs} runs)"
-    return f"   (MEAN over {runs} runs)" if runs > 1 else ""
+    return f"   (MEAN over {runs_span(settings)} runs)" if (settings.runs or 1) > 1 else ""
 
 
 def _format_sections(log: RunLog) -> list[str]:
