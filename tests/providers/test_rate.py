@@ -23,11 +23,24 @@ def test_concurrency_governs_the_calls_in_flight():
     config = run_config(adapter="agent", model="claude-haiku-4-5", concurrency=32)
     settings = agent_settings_of(config)
     assert settings.concurrency == 32 and judge_settings_of(config).concurrency == 32
-    with FakeModelServer(lambda request: text("ok"), latency_s=0.2) as server:
+    # The first 32 calls are answered only once all 32 are in (a barrier, not a sleep, so a loaded
+    # machine cannot make the count depend on timing); a cap below 32 breaks the barrier.
+    together = threading.Barrier(32, timeout=30)
+    arrived = iter(range(64))
+    lock = threading.Lock()
+
+    def reply(request):
+        with lock:
+            order = next(arrived)
+        if order < 32:
+            together.wait()
+        return text("ok")
+
+    with FakeModelServer(reply) as server:
         client = create_client(settings, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
         with ThreadPoolExecutor(max_workers=40) as pool:
             list(pool.map(lambda i: client.create([Message.user(f"q{i}")], system="s"), range(64)))
-        assert server.max_in_flight == 32
+        assert not together.broken and server.max_in_flight == 32
 
 
 def test_a_set_provider_concurrency_still_wins():
