@@ -195,9 +195,3 @@ def lane_for(url: str | None, environ: Mapping[str, str], provider: str) -> Lane
     """The shared budget's lane for ``provider`` (None without ``--budget-url``)."""
     budget = shared_budget(url, environ)
     return None if budget is None else budget.lane(provider)
-
-
-def fallbacks() -> list[str]:
-    """Why the shared budgets of this process fell back, one line each (for the report)."""
-    with _budgets_lock:
-        return [b.fallback for b in _budgets.values() if b.fallback is not None]
