@@ -3,22 +3,31 @@
 Every cell of ``benchmarks/calibration.py`` with more than one run per case (varied difficulty,
 low/mid/high baselines, a near-deterministic agent, the het-null, failure-linked errors), plus
 its ``--stop-early`` cells at 40 cases. Each simulated suite draws every run of both arms once;
-the four designs then read the same draws:
+the designs then read the same draws:
 
 - fixed: every run of every case;
 - fixed k: the first ``k = R // 2 + 1`` runs of every case (the fixed design that spends about
   what the adaptive one does: is adaptive worth its extra calls?);
 - adaptive: a case whose arms agreed on each of its first ``R // 2 + 1`` runs keeps only those
-  (``scoring.adaptive_runs.runs_given``, the rule the engine runs);
+  (the rule before held runs were released);
 - group-seq: ``--stop-early group-sequential`` replayed case by case over every run
   (``scoring.stopping.replay``, as at ``--concurrency 1``);
-- adaptive+gs: both.
+- adaptive+gs: both;
+- stepwise: what ``--adaptive-runs`` does: adaptive, then the held runs of the cut cases run,
+  one case at a time (as at ``--concurrency 1``), while ``scoring.adaptive_runs.held_runs_settled``
+  says an ending of the rest could still change the claim; its claim is the fixed design's in
+  every simulated suite (asserted, not assumed);
+- stepwise+gs: group-sequential's looks read the cut cases as finished; a run that reaches the
+  end releases the held runs the same way, at the final look's bound.
 
-Printed per cell and design: model calls per verdict (two arms per run, one call per arm), the
-false-claim rate (lift 0: "beyond noise" either way) or the power ("helps beyond noise"), each
-with its Monte Carlo SE, and for adaptive beside fixed the paired difference and its SE (a
-design is flagged where it is worse by more than 2 SE), and the 95% interval's coverage of the
-true lift. The footer gives the mean share of calls saved over the cells.
+Printed per cell and design: model calls per verdict (two arms per run, one call per arm) and
+the false-claim rate (lift 0: "beyond noise" either way) or the power ("helps beyond noise"),
+the fixed design's Monte Carlo SE, the 95% interval's coverage of the true lift (fixed and
+adaptive), and, in cells with a lift, the calls per correct verdict (calls / power, the "cost
+per signal"). A design is named "worse" where its claims are worse than the fixed design's by
+more than 2 SE of the paired difference on the same draws. The footer gives per design the mean
+share of calls saved over the cells, the mean ratio of its calls per correct verdict to the
+fixed design's, and the cells where it was worse.
 
 ``python benchmarks/adaptive_runs.py [--reps N] [--null-reps N] [--seed S] [--quick] [--first-runs K]``
 """
@@ -214,15 +223,17 @@ def main(argv: list[str] | None = None) -> int:
             gain_se = max(float(gain.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
             beside.append(gain.mean())
             beside_off.append(gain.mean() if abs(gain.mean()) > 2 * gain_se else 0.0)
-            for d in DESIGNS:
-                per_correct[d].append(calls[d] / rates[d] if rates[d] else math.inf)
+            # Averaged only where every design makes a correct claim (5 cases x 3 runs never do).
+            if all(rates[d] > 0 for d in DESIGNS):
+                for d in DESIGNS:
+                    per_correct[d].append(calls[d] / rates[d])
         row = "  ".join(f"{calls[d]:>9.1f} {rates[d]:>7.3f}" for d in DESIGNS)
         cov = "/".join(f"{c[0] / max(c[1], 1):.3f}" for c in covered.values())
         print(f"{s.label:<28} {s.n:>4} {s.runs:>2} {args.first_runs or settle_after(s.runs):>2}  {row}  {cov:>17}  "
               f"±{se:.3f}", flush=True)
         if s.truth() != 0:
-            print(f"{'  per correct verdict':<40}" + "  ".join(f"{per_correct[d][-1]:>17.1f}" for d in DESIGNS),
-                  flush=True)
+            print(f"{'  per correct verdict':<40}" + "  ".join(
+                f"{calls[d] / rates[d]:>17.1f}" if rates[d] else f"{'—':>17}" for d in DESIGNS), flush=True)
         if flagged:
             print(f"{'  worse:':<40}" + "; ".join(flagged), flush=True)
     print()
@@ -231,9 +242,10 @@ def main(argv: list[str] | None = None) -> int:
         ratios = [c / f for c, f in zip(per_correct[d], per_correct["fixed"], strict=True)]
         print(f"{d:<12} calls saved against fixed: mean {np.mean(shares):.1%} over {len(shares)} cells "
               f"(min {min(shares):.1%}, max {max(shares):.1%}); calls per correct verdict {np.mean(ratios):.3f}x "
-              f"fixed's over {lifts} cells with a lift ({min(ratios):.3f}-{max(ratios):.3f}x); worse than fixed by "
+              f"fixed's over those {lifts} cells ({min(ratios):.3f}-{max(ratios):.3f}x); worse than fixed by "
               f"more than 2 paired SE in {worse[d]} cells")
-    print(f"calls per correct verdict, mean over the {lifts} cells with a lift: "
+    print(f"calls per correct verdict, mean over the {lifts} cells with a lift where every design makes a correct "
+          f"claim: "
           + ", ".join(f"{d} {np.mean(per_correct[d]):.1f}" for d in DESIGNS))
     print(f"adaptive beside fixed k, power (cells with a true lift): mean {np.mean(beside):+.3f}, "
           f"ahead by more than 2 SE in {sum(b > 0 for b in beside_off)} of {len(beside)} cells, behind in "

@@ -204,9 +204,11 @@ class Execution:
         arms = 2 + (original is not None) + (placebo is not None)
         self.early: EarlyStop | None = None
         if engine.stop_early and engine.shard is None:
+            # Curtailment reads a settled case as unfinished (any ending): its held runs could
+            # still change the claim, and a curtailed run says what every run would have said.
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
                                         arms, min_delta_pts=engine.min_delta_pts, gate_on=engine.gate_on,
-                                        adaptive=engine.adaptive_runs)
+                                        adaptive=engine.adaptive_runs and engine.stop_early == "group-sequential")
         self.adaptive: AdaptivePlan | None = None
         if engine.adaptive_runs:
             self.adaptive, why_off = plan_adaptive(
