@@ -1,24 +1,24 @@
-"""``--adaptive-runs``: a case whose arms agreed on its first runs gets no more runs.
+"""``--adaptive-runs``: a case whose arms agreed on its first runs gets no more runs, unless they
+could still change the verdict.
 
 The rule: with ``--runs R``, every case runs its first ``settle_after(R) = R // 2 + 1`` runs;
 a case whose arms all agreed on each of them (every arm passed, or every arm failed, and none
-errored) runs no more; any other case runs all R. Only ``R >= 3`` cuts anything.
+errored) is settled and its later runs are held; any other case runs all R. Only ``R >= 3``
+cuts anything. Once nothing but held runs is left, they run (case by case) while
+``held_runs_settled`` says some ending of them could still change the lift sentence's claim.
 
-Why the test stays valid: the lift's test is the sign-flip test on each case's mean difference
-(``inference``). Its null is that each run's arms are exchangeable. Whether a case stops depends
-only on which runs agreed, and agreement does not change when a run's arms are swapped; so,
-given the runs each case got, the signs of its discordant runs are still fair coins under the
-null and each case's difference is still symmetric about 0. The test is exact for the runs that
-ran, whatever they were. ``benchmarks/adaptive_runs.py`` checks it by simulation (false claims
-at lift 0, het-null and failure-linked errors included) beside the fixed design.
+Why the verdict is the fixed design's: a settled case's difference so far is 0, and only its
+held runs can move it, by one of a few magnitudes (``held_endings``, errored runs included). For
+a given set of magnitudes the sign-flip p (``inference``) depends on the sum alone and falls as
+its size grows, so the claim is "hurts" below one sum, "helps" above another and "noise" between:
+the two extreme signs bound every ending with those magnitudes. When all of them give the claim
+already made, running the held runs could not change it. The claim, so its error rates and its
+power, are those of every run, in every suite; ``benchmarks/adaptive_runs.py`` asserts it on
+each simulated suite and measures the calls saved.
 
-Why ``R // 2 + 1`` and not 1: a case that stops contributes a difference of 0, and the sign-flip
-test's power is carried by the cases whose difference is not 0. Stopping after one agreeing run
-turns about half the informative cases of a mid-baseline suite into zeros; after ``R // 2 + 1``
-the runs cut are those least likely to be discordant (``benchmarks/adaptive_runs.py
---first-runs K`` compares other choices). The lift of a case cut early is its runs' mean, 0, so
-the point estimate is pulled toward 0 by the discordance its missing runs would have had; the
-benchmark prints the interval's coverage beside the fixed design's.
+The lift of a case whose held runs never ran is its runs' mean, 0, so the point estimate is
+pulled toward 0 by the discordance its missing runs would have had; the benchmark prints the
+interval's coverage (without the release) beside the fixed design's.
 
 Standard library only.
 """
