@@ -218,6 +218,8 @@ class Execution:
             self.warnings += [why_off] if why_off else []
         # Held arms started without their case's first runs (nothing left could finish them).
         self._forced: set[tuple[int, int, ArmName]] = set()
+        # Cases whose later runs ``--adaptive-runs`` holds until nothing else is left.
+        self._parked: set[int] = set()
         # Each case's place in the seeded order of ``--stop-early``.
         self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}
         self.kept_workspaces: Path | None = None
@@ -413,7 +415,9 @@ class Execution:
         the rule decides about the held runs of settled cases (``AdaptivePlan.release``)."""
         if not held:
             return held
-        gates = [self._gate(i, job) for i, job, _ in held]
+        # A held run of a settled case stays held until the rule decides (below): not gated
+        # again at every finished arm.
+        gates = [self._gate(i, job) if force or i not in self._parked else "hold" for i, job, _ in held]
         if force and "wait" in gates:
             self._forced.update((i, job.run_index, job.arm) for (i, job, _), g in zip(held, gates, strict=True)
                                 if g == "wait")
@@ -424,6 +428,7 @@ class Execution:
             self.adaptive.release(self.records(), [self.prepared.graded[i].name for i in cases],
                                   arms_in_flight(self.config.engine.concurrency))
             gates = [self._gate(i, job) for i, job, _ in held]
+        self._parked = {i for (i, _, _), g in zip(held, gates, strict=True) if g == "hold"}
         ready = [g not in ("wait", "hold") for g in gates]
         queue.extendleft(reversed([item for item, go in zip(held, ready, strict=True) if go]))
         return [item for item, go in zip(held, ready, strict=True) if not go]
