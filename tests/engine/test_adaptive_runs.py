@@ -100,14 +100,16 @@ def more_cases():
         del SCRIPT[name]
 
 
-@pytest.mark.parametrize("concurrency", ["1", "4"])
-def test_held_runs_that_could_change_the_verdict_still_run(model, tmp_path, more_cases, concurrency):
+@pytest.mark.parametrize("extra", [("--concurrency", "1"), ("--concurrency", "4"),
+                                   ("--stop-early", "group-sequential", "--stop-seed", "3")])
+def test_held_runs_that_could_change_the_verdict_still_run(model, tmp_path, more_cases, extra):
     """5 cases that help on every run and 5 that agree: after the first 2 runs the lift cannot
     be told from noise (5 cases differ: p = 0.0625), but the agreeing cases' third runs could
     make it "helps" (a 6th differing case: p = 0.03), so they run until that can no longer happen:
-    the verdict is the one every run gives."""
+    the verdict is the one every run gives. Group-sequential looks find nothing to stop on here,
+    and its final bound (0.043) is crossed at a 6th differing case too."""
     more_cases(3, 3)
-    code, doc, _ = run(tmp_path, "--runs", "3", "--adaptive-runs", "--concurrency", concurrency)
+    code, doc, _ = run(tmp_path, "--runs", "3", "--adaptive-runs", *extra)
     assert code == 0
     _, full, _ = run(tmp_path, "--runs", "3", name="full")
     assert doc["statistics"]["p_value"] == full["statistics"]["p_value"]
