@@ -36,7 +36,7 @@ Printed per scenario, each beside its target:
   ``--gate-on point``) and the lower-bound gate pass it, and the rate the point gate's note
   prints (within 0.08 of the real one; the lower-bound gate <= 0.05);
 - the interval's width beside the alternatives (t, Agresti-Min adjusted t, Newcombe), each
-  with its coverage and the Monte Carlo SE of its mean width, over ``--width-reps`` (1000)
+  with its coverage and the Monte Carlo SE of its mean width, over ``--width-reps`` (4000)
   suites a cell: skillab's covers >= 0.94 and is at most 1.2x the narrowest valid alternative,
   one that covers >= 0.95 (less 2 Monte Carlo SE) at every lift of the same cases x runs and
   spread; the ratio to the narrowest covering 0.95 in the cell alone is printed beside
@@ -393,8 +393,9 @@ def _misses(cell: dict, slack: float) -> list[str]:
 # reproduces the full run's table; the tables above them share one stream, in order.
 OWN_STREAMS = {"width": 1, "errors": 2, "judge": 3}
 # Suites per width cell: the validity of an alternative is read at every lift to 2 Monte Carlo SE,
-# which over 200 suites (±0.031) would count one covering 0.92 as valid.
-WIDTH_REPS = 1000
+# which over 200 suites (±0.031) counts one covering 0.92 as valid, and over 1000 (±0.014) the t
+# interval's 0.935-0.94 at near-deterministic 3-run cells; over 4000, ±0.007.
+WIDTH_REPS = 4000
 
 
 def own_stream_tables(args: argparse.Namespace, reps: int, tables: Sequence[str]) -> int:

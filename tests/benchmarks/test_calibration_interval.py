@@ -59,5 +59,5 @@ def test_the_monte_carlo_allowance_is_two_se_of_a_rate_at_095_over_the_suites_re
     _, ci = calibration
     assert ci.valid_procedure([reading(ci, 0.937, 1.0), reading(ci, 0.99, 1.0)])  # 0.95 - 2 x 0.0069
     assert not ci.valid_procedure([reading(ci, 0.935, 1.0), reading(ci, 0.99, 1.0)])
-    assert ci.valid_procedure([reading(ci, 0.92, 1.0, judged=200)])  # ±0.031 over 200: why 1000 a cell
+    assert ci.valid_procedure([reading(ci, 0.92, 1.0, judged=200)])  # ±0.031 over 200: why a cell reads 4000
     assert not ci.valid_in_cell(reading(ci, 0.945, 1.0))
