@@ -155,3 +155,30 @@ def test_up_to_eight_calls_use_the_sdks_own_client():
     settings = agent_settings_of(run_config(adapter="agent", model="claude-haiku-4-5", concurrency=8))
     client = create_client(settings, {"ANTHROPIC_API_KEY": KEY})
     assert client._pools.clients == [client._sdk]
+
+
+def _call_threads() -> set[int]:
+    return {t.ident for t in threading.enumerate() if t.name == "skillab-model-call" and t.ident}
+
+
+def test_model_call_threads_are_kept_for_the_next_calls():
+    """Each attempt ran in a thread started for it, and starting one waits for it to run: with a
+    hundred calls in flight that wait took a tenth of a second a call. Threads are now kept: 8
+    calls at once still get 8 threads (none waits behind another: the server answers none before
+    all 8 arrived), and the next 8 use the same ones."""
+    settings = agent_settings_of(run_config(adapter="agent", model="claude-haiku-4-5", concurrency=8))
+    together = threading.Barrier(8, timeout=30)
+
+    def reply(request):
+        together.wait()
+        return text("ok")
+
+    with FakeModelServer(reply) as server:
+        client = create_client(settings, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
+        seen = []
+        for _ in range(2):
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                list(pool.map(lambda i: client.create([Message.user(f"q{i}")], system="s"), range(8)))
+            assert not together.broken
+            seen.append(_call_threads())
+        assert len(seen[0]) >= 8 and seen[1] == seen[0]
