@@ -38,6 +38,8 @@ from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
+from ..scoring.inference import ALPHA
+from ..scoring.stopping import OBF_BOUNDS
 from ..scoring.summary import summarize
 from ..skill.loader import Skill
 from ..skill.placebo import make_placebo
@@ -202,15 +204,22 @@ class Execution:
         arms = 2 + (original is not None) + (placebo is not None)
         self.early: EarlyStop | None = None
         if engine.stop_early and engine.shard is None:
+            # Curtailment reads a settled case as unfinished (any ending): its held runs could
+            # still change the claim, and a curtailed run says what every run would have said.
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
                                         arms, min_delta_pts=engine.min_delta_pts, gate_on=engine.gate_on,
-                                        adaptive=engine.adaptive_runs)
+                                        adaptive=engine.adaptive_runs and engine.stop_early == "group-sequential")
         self.adaptive: AdaptivePlan | None = None
         if engine.adaptive_runs:
-            self.adaptive, why_off = plan_adaptive(engine.runs, arms, sharded=engine.shard is not None)
+            self.adaptive, why_off = plan_adaptive(
+                engine.runs, arms, sharded=engine.shard is not None, min_delta_pts=engine.min_delta_pts,
+                gate_on=engine.gate_on,
+                alpha=OBF_BOUNDS[-1] if self.early is not None and self.early.design == "group-sequential" else ALPHA)
             self.warnings += [why_off] if why_off else []
         # Held arms started without their case's first runs (nothing left could finish them).
         self._forced: set[tuple[int, int, ArmName]] = set()
+        # Cases whose later runs ``--adaptive-runs`` holds until nothing else is left.
+        self._parked: set[int] = set()
         # Each case's place in the seeded order of ``--stop-early``.
         self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}
         self.kept_workspaces: Path | None = None
@@ -338,7 +347,7 @@ class Execution:
             while queue and len(pending) < slots and not self._halted() and self._admits(queue[0][0], pending):
                 case_index, job, slot = queue.popleft()
                 gate = self._gate(case_index, job)
-                if gate == "wait":
+                if gate in ("wait", "hold"):
                     held.append((case_index, job, slot))
                     continue
                 if gate == "skip":
@@ -395,21 +404,32 @@ class Execution:
             return "run"
         runs = self.config.engine.runs
         case_records = [p for r in range(runs) if (p := self._pair(case_index, r)) is not None]
-        return self.adaptive.gate(job.run_index, case_records)
+        return self.adaptive.gate(job.run_index, job.case.name, case_records)
 
     def _release(self, held: list[tuple[int, ArmJob, tuple[str, str] | None]],
                  queue: deque[tuple[int, ArmJob, tuple[str, str] | None]], *,
                  force: bool) -> list[tuple[int, ArmJob, tuple[str, str] | None]]:
         """Held arms whose case's first runs finished go back to the front of the queue, in
-        order, for the gate to start or skip; ``force``: all of them, to start, as nothing is
-        left that could finish those first runs."""
+        order, for the gate to start or skip. With ``force`` nothing else is left to run: arms
+        still waiting for their case's first runs start (nothing could finish those), and then
+        the rule decides about the held runs of settled cases (``AdaptivePlan.release``)."""
         if not held:
             return held
-        if force:
-            self._forced.update((i, job.run_index, job.arm) for i, job, _ in held)
-            ready = [True] * len(held)
-        else:
-            ready = [self._gate(i, job) != "wait" for i, job, _ in held]
+        # A held run of a settled case stays held until the rule decides (below): not gated
+        # again at every finished arm.
+        gates = [self._gate(i, job) if force or i not in self._parked else "hold" for i, job, _ in held]
+        if force and "wait" in gates:
+            self._forced.update((i, job.run_index, job.arm) for (i, job, _), g in zip(held, gates, strict=True)
+                                if g == "wait")
+            gates = ["run" if g == "wait" else g for g in gates]
+        elif force and self.adaptive is not None and "hold" in gates and not self._halted():
+            cases = sorted({i for (i, _, _), g in zip(held, gates, strict=True) if g == "hold"},
+                           key=lambda i: self._positions.get(i, i))
+            self.adaptive.release(self.records(), [self.prepared.graded[i].name for i in cases],
+                                  arms_in_flight(self.config.engine.concurrency))
+            gates = [self._gate(i, job) for i, job, _ in held]
+        self._parked = {i for (i, _, _), g in zip(held, gates, strict=True) if g == "hold"}
+        ready = [g not in ("wait", "hold") for g in gates]
         queue.extendleft(reversed([item for item, go in zip(held, ready, strict=True) if go]))
         return [item for item, go in zip(held, ready, strict=True) if not go]
 
