@@ -11,9 +11,10 @@ started, at the calls and cost per arm the run observed and the ``--concurrency`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core.records import ArmRecord, CaseRecord
 from ..core.run_info import AdaptiveRuns
@@ -21,6 +22,10 @@ from ..scoring.adaptive_runs import first_runs_settled, held_gate_settled, held_
 from ..scoring.inference import ALPHA
 from ..scoring.statistics import case_pairs
 from .stop_early import unstarted_cost
+
+if TYPE_CHECKING:
+    from ..agents.base import ArmName
+    from .arm import ArmJob
 
 # "wait": its case's first runs are running; "hold": its case settled, and whether its later
 # runs are needed is decided once nothing else is left to run.
@@ -116,3 +121,55 @@ class AdaptivePlan:
                             arms_planned=planned, arms_not_started=not_started, saved_model_calls=calls,
                             saved_usd=None if usd is None else round(usd, 4), concurrency=concurrency,
                             sentence=sentence)
+
+
+# A queued arm as the engine's loop holds it: its case's index, the job, its baseline-cache slot.
+Queued = tuple[int, "ArmJob", "tuple[str, str] | None"]
+
+
+class HeldArms:
+    """The engine's side of ``plan``: which queued arm starts, waits or is held, and when held
+    arms go back to the queue. ``pair(case, run)`` is a finished (case, run) record or None,
+    ``records()`` every finished one, ``position(case)`` a case's place in the order cases
+    start (``--stop-early``'s seeded order, else the suite's)."""
+
+    def __init__(self, plan: AdaptivePlan | None, case_names: Sequence[str],
+                 pair: Callable[[int, int], CaseRecord | None], records: Callable[[], list[CaseRecord]],
+                 position: Callable[[int], int]):
+        self.plan, self._names = plan, case_names
+        self._pair, self._records, self._position = pair, records, position
+        # Held arms started without their case's first runs (nothing left could finish them).
+        self._forced: set[tuple[int, int, ArmName]] = set()
+        # Cases whose later runs are held until nothing else is left.
+        self._parked: set[int] = set()
+
+    def gate(self, case_index: int, job: ArmJob) -> Gate:
+        """"run" this arm, "skip" it (its case settled), or "wait" for the case's first runs."""
+        if self.plan is None or (case_index, job.run_index, job.arm) in self._forced:
+            return "run"
+        case_records = [p for r in range(self.plan.runs) if (p := self._pair(case_index, r)) is not None]
+        return self.plan.gate(job.run_index, job.case.name, case_records)
+
+    def release(self, held: list[Queued], queue: deque[Queued], *, force: bool, halted: bool,
+                slots: int) -> list[Queued]:
+        """Held arms whose case's first runs finished go back to the front of the queue, in
+        order, for the gate to start or skip. With ``force`` nothing else is left to run: arms
+        still waiting for their case's first runs start (nothing could finish those), and then
+        the rule decides about the held runs of settled cases (``AdaptivePlan.release``)."""
+        if not held:
+            return held
+        # A held run of a settled case stays held until the rule decides (below): not gated
+        # again at every finished arm.
+        gates = [self.gate(i, job) if force or i not in self._parked else "hold" for i, job, _ in held]
+        if force and "wait" in gates:
+            self._forced.update((i, job.run_index, job.arm) for (i, job, _), g in zip(held, gates, strict=True)
+                                if g == "wait")
+            gates = ["run" if g == "wait" else g for g in gates]
+        elif force and self.plan is not None and "hold" in gates and not halted:
+            cases = sorted({i for (i, _, _), g in zip(held, gates, strict=True) if g == "hold"}, key=self._position)
+            self.plan.release(self._records(), [self._names[i] for i in cases], slots)
+            gates = [self.gate(i, job) for i, job, _ in held]
+        self._parked = {i for (i, _, _), g in zip(held, gates, strict=True) if g == "hold"}
+        ready = [g not in ("wait", "hold") for g in gates]
+        queue.extendleft(reversed([item for item, go in zip(held, ready, strict=True) if go]))
+        return [item for item, go in zip(held, ready, strict=True) if not go]
