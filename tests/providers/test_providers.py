@@ -555,11 +555,15 @@ def test_a_trickling_stream_ends_at_the_calls_deadline(server):
 @pytest.mark.serial  # bounds its own wall time: alone, not beside other tests' load
 def test_slow_attempts_share_one_deadline(server):
     server.push(Hang(30), Hang(30), Hang(30))
-    policy = RetryPolicy(max_attempts=3, base_delay_s=0.001, deadline_s=1.0)
+    # The second attempt gets what the first left (0.8 s of 1.6): room to start on a loaded
+    # machine, and no time for a third.
+    policy = RetryPolicy(max_attempts=3, base_delay_s=0.001, deadline_s=1.6)
+    # Built first: importing the SDK cold is not the call's time.
+    client = openai_client(server, timeout_s=0.8, policy=policy)
     started = time.monotonic()
     with pytest.raises(ProviderError, match="deadline"):
-        openai_client(server, timeout_s=0.8, policy=policy).create([Message.user("q")], system="S")
-    assert time.monotonic() - started < 2.5 and server.count == 2
+        client.create([Message.user("q")], system="S")
+    assert time.monotonic() - started < 3.0 and server.count == 2
 
 
 def test_an_sdk_is_imported_out_of_the_collectors_reach_and_leaves_it_as_it_found_it():

@@ -175,13 +175,16 @@ def test_dev_shm_and_tmp_are_private_to_each_command(tmp_path):
 
 def test_a_unix_socket_bound_by_one_arm_is_out_of_the_others_reach(tmp_path):
     with_skill, baseline = Workspace.create(tmp_path, "with"), Workspace.create(tmp_path, "without")
-    server = ("import socket, time\n"
+    # It listens until the host says the other arm has tried (20 s at most), not a fixed while.
+    server = ("import os, socket, time\n"
               "for address in ('\\0skillab-probe', 'probe.sock'):\n"
               "    s = socket.socket(socket.AF_UNIX); s.bind(address); s.listen(); globals()[address[-4:]] = s\n"
-              "print('listening', flush=True); time.sleep(6)\n")
+              "until = time.monotonic() + 20\n"
+              "while not os.path.exists('tried') and time.monotonic() < until:\n"
+              "    time.sleep(0.05)\n")
     (with_skill.root / "server.py").write_text(server)
     serving = threading.Thread(target=run_in, args=(with_skill.root, "python3 server.py"),
-                               kwargs={"timeout_s": 10})
+                               kwargs={"timeout_s": 30})
     serving.start()
     try:
         sock = with_skill.root / "probe.sock"
@@ -196,8 +199,9 @@ def test_a_unix_socket_bound_by_one_arm_is_out_of_the_others_reach(tmp_path):
                   "    except OSError as exc:\n        print(address, 'refused', exc.errno)\n")
         (baseline.root / "client.py").write_text(client)
         reached = run_in(baseline.root, f"python3 client.py @skillab-probe {sock}", timeout_s=20)
-        # Even the same arm's next command: the server was killed with the command that started it.
+        # Even the same arm's next command: the server ended with the command that started it.
     finally:
+        (with_skill.root / "tried").touch()
         serving.join()
     assert "connected" not in reached.stdout, reached
     (with_skill.root / "client.py").write_text(client)

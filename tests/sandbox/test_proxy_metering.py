@@ -94,8 +94,17 @@ def test_dot_segments_and_encoded_separators_are_refused_before_the_allowlist(se
     assert server.requests == []
 
 
+def proxy_handlers(before: set[int | None]) -> list[threading.Thread]:
+    """Connection threads started since ``before`` (socketserver names them after their target)."""
+    return [thread for thread in threading.enumerate()
+            if thread.ident not in before and thread.name.endswith("(process_request_thread)")]
+
+
 def test_connections_past_the_cap_get_a_503_and_a_silent_one_is_dropped(server, monkeypatch):
-    monkeypatch.setattr(proxy_module, "CLIENT_TIMEOUT_S", 1.0)
+    # Long enough that no held connection times out before the one past the cap arrives, on a
+    # loaded machine too; the proxy's own timeout then drops them all.
+    monkeypatch.setattr(proxy_module, "CLIENT_TIMEOUT_S", 5.0)
+    before = {thread.ident for thread in threading.enumerate()}
     with metered(server) as proxy:
         idle = []
         for _ in range(MAX_CONNECTIONS):
@@ -103,17 +112,22 @@ def test_connections_past_the_cap_get_a_503_and_a_silent_one_is_dropped(server, 
             held.connect(str(proxy.socket_path))
             held.sendall(b"POST /v1/messages HTTP/1.1\r\n")  # never finished
             idle.append(held)
-        time.sleep(0.2)
-        threads = threading.active_count()
+        deadline = time.monotonic() + 30
+        while len(proxy_handlers(before)) < MAX_CONNECTIONS and time.monotonic() < deadline:
+            time.sleep(0.01)  # accepted one by one: every slot is taken once each has its thread
+        serving = proxy_handlers(before)
+        assert len(serving) == MAX_CONNECTIONS
+        running = set(threading.enumerate())
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as extra:
             extra.settimeout(10)
             extra.connect(str(proxy.socket_path))
             over = extra.recv(1000)  # answered at once, before it sends anything
         assert status(over) == 503
-        assert threading.active_count() <= threads  # no thread was started for it
-        idle[0].settimeout(10)
+        assert set(threading.enumerate()) <= running  # no thread was started for it
+        idle[0].settimeout(30)
         assert idle[0].recv(100) == b""  # closed by the proxy's timeout, not the client
-        time.sleep(1.5)
+        for thread in serving:
+            thread.join(10)  # each frees its slot as it ends
         server.push(text("after"))
         again = exchange(proxy, post("/v1/messages", MESSAGE))
         for held in idle:
