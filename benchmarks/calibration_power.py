@@ -2,7 +2,7 @@
 several runs per case (where the shape of a lift matters: spread over every case's runs, or on
 a few whole cases), and the whole-case ones at one run, through the same ``run_scenario``.
 
-``python benchmarks/calibration_power.py [--reps N] [--seed S]``: per scenario the median X
+``python benchmarks/calibration_power.py [--reps N] [--seed S] [--only TEXT]``: per scenario the median X
 printed, the real power of the test at a true lift of X in that scenario (target 0.75-0.90,
 over 1000 simulated suites, SE ±0.013; '*' where that read within 2 SE of the band's edge and
 was measured again over 4000, SE ±0.006), and the share of runs that print an X.
@@ -23,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=200, help="simulated runs per scenario")
     parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--only", action="append", default=[],
+                        help="run only the scenarios whose label (with n and runs: 'whole cases 20x3') contains this; repeatable")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     started = time.monotonic()
@@ -32,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'scenario':<30} {'n':>4} {'runs':>4}  {'detects X':>9} {'power@X':>8} {'shown':>5} {'@max':>5}")
     for s in scenarios(False):
         if s.het_null or (s.runs < 2 and not s.concentrated):
+            continue
+        if args.only and not any(part in f"{s.label} {s.n}x{s.runs}" for part in args.only):
             continue
         cell = run_scenario(s, args.reps, rng, args.seed, args.reps)
         power = cell["power_at_x"]
