@@ -58,6 +58,23 @@ def test_the_pins_are_the_dockerfiles():
         assert f"ARG {cli.arg}={cli.version}\n" in dockerfile
 
 
+def test_every_install_hint_pins_the_tested_version():
+    # What a user is told to install is what CI and the image test: the registry's latest can
+    # be older than the pin. The adapters' hints and every `npm install -g` in the docs.
+    from skillab.agents.cli_agent import CliAgent
+    from skillab.core import plugins
+
+    adapters = [a for a in (plugins.load("agents", n) for n in plugins.BUILTINS["agents"])
+                if isinstance(a, type) and issubclass(a, CliAgent) and a.package.startswith("@")]
+    by_package = {cli.package: cli for cli in CLIS.values()}
+    assert {a.package for a in adapters} == set(by_package)
+    for adapter in adapters:
+        assert adapter.install_hint() == f"npm install -g {by_package[adapter.package].spec}"
+    for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        for package, version in re.findall(r"npm install -g (@?[\w./-]+?)(?:@([\w.-]+))?[`\s]", page.read_text()):
+            assert version == by_package[package].version, f"{page.name}: npm install -g {package}@{version}"
+
+
 def test_a_fresh_clone_installs_the_pinned_version(tmp_path, fake_npm, monkeypatch):
     monkeypatch.setenv("NPM_EXE", "codex")
     prefix = tmp_path / ".node"

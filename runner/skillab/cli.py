@@ -21,6 +21,7 @@ from .commands.parser_extras import (
     describe_action,
     finish_run_config,
 )
+from .core import plugins
 from .core.choices import (
     finite_float,
     non_negative_int,
@@ -33,7 +34,7 @@ from .core.choices import (
 )
 from .core.defaults import DEFAULT_HISTORY_PATH
 from .core.options import FAIL_ON_CHOICES, GROUPS, OPTIONS, Command, Option, not_taken, options_for
-from .errors import EXIT_INTERRUPTED, SkillabError
+from .errors import EXIT_INTERRUPTED, EXIT_USAGE, SkillabError
 
 # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe.
 EXIT_BROKEN_PIPE = 141
@@ -401,6 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SkillabError as exc:
         print(f"skillab: {exc}", file=sys.stderr)
         return exc.exit_code
+    except plugins.BrokenPlugin as exc:
+        print(f"skillab: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("skillab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

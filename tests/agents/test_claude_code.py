@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from skillab.agents.base import ArmRequest
-from skillab.agents.claude_code import INSTALL_HINT, ClaudeCodeAdapter, parse_stream
+from skillab.agents.claude_code import ClaudeCodeAdapter, parse_stream
 from skillab.errors import MissingDependencyError, ProviderAuthError
 from skillab.sandbox.workspace import Workspace
 from skillab.skill.loader import load_skill
@@ -163,7 +163,7 @@ def test_missing_binary_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     with pytest.raises(MissingDependencyError) as caught:
         ClaudeCodeAdapter.from_config(run_config(adapter="claude-code", model="claude-haiku-4-5"))
-    assert INSTALL_HINT in str(caught.value)
+    assert "npm install -g @anthropic-ai/claude-code@2.1.330" in str(caught.value)
 
 
 def test_from_config_needs_the_key_and_records_the_cli_version(claude, monkeypatch, tmp_path):

@@ -254,3 +254,50 @@ def test_every_built_in_agent_declares_its_capabilities_on_the_contract():
         assert Agent in plugins.load("agents", name).__mro__, name
     assert {n for n in plugins.BUILTINS["agents"] if plugins.load("agents", n).discovers_skills} == {
         "mock", "agent", "claude-code", "claude-agent-sdk", "openai-agents"}
+
+
+BAD_GRADER_PLUGIN = PLUGIN.replace(
+    "found = self.word in grading.final_output",
+    "found = self.word in grading.final_output\n"
+    "        if self.word == 'RAISE':\n"
+    "            raise RuntimeError('the grader broke')").replace(
+    '"found" if found else f"{self.word!r} is missing")',
+    '"found" if found else f"{self.word!r} is missing", score="high")').replace(
+    'graders=(SaysGrader("SKILLED"),)', 'graders=(SaysGrader("RAISE" if name.strip() == "bye" else "SKILLED"),)')
+
+
+@pytest.mark.parametrize("command", ["report", "regrade"])
+def test_a_plugin_grader_that_breaks_its_contract_errors_its_case_and_the_run_reads_back(tmp_path, command):
+    # A grader from another package returned a non-numeric score (hello) or raised (bye): each is
+    # that arm's grading error, named, and the results document reads back in every command.
+    assert BAD_GRADER_PLUGIN.count("RAISE") == 2 and 'score="high"' in BAD_GRADER_PLUGIN
+    site = tmp_path / "site"
+    install_package(site, "skillab_lines_plugin", BAD_GRADER_PLUGIN, ENTRY_POINTS)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "echo-agent", "--model", "any", "--no-cache",
+                    "--no-history", "--quiet", "--output", "results.json"], site, tmp_path)
+    assert "Traceback" not in done.stderr, done.stderr
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert [c["outcome"] for c in doc["cases"]] == ["error", "error"]
+    hello, bye = (c["with_skill"]["extra"]["graders"][0] for c in doc["cases"])
+    assert hello["errored"] and "score" in hello["reason"] and "'high'" in hello["reason"]
+    assert bye["errored"] and "RuntimeError: the grader broke" in bye["reason"]
+    args = ["report", "results.json"] if command == "report" else ["regrade", "results.json", "--output", "again.json"]
+    again = skillab(args, site, tmp_path)
+    assert "Traceback" not in again.stderr, again.stderr
+
+
+@pytest.mark.parametrize(("source", "said"), [
+    (PLUGIN.replace("class LinesFormat:", "class LinesFormat(:"), "SyntaxError: invalid syntax"),
+    (PLUGIN + "\nraise RuntimeError('no config here')\n", "RuntimeError: no config here"),
+    (PLUGIN.replace("FORMAT = LinesFormat()", "FORMATS = LinesFormat()"), "AttributeError"),
+])
+def test_a_plugin_that_fails_to_load_is_named_in_one_line(tmp_path, source, said):
+    site = tmp_path / "site"
+    install_package(site, "skillab_lines_plugin", source, ENTRY_POINTS)
+    skill = skill_with_lines_suite(tmp_path)
+    done = skillab(["run", str(skill), "--adapter", "mock", "--no-history", "--quiet"], site, tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    line, = done.stderr.strip().splitlines()
+    assert line.startswith("skillab: the installed skillab.formats plugin 'lines' "
+                           "(skillab_lines_plugin:FORMAT) failed to load: ") and said in line, line

@@ -33,7 +33,6 @@ from .cli_agent import AUTH_STATUSES, CliAgent, CliSummary
 from .cli_events import json_lines, workspace_relative
 from .skill_view import folder_name
 
-INSTALL_HINT = "npm install -g @anthropic-ai/claude-code"
 KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 SKILLS_DIR = ".claude/skills"
@@ -59,6 +58,7 @@ class ClaudeCodeAdapter(CliAgent):
     discovers_skills = True
     cli = "claude"
     package = "@anthropic-ai/claude-code"
+    tested_version = "2.1.330"
     provider = "anthropic"
     key_env = KEY_ENV
     base_url_env = BASE_URL_ENV

@@ -67,6 +67,10 @@ class CliAgent(Agent, ABC):
     name: str
     cli: ClassVar[str]  # the executable's name on PATH
     package: ClassVar[str]  # the npm package that provides it
+    # The version tests, `.ci/run` and the image run (the Dockerfile's ARG holds the same,
+    # `tests/test_node_cli.py` checks it): the install hint pins it, because the registry's
+    # latest can be older than what skillab was tested with.
+    tested_version: ClassVar[str]
     provider: ClassVar[str]  # whose API the CLI talks to (identity only)
     key_env: ClassVar[str]
     base_url_env: ClassVar[str]
@@ -118,7 +122,7 @@ class CliAgent(Agent, ABC):
 
     @classmethod
     def install_hint(cls) -> str:
-        return f"npm install -g {cls.package}"
+        return f"npm install -g {cls.package}@{cls.tested_version}"
 
     @classmethod
     def from_config(cls, config: RunConfig) -> CliAgent:

@@ -46,6 +46,7 @@ class CodexAdapter(CliAgent):
     name = "codex"
     cli = "codex"
     package = "@openai/codex"
+    tested_version = "0.169.0"
     provider = "openai"
     key_env = "OPENAI_API_KEY"
     base_url_env = "OPENAI_BASE_URL"

@@ -75,6 +75,7 @@ class CopilotAdapter(CliAgent):
     name = "copilot"
     cli = "copilot"
     package = "@github/copilot"
+    tested_version = "1.0.102"
     skills_dir = SKILLS_DIR
     read_tools = READ_TOOLS
     shell_tools = SHELL_TOOLS

@@ -33,6 +33,7 @@ class GeminiCliAdapter(CliAgent):
     name = "gemini-cli"
     cli = "gemini"
     package = "@google/gemini-cli"
+    tested_version = "0.61.0"
     provider = "gemini"
     key_env = "GEMINI_API_KEY"
     base_url_env = "GOOGLE_GEMINI_BASE_URL"

@@ -82,6 +82,19 @@ class UnknownPlugin(LookupError):
         super().__init__(f"unknown {kind.removesuffix('es' if kind == 'sandboxes' else 's')} {name!r} (choose from {', '.join(available) or 'none'})")
 
 
+class BrokenPlugin(LookupError):
+    """An installed plugin's module or object failed to load (a syntax error, an exception at
+    import, a missing attribute): another package's fault, said in one line by the CLI."""
+
+    def __init__(self, kind: Kind, name: str, where: str, exc: BaseException) -> None:
+        self.kind, self.name = kind, name
+        at = ""
+        if isinstance(exc, SyntaxError) and exc.filename:
+            at = f" ({exc.filename}:{exc.lineno})"
+        super().__init__(f"the installed {group(kind)} plugin {name!r} ({where}) failed to load: "
+                         f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}{at}")
+
+
 def group(kind: Kind) -> str:
     return GROUP_PREFIX + kind
 
@@ -144,8 +157,23 @@ def target(kind: Kind, name: str) -> str:
 def load(kind: Kind, name: str) -> Any:
     """The object ``name`` stands for, imported now. An ``ImportError`` of the module itself
     propagates, so the caller can name the package to install."""
-    module, _, attr = target(kind, name).partition(":")
-    loaded: Any = importlib.import_module(module.strip())
-    for part in attr.strip().split(".") if attr.strip() else ():
-        loaded = getattr(loaded, part)
+    where = target(kind, name)
+    module, _, attr = where.partition(":")
+    try:
+        loaded: Any = importlib.import_module(module.strip())
+        for part in attr.strip().split(".") if attr.strip() else ():
+            loaded = getattr(loaded, part)
+    except Exception as exc:
+        if where != _builtin_target(kind, name) and not _missing_module(exc, module.strip()):
+            raise BrokenPlugin(kind, name, where, exc) from exc
+        raise
     return loaded
+
+
+def _builtin_target(kind: Kind, name: str) -> str | None:
+    return (_prefixed_agent(name) if kind == "agents" else None) or BUILTINS[kind].get(name)
+
+
+def _missing_module(exc: Exception, module: str) -> bool:
+    """The plugin's own module is not installed: the caller names the package to install."""
+    return isinstance(exc, ModuleNotFoundError) and exc.name == module

@@ -8,7 +8,9 @@ import hashlib
 from typing import Any
 
 from ..core.checks import GraderResult
-from ..grading.graders import GradingInput, SelfGrading
+from ..core.wire import from_wire, to_wire
+from ..grading.graders import OUTPUT_TAIL, GradingInput, SelfGrading
+from ..secrets import redact
 from ..suite.model import Case
 from .base import Grader
 
@@ -34,10 +36,33 @@ def run_graders(case: Case, grading: GradingInput) -> list[GraderResult]:
             results.append(grader.grade(spec, grading))
         elif isinstance(spec, SelfGrading):
             # A plugin format's spec that grades itself.
-            results.append(spec.grade(grading))
+            results.append(plugin_grade(spec, grading))
         else:
             raise TypeError(f"no suite format grades {type(spec).__name__}")
     return results
+
+
+def plugin_grade(spec: SelfGrading, grading: GradingInput) -> GraderResult:
+    """A plugin's grader is another package's code: what it raises or returns outside the
+    contract is that arm's grading error, named, never a crash after the arms ran or a
+    results document no command can read back."""
+    name = type(spec).__name__
+    try:
+        result = spec.grade(grading)
+    except Exception as exc:  # noqa: BLE001 - any failure of foreign code is the grader's error
+        return _broken(name, f"raised {type(exc).__name__}: {exc}")
+    if not isinstance(result, GraderResult):
+        return _broken(name, f"returned {type(result).__name__}, not a GraderResult")
+    try:
+        # The document's own reader: what it refuses now, no command could read later.
+        return from_wire(GraderResult, to_wire(result), "result")
+    except (TypeError, ValueError) as exc:
+        return _broken(name, f"returned a result outside the contract: {exc}", result.label)
+
+
+def _broken(name: str, problem: str, label: str | None = None) -> GraderResult:
+    return GraderResult("plugin", label if isinstance(label, str) else name, False,
+                        redact(f"plugin grader {name} {problem}")[:OUTPUT_TAIL], errored=True)
 
 
 def prompts_sha256() -> str:
