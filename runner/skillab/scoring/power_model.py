@@ -180,7 +180,7 @@ def whole_cases(scores: Sequence[int], runs: int, read: float, lift: float, room
     ``inert_share``. The share is the posterior mean of the mixing weight of the two models'
     case-score distributions at the observed lift, under a uniform prior: a 20-case pilot tells
     the shapes apart only by a case or two moving by all its runs, so a suite that shows neither
-    gets about half of each (and a lift of 0 shows neither)."""
+    gets about half of each."""
     delta = min(max(lift, 0.0), 1.0)
     zero_share = sum(1 for x in scores if x == 0) / max(len(scores), 1)
     whole_psi0 = floor if delta >= 1 else max(floor, (read - runs * delta + (runs - 1) * delta * delta) / (1 - delta))
@@ -195,7 +195,12 @@ def whole_cases(scores: Sequence[int], runs: int, read: float, lift: float, room
     top = max(logs)
     weights = [math.exp(v - top) for v in logs]
     share = sum(w * p for w, p in zip(grid, weights)) / sum(weights)
-    return WholeCases(share, whole_psi0, whole_inert)
+    # A suite with no lift beyond noise shows no shape of one: the share is scaled by how sure
+    # the lift is there (the test's own statistic as a normal z), so a suite showing none takes
+    # a quarter of its cases as whole, not half, and one with a clear lift the posterior's share.
+    squares = sum(x * x for x in scores)
+    real = NormalDist().cdf(sum(scores) / math.sqrt(squares)) if squares else 0.5
+    return WholeCases(share * real, whole_psi0, whole_inert)
 
 
 def _whole_inert(zero_share: float, runs: int, psi0: float, delta: float) -> float:
