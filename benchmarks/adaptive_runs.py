@@ -3,22 +3,31 @@
 Every cell of ``benchmarks/calibration.py`` with more than one run per case (varied difficulty,
 low/mid/high baselines, a near-deterministic agent, the het-null, failure-linked errors), plus
 its ``--stop-early`` cells at 40 cases. Each simulated suite draws every run of both arms once;
-the four designs then read the same draws:
+the designs then read the same draws:
 
 - fixed: every run of every case;
 - fixed k: the first ``k = R // 2 + 1`` runs of every case (the fixed design that spends about
   what the adaptive one does: is adaptive worth its extra calls?);
 - adaptive: a case whose arms agreed on each of its first ``R // 2 + 1`` runs keeps only those
-  (``scoring.adaptive_runs.runs_given``, the rule the engine runs);
+  (the rule before held runs were released);
 - group-seq: ``--stop-early group-sequential`` replayed case by case over every run
   (``scoring.stopping.replay``, as at ``--concurrency 1``);
-- adaptive+gs: both.
+- adaptive+gs: both;
+- stepwise: what ``--adaptive-runs`` does: adaptive, then the held runs of the cut cases run,
+  one case at a time (as at ``--concurrency 1``), while ``scoring.adaptive_runs.held_runs_settled``
+  says an ending of the rest could still change the claim; its claim is the fixed design's in
+  every simulated suite (asserted, not assumed);
+- stepwise+gs: group-sequential's looks read the cut cases as finished; a run that reaches the
+  end releases the held runs the same way, at the final look's bound.
 
-Printed per cell and design: model calls per verdict (two arms per run, one call per arm), the
-false-claim rate (lift 0: "beyond noise" either way) or the power ("helps beyond noise"), each
-with its Monte Carlo SE, and for adaptive beside fixed the paired difference and its SE (a
-design is flagged where it is worse by more than 2 SE), and the 95% interval's coverage of the
-true lift. The footer gives the mean share of calls saved over the cells.
+Printed per cell and design: model calls per verdict (two arms per run, one call per arm) and
+the false-claim rate (lift 0: "beyond noise" either way) or the power ("helps beyond noise"),
+the fixed design's Monte Carlo SE, the 95% interval's coverage of the true lift (fixed and
+adaptive), and, in cells with a lift, the calls per correct verdict (calls / power, the "cost
+per signal"). A design is named "worse" where its claims are worse than the fixed design's by
+more than 2 SE of the paired difference on the same draws. The footer gives per design the mean
+share of calls saved over the cells, the mean ratio of its calls per correct verdict to the
+fixed design's, and the cells where it was worse.
 
 ``python benchmarks/adaptive_runs.py [--reps N] [--null-reps N] [--seed S] [--quick] [--first-runs K]``
 """
@@ -31,14 +40,14 @@ import sys
 import time
 
 import numpy as np
-from calibration import BASELINES, HET_SHIFT, Scenario, logit_shift, scenarios  # a sibling script
+from calibration import BASELINES, HET_SHIFT, Scenario, logit_shift, max_lift, scenarios  # a sibling script
 
-from skillab.scoring.adaptive_runs import runs_given, settle_after
-from skillab.scoring.inference import CasePair
+from skillab.scoring.adaptive_runs import held_runs_settled, runs_given, settle_after
+from skillab.scoring.inference import ALPHA, CasePair
 from skillab.scoring.interval import infer_lift
-from skillab.scoring.stopping import claim, replay
+from skillab.scoring.stopping import OBF_BOUNDS, claim, replay
 
-DESIGNS = ("fixed", "fixed k", "adaptive", "group-seq", "adaptive+gs")
+DESIGNS = ("fixed", "fixed k", "adaptive", "group-seq", "adaptive+gs", "stepwise", "stepwise+gs")
 
 
 def draw_runs(s: Scenario, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -47,6 +56,9 @@ def draw_runs(s: Scenario, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
     p0 = 1 / (1 + np.exp(-logits))
     if s.het_null:
         p1 = np.clip(p0 + HET_SHIFT * rng.choice((-1.0, 1.0), s.n), 0, 1)
+    elif s.concentrated:
+        # A share of the cases rescued whole, as ``calibration.draw`` does.
+        p1 = np.where(rng.random(s.n) < min(1.0, s.lift / 100 / max_lift(s.baseline, s.spread)), 1.0, p0)
     else:
         p1 = 1 / (1 + np.exp(-(logits + logit_shift(s.lift / 100, s.baseline, s.spread))))
     w = rng.random((s.n, s.runs)) < p1[:, None]
@@ -88,8 +100,10 @@ def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool,
     order = rng.permutation(s.n)
     truth = s.truth()
     out = {}
+    paired: dict[str, list[CasePair | None]] = {}
+    replayed = {}
     for name, runs in given.items():
-        pairs = pairs_of(w, o, keep, runs)
+        pairs = paired[name] = pairs_of(w, o, keep, runs)
         present = [p for p in pairs if p is not None]
         said = claim(present)
         covered = None
@@ -102,11 +116,41 @@ def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool,
             continue
         # --stop-early group-sequential over the same cases in a seeded order.
         ordered = [pairs[i] for i in order]
-        replayed = replay([p if p is not None else CasePair(0, 0, 0) for p in ordered], "group-sequential", s.runs)
-        ran = replayed.stopped_at if replayed.stopped_at is not None else s.n
+        replayed[name] = replay([p if p is not None else CasePair(0, 0, 0) for p in ordered], "group-sequential",
+                                s.runs)
+        ran = replayed[name].stopped_at if replayed[name].stopped_at is not None else s.n
         calls = 2 * sum(runs[i] for i in order[:ran])
-        out["group-seq" if name == "fixed" else "adaptive+gs"] = (hit(replayed.claim_stopped, truth), calls, None)
+        out["group-seq" if name == "fixed" else "adaptive+gs"] = (hit(replayed[name].claim_stopped, truth), calls, None)
+    # stepwise: the held runs of the cut cases run, one case at a time in the seeded order, only
+    # while some ending of them could change the claim (``held_runs_settled``), so the claim is
+    # always the fixed design's.
+    cut = [i for i in order if given["adaptive"][i] < s.runs]
+    said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, first=k)
+    out["stepwise"] = (hit(said, truth), out["adaptive"][1] + spent, None)
+    # stepwise+gs: group-sequential's looks read the cut cases as finished; a run that reaches
+    # the end releases the held runs the same way, at the final look's bound.
+    gs = replayed["adaptive"]
+    if gs.stopped_at is not None:
+        out["stepwise+gs"] = out["adaptive+gs"]
+    else:
+        said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, OBF_BOUNDS[-1], first=k)
+        out["stepwise+gs"] = (hit(said, truth), out["adaptive"][1] + spent, None)
     return out
+
+
+def release_held(adaptive: list[CasePair | None], full: list[CasePair | None], cut: list[int], runs: int,
+                 alpha: float = ALPHA, *, first: int) -> tuple[str, int]:
+    """The claim and the calls the held runs of the ``cut`` cases spent, released one case at a
+    time in order (as at ``--concurrency 1``) while ``held_runs_settled`` says they could still
+    change it."""
+    pairs = list(adaptive)
+    ran = 0
+    while True:
+        present = [p for p in pairs if p is not None]
+        if held_runs_settled(present, len(cut) - ran, runs, alpha, first=first):
+            return claim(present, alpha), 2 * (runs - first) * ran
+        pairs[cut[ran]] = full[cut[ran]]
+        ran += 1
 
 
 def hit(said: str, truth: float) -> bool:
@@ -135,15 +179,18 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     started = time.monotonic()
     print(f"--adaptive-runs against the fixed design: {reps} simulated suites per cell ({null_reps} with no "
-          f"true lift), seed {args.seed}; 'claims' is the false-claim rate at lift 0, else the power; '±' its "
-          f"Monte Carlo SE; 'Δ' adaptive minus fixed on the same draws, with its paired SE; group-seq replayed "
-          f"case by case (--concurrency 1)")
-    head = "  ".join(f"{d:>10} calls/claims±" for d in DESIGNS)
-    print(f"{'cell':<28} {'n':>4} {'R':>2} {'k':>2}  {head}  {'Δ adaptive':>14}  {'cover fixed/adapt':>17}")
+          f"true lift), seed {args.seed}; per design model calls per verdict and 'claims', the false-claim "
+          f"rate at lift 0, else the power ('±' the fixed design's Monte Carlo SE); 'per correct' is calls / "
+          f"power (cells with a true lift); 'worse' names the designs whose claims are worse than the fixed "
+          f"design's by more than 2 paired SE on the same draws; group-seq replayed case by case "
+          f"(--concurrency 1)")
+    head = "  ".join(f"{d:>17}" for d in DESIGNS)
+    print(f"{'cell':<28} {'n':>4} {'R':>2} {'k':>2}  {head}  {'cover fixed/adapt':>17}")
     saved: dict[str, list[float]] = {d: [] for d in DESIGNS[1:]}
+    per_correct: dict[str, list[float]] = {d: [] for d in DESIGNS}
+    worse: dict[str, int] = {d: 0 for d in DESIGNS[1:]}
     beside: list[float] = []
     beside_off: list[float] = []
-    worse = 0
     for s in cells(args.quick):
         runs_here = null_reps if s.truth() == 0 else reps
         hits = {d: np.zeros(runs_here, dtype=bool) for d in DESIGNS}
@@ -157,33 +204,52 @@ def main(argv: list[str] | None = None) -> int:
                 if cov is not None and d in covered:
                     covered[d][0] += cov
                     covered[d][1] += 1
+        # ``stepwise`` makes the fixed design's claim on every draw: checked, not assumed.
+        assert (hits["stepwise"] == hits["fixed"]).all(), s.label
         rates = {d: hits[d].mean() for d in DESIGNS}
-        ses = {d: math.sqrt(max(rates[d] * (1 - rates[d]), 0.05 * 0.95 if s.truth() == 0 else 0.0) / runs_here)
-               for d in DESIGNS}
-        diff = hits["adaptive"].astype(float) - hits["fixed"].astype(float)
-        diff_se = max(float(diff.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
-        # Worse: more false claims at lift 0, less power otherwise.
-        off = (diff.mean() > 2 * diff_se) if s.truth() == 0 else (diff.mean() < -2 * diff_se)
-        worse += bool(off)
+        se = math.sqrt(max(rates["fixed"] * (1 - rates["fixed"]), 0.05 * 0.95 if s.truth() == 0 else 0.0)
+                       / runs_here)
+        flagged = []
+        for d in DESIGNS[1:]:
+            diff = hits[d].astype(float) - hits["fixed"].astype(float)
+            diff_se = max(float(diff.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
+            # Worse: more false claims at lift 0, less power otherwise.
+            if (diff.mean() > 2 * diff_se) if s.truth() == 0 else (diff.mean() < -2 * diff_se):
+                worse[d] += 1
+                flagged.append(f"{d} {diff.mean():+.3f}±{diff_se:.3f}")
+            saved[d].append(1 - calls[d] / calls["fixed"])
         if s.truth() != 0:
             gain = hits["adaptive"].astype(float) - hits["fixed k"].astype(float)
             gain_se = max(float(gain.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
             beside.append(gain.mean())
             beside_off.append(gain.mean() if abs(gain.mean()) > 2 * gain_se else 0.0)
-        for d in DESIGNS[1:]:
-            saved[d].append(1 - calls[d] / calls["fixed"])
-        row = "  ".join(f"{calls[d]:>10.1f} {rates[d]:>6.3f}±{ses[d]:.3f}" for d in DESIGNS)
+            # Averaged only where every design makes a correct claim (5 cases x 3 runs never do).
+            if all(rates[d] > 0 for d in DESIGNS):
+                for d in DESIGNS:
+                    per_correct[d].append(calls[d] / rates[d])
+        row = "  ".join(f"{calls[d]:>9.1f} {rates[d]:>7.3f}" for d in DESIGNS)
         cov = "/".join(f"{c[0] / max(c[1], 1):.3f}" for c in covered.values())
-        print(f"{s.label:<28} {s.n:>4} {s.runs:>2} {args.first_runs or settle_after(s.runs):>2}  {row}  "
-              f"{diff.mean():>+7.3f}±{diff_se:.3f}  {cov:>17}{'  <- worse' if off else ''}", flush=True)
+        print(f"{s.label:<28} {s.n:>4} {s.runs:>2} {args.first_runs or settle_after(s.runs):>2}  {row}  {cov:>17}  "
+              f"±{se:.3f}", flush=True)
+        if s.truth() != 0:
+            print(f"{'  per correct verdict':<40}" + "  ".join(
+                f"{calls[d] / rates[d]:>17.1f}" if rates[d] else f"{'—':>17}" for d in DESIGNS), flush=True)
+        if flagged:
+            print(f"{'  worse:':<40}" + "; ".join(flagged), flush=True)
     print()
+    lifts = len(per_correct["fixed"])
     for d, shares in saved.items():
+        ratios = [c / f for c, f in zip(per_correct[d], per_correct["fixed"], strict=True)]
         print(f"{d:<12} calls saved against fixed: mean {np.mean(shares):.1%} over {len(shares)} cells "
-              f"(min {min(shares):.1%}, max {max(shares):.1%})")
+              f"(min {min(shares):.1%}, max {max(shares):.1%}); calls per correct verdict {np.mean(ratios):.3f}x "
+              f"fixed's over those {lifts} cells ({min(ratios):.3f}-{max(ratios):.3f}x); worse than fixed by "
+              f"more than 2 paired SE in {worse[d]} cells")
+    print(f"calls per correct verdict, mean over the {lifts} cells with a lift where every design makes a correct "
+          f"claim: "
+          + ", ".join(f"{d} {np.mean(per_correct[d]):.1f}" for d in DESIGNS))
     print(f"adaptive beside fixed k, power (cells with a true lift): mean {np.mean(beside):+.3f}, "
           f"ahead by more than 2 SE in {sum(b > 0 for b in beside_off)} of {len(beside)} cells, behind in "
           f"{sum(b < 0 for b in beside_off)}")
-    print(f"adaptive worse than fixed by more than 2 paired SE in {worse} of {len(saved['adaptive'])} cells")
     print(f"elapsed {time.monotonic() - started:.0f} s")
     return 0
 

@@ -2,8 +2,13 @@
 
 - width: the lift's interval (``scoring.interval``) beside the alternatives a reader could
   use instead, each with its coverage and mean width (Monte Carlo SE of the width beside it);
-  the interval must cover >= 0.94 and be at most 1.2x the narrowest valid alternative, one
-  that covers >= 0.95 in that cell;
+  the interval must cover >= 0.94 and be at most 1.2x the narrowest valid alternative.
+  A confidence procedure is valid when it covers at every truth (the user does not know the
+  lift): an alternative counts for a cell only when it covers >= 0.95, less 2 Monte Carlo SE of
+  a rate at 0.95 over the suites it was read on, in every lift cell of the cell's family (same
+  cases x runs, same spread). Judged in one cell alone, the interval {0} would be valid, with
+  width 0, in every cell whose true lift is 0; the per-cell ratio is printed beside, so nothing
+  is hidden;
 - errors: a skill with no effect whose arm errors on its own failures (the with-skill arm
   times out when stuck, 10% and 20% of the runs it fails), through ``paired_statistics`` on
   real records: how often "helps" / "hurts" beyond noise is claimed (<= 0.05), beside the rate
@@ -13,6 +18,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import t as student_t
@@ -23,6 +30,43 @@ from skillab.scoring.inference import ALPHA, CasePair, integer_scores, sign_flip
 from skillab.scoring.interval import infer_lift
 
 WIDTH_RATIO = 1.2
+# The coverage an alternative must reach to be one to be as narrow as (issue #34).
+VALID_COVER = 0.95
+COVER_TARGET = 0.94
+# The procedures skillab's interval is compared with, and the degenerate one no rule may count.
+POINT_ZERO = "{0}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One procedure in one cell: its coverage and mean width over ``judged`` suites."""
+
+    cover: float
+    width: float
+    width_se: float
+    judged: int
+
+
+def cover_se(judged: int) -> float:
+    """The Monte Carlo SE of a coverage rate at VALID_COVER, over ``judged`` suites."""
+    return math.sqrt(VALID_COVER * (1 - VALID_COVER) / max(judged, 1))
+
+
+def valid_in_cell(reading: Reading) -> bool:
+    """The per-cell rule: it covers VALID_COVER in this cell (whatever it does at other lifts)."""
+    return reading.cover >= VALID_COVER
+
+
+def valid_procedure(readings: Sequence[Reading]) -> bool:
+    """The per-procedure rule: it covers VALID_COVER, less 2 Monte Carlo SE, at every truth tried
+    (``readings``: its cells of one family, one per true lift)."""
+    return all(r.cover >= VALID_COVER - 2 * cover_se(r.judged) for r in readings)
+
+
+def narrowest_valid(cell: dict[str, Reading], valid: Callable[[str], bool]) -> float | None:
+    """The narrowest mean width among the alternatives ``valid`` accepts; None if none is."""
+    widths = [r.width for name, r in cell.items() if name != "skillab" and valid(name)]
+    return min(widths) if widths else None
 
 
 def _t(diffs: np.ndarray, pseudo: bool) -> tuple[float, float]:
@@ -58,14 +102,15 @@ def _wilson_difference(diffs: np.ndarray) -> tuple[float, float]:
             100 * (d + math.sqrt((u1 - up) ** 2 + (down - l2) ** 2)))
 
 
-ALTERNATIVES = {
+ALTERNATIVES: dict[str, Callable[[np.ndarray], tuple[float, float]]] = {
     "t": lambda d: _t(d, False),
     "adjusted t": lambda d: _t(d, True),
     "Newcombe": _wilson_difference,
+    POINT_ZERO: lambda d: (0.0, 0.0),
 }
 
 
-def interval_widths(draw, scenario, reps: int, rng: np.random.Generator) -> dict:
+def interval_widths(draw, scenario, reps: int, rng: np.random.Generator) -> dict[str, Reading]:
     """Coverage and width of skillab's interval and of each alternative over ``reps`` suites."""
     truth = scenario.truth()
     rows: dict[str, tuple[list[bool], list[float]]] = {name: ([], []) for name in ("skillab", *ALTERNATIVES)}
@@ -83,8 +128,63 @@ def interval_widths(draw, scenario, reps: int, rng: np.random.Generator) -> dict
     out = {}
     for name, (covered, widths) in rows.items():
         judged = max(len(covered), 1)
-        out[name] = (sum(covered) / judged, float(np.mean(widths)), float(np.std(widths) / math.sqrt(judged)))
+        out[name] = Reading(sum(covered) / judged, float(np.mean(widths)),
+                            float(np.std(widths) / math.sqrt(judged)), judged)
     return out
+
+
+def width_ratios(cell: dict[str, Reading], family: Sequence[dict[str, Reading]]) -> tuple[float | None, float | None]:
+    """skillab's width in ``cell`` over the narrowest alternative valid per procedure (read over
+    ``family``, the cell's family at every lift), and over the narrowest covering VALID_COVER in
+    ``cell`` alone, as the table read before; {0} never counts in the latter (it would make
+    every lift-0 ratio infinite). None where no alternative is valid."""
+    per_procedure = narrowest_valid(cell, lambda name: valid_procedure([c[name] for c in family]))
+    per_cell = narrowest_valid(cell, lambda name: name != POINT_ZERO and valid_in_cell(cell[name]))
+    width = cell["skillab"].width
+    return (width / per_procedure if per_procedure else None, width / per_cell if per_cell else None)
+
+
+def _ratio_text(ratio: float | None) -> str:
+    return "—" if ratio is None else f"{ratio:.2f}"
+
+
+def width_table(draw, cells: Sequence, reps: int, rng: np.random.Generator) -> int:
+    """Print the interval's width against the alternatives in ``cells`` (scenarios); the number of
+    cells off target: skillab's coverage below COVER_TARGET by more than 2 Monte Carlo SE, or its
+    width over WIDTH_RATIO x the narrowest alternative valid per procedure."""
+    read = [(s, interval_widths(draw, s, reps, rng)) for s in cells]
+    families: dict[tuple, list[dict[str, Reading]]] = {}
+    for s, cell in read:
+        families.setdefault((s.n, s.runs, s.spread), []).append(cell)
+    shown = [name for name in ("skillab", *ALTERNATIVES) if name != POINT_ZERO]
+    print(f"the lift's 95% interval beside the alternatives, {reps} suites per cell: coverage / mean width (pts) "
+          f"± its Monte Carlo SE. An alternative is valid per procedure when it covers >= {VALID_COVER} less 2 "
+          f"Monte Carlo SE of a rate at {VALID_COVER} (±{2 * cover_se(reps):.4f} here) in every lift cell of the "
+          f"same cases x runs and spread; 'ratio' is skillab's width over the narrowest such (target <= "
+          f"{WIDTH_RATIO}); 'per cell' over the narrowest covering >= {VALID_COVER} in that cell alone; "
+          f"'family min' each one's lowest coverage over its family; '—': none valid")
+    print(f"{'scenario':<22} {'n':>4} {'runs':>4}  " + "  ".join(f"{name:>22}" for name in shown)
+          + f"  {'ratio':>5} {'per cell':>8}  family min: " + " / ".join(shown))
+    off = 0
+    for s, cell in read:
+        family = families[(s.n, s.runs, s.spread)]
+        ratio, ratio_in_cell = width_ratios(cell, family)
+        low_cover = cell["skillab"].cover < COVER_TARGET - 2 * cover_se(cell["skillab"].judged)
+        bad = low_cover or (ratio is not None and ratio > WIDTH_RATIO)
+        off += bad
+        lowest = " / ".join(f"{min(c[name].cover for c in family):.3f}" for name in shown)
+        print(f"{s.label:<22} {s.n:>4} {s.runs:>4}  " + "  ".join(
+            f"{cell[name].cover:>6.3f} / {cell[name].width:>5.1f} ± {cell[name].width_se:>4.2f}" for name in shown)
+            + f"  {_ratio_text(ratio):>5} {_ratio_text(ratio_in_cell):>8}"
+            + f"  {lowest}{'  <- off' if bad else ''}", flush=True)
+    zero = [cell[POINT_ZERO] for s, cell in read if s.truth() == 0]
+    zero_valid = sum(valid_procedure([c[POINT_ZERO] for c in f]) for f in families.values())
+    off += zero_valid
+    print(f"sanity: the interval {POINT_ZERO} (always [0, 0], width 0) is valid per cell in "
+          f"{sum(valid_in_cell(r) for r in zero)} of {len(zero)} lift-0 cells, and per procedure in "
+          f"{zero_valid} of "
+          f"{len(families)} families (it must be 0)")
+    return off
 
 
 def _records(with_passes: np.ndarray, without_passes: np.ndarray, errored: np.ndarray) -> list[CaseRecord]:

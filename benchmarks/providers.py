@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -31,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.overhead import bytecode_env, load  # noqa: E402
+from benchmarks.overhead import bytecode_env, load, machine_busy_s  # noqa: E402
 from skillab.providers import Message, RetryPolicy  # noqa: E402
 from skillab.providers.anthropic import AnthropicClient  # noqa: E402
 from tests.fakes.model_server import FakeModelServer, rate_limited, text, tool_call  # noqa: E402
@@ -103,6 +104,11 @@ def write_suite(root: Path, cases: int) -> Path:
 
 
 def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str], *extra: str) -> dict:
+    """One ``skillab run --adapter agent`` as its own process against the fake server; ``env``'s
+    ``PYTHONPATH`` says whose skillab. ``cpu`` is that process's user+sys (its waited-for children
+    too, the interpreter's start-up included); ``machine_cpu`` the whole machine's busy CPU while it
+    ran (``/proc/stat``: this process's fake server and the kernel's sandbox tear-down too, and on
+    a shared machine everyone else's)."""
     def reply(request):
         if not request.tool_results:
             return tool_call("write_file", {"path": "out.txt", "content": "done\n"})
@@ -119,11 +125,16 @@ def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str
                str(skill), "--model", "claude-haiku-4-5", "--no-cache", "--no-history", "--quiet",
                "--concurrency", str(concurrency), "--output", str(output), *extra]
         env = {**env, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url}
+        busy = machine_busy_s()
         started = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        stderr = proc.stderr.read() if proc.stderr else b""
+        _, status, usage = os.wait4(proc.pid, 0)
         wall = time.monotonic() - started
+        busy = machine_busy_s() - busy
         if not output.exists():
-            raise SystemExit(f"skillab run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+            raise SystemExit(f"skillab run failed ({os.waitstatus_to_exitcode(status)}):\n"
+                             f"{stderr.decode(errors='replace')[-2000:]}")
         doc = json.loads(output.read_text())
         sent, in_flight = server.count, server.max_in_flight
     return {
@@ -132,9 +143,12 @@ def agent_run(cases: int, concurrency: int, latency_s: float, env: dict[str, str
         "ideal": cases * 2 * 2 * latency_s / concurrency,
         "requests": sent,
         "scripted": cases * 2 * 2,
-        "exit": proc.returncode,
+        "exit": os.waitstatus_to_exitcode(status),
         "verdict": doc["verdict"],
         "in_flight": in_flight,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "machine_cpu": busy,
+        "arms": cases * 2,
     }
 
 

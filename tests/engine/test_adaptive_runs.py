@@ -82,6 +82,46 @@ def test_agreeing_cases_get_no_more_runs_at_the_model_server(model, tmp_path, co
     assert not doc["interrupted"] and doc["statistics"]["n_cases"] == 4
 
 
+@pytest.fixture
+def more_cases():
+    """Adds cases to SCRIPT for one test: ``helps`` that differ on every run, ``same`` that agree."""
+    added: list[str] = []
+
+    def add(helps: int, same: int) -> None:
+        for i in range(helps):
+            added.append(f"more-helps-{i}")
+            SCRIPT[added[-1]] = ("SKILLED", "plain")
+        for i in range(same):
+            added.append(f"more-same-{i}")
+            SCRIPT[added[-1]] = ("SKILLED", "SKILLED")
+
+    yield add
+    for name in added:
+        del SCRIPT[name]
+
+
+@pytest.mark.parametrize("extra", [("--concurrency", "1"), ("--concurrency", "4"),
+                                   ("--stop-early", "group-sequential", "--stop-seed", "3")])
+def test_held_runs_that_could_change_the_verdict_still_run(model, tmp_path, more_cases, extra):
+    """5 cases that help on every run and 5 that agree: after the first 2 runs the lift cannot
+    be told from noise (5 cases differ: p = 0.0625), but the agreeing cases' third runs could
+    make it "helps" (a 6th differing case: p = 0.03), so they run until that can no longer happen:
+    the verdict is the one every run gives. Group-sequential looks find nothing to stop on here,
+    and its final bound (0.043) is crossed at a 6th differing case too."""
+    more_cases(3, 3)
+    code, doc, _ = run(tmp_path, "--runs", "3", "--adaptive-runs", *extra)
+    assert code == 0
+    _, full, _ = run(tmp_path, "--runs", "3", name="full")
+    assert doc["statistics"]["p_value"] == full["statistics"]["p_value"]
+    # Until the last held case, an ending of the rest could still reach p < 0.05: every run ran
+    # (both documents' calls together: twice every arm).
+    assert sum(model.calls.values()) == 2 * 2 * 3 * len(SCRIPT)
+    block = doc["adaptive_runs"]
+    assert block["cases_cut"] == [] and block["arms_not_started"] == 0
+    assert "5 of 10 cases agreed on each of their first 2 of 3 runs; their later runs ran: " \
+           "they could have changed the verdict" in block["sentence"]
+
+
 def test_without_the_switch_every_run_runs(model, tmp_path):
     code, doc, _ = run(tmp_path, "--runs", "3")
     assert code == 0 and sum(model.calls.values()) == 24 and "adaptive_runs" not in doc

@@ -205,12 +205,13 @@ def test_a_failed_validator_decides_the_arm_when_the_judge_is_unreadable(tmp_pat
 def test_a_stop_ends_a_model_call_in_flight():
     with FakeModelServer() as server:
         server.push(Hang(30))
+        answerer = client(server)  # built first: importing the SDK cold is not the call's time
         timer = threading.Timer(0.3, stop.request)
         started = time.monotonic()
         timer.start()
         try:
             with pytest.raises(ProviderError, match="stopped while this model call was in flight"):
-                client(server).create([Message.user("q")], system="S")
+                answerer.create([Message.user("q")], system="S")
         finally:
             stop.clear()
     assert time.monotonic() - started < 3

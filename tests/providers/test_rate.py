@@ -119,3 +119,66 @@ def test_a_retry_after_holds_every_arm_not_just_the_one_throttled():
                 future.result()
     later = [t for t, prompt in arrivals if prompt.startswith("q")]
     assert len(later) == 4 and min(later) >= throttled_at[0] + 0.29
+
+
+def _pool_connections(sdk_client) -> int:
+    """Connections one SDK client's HTTP pool holds (httpcore's listing, read, never changed)."""
+    return len(sdk_client._client._transport._pool.connections)
+
+
+def test_calls_in_flight_spread_over_pools_of_eight():
+    """One SDK client's connection pool scans all its connections under one lock twice a call,
+    polling each idle one: at 128 calls in flight the calls waited on that lock longer than on the
+    provider. A client at ``--concurrency 32`` sends over pools of at most 8 connections each,
+    every request with the run's key, and still reaches 32 calls at once."""
+    config = run_config(adapter="agent", model="claude-haiku-4-5", concurrency=32)
+    together = threading.Barrier(32, timeout=30)
+
+    def reply(request):
+        together.wait()
+        return text("ok")
+
+    with FakeModelServer(reply) as server:
+        client = create_client(agent_settings_of(config),
+                               {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            list(pool.map(lambda i: client.create([Message.user(f"q{i}")], system="s"), range(32)))
+        assert not together.broken and server.max_in_flight == 32
+        sent = {r.auth for r in server.model_requests()}
+        assert len(sent) == 1 and KEY in sent.pop()
+        sdks = getattr(client, "_pools", None)
+        per_pool = [_pool_connections(sdk) for sdk in (sdks.clients if sdks else [client._sdk])]
+        assert sum(per_pool) == 32 and max(per_pool) <= 8
+
+
+def test_up_to_eight_calls_use_the_sdks_own_client():
+    settings = agent_settings_of(run_config(adapter="agent", model="claude-haiku-4-5", concurrency=8))
+    client = create_client(settings, {"ANTHROPIC_API_KEY": KEY})
+    assert client._pools.clients == [client._sdk]
+
+
+def _call_threads() -> set[int]:
+    return {t.ident for t in threading.enumerate() if t.name == "skillab-model-call" and t.ident}
+
+
+def test_model_call_threads_are_kept_for_the_next_calls():
+    """Each attempt ran in a thread started for it, and starting one waits for it to run: with a
+    hundred calls in flight that wait took a tenth of a second a call. Threads are now kept: 8
+    calls at once still get 8 threads (none waits behind another: the server answers none before
+    all 8 arrived), and the next 8 use the same ones."""
+    settings = agent_settings_of(run_config(adapter="agent", model="claude-haiku-4-5", concurrency=8))
+    together = threading.Barrier(8, timeout=30)
+
+    def reply(request):
+        together.wait()
+        return text("ok")
+
+    with FakeModelServer(reply) as server:
+        client = create_client(settings, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url})
+        seen = []
+        for _ in range(2):
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                list(pool.map(lambda i: client.create([Message.user(f"q{i}")], system="s"), range(8)))
+            assert not together.broken
+            seen.append(_call_threads())
+        assert len(seen[0]) >= 8 and seen[1] == seen[0]

@@ -358,7 +358,8 @@ OPTIONS: tuple[Option, ...] = (
                 "unless none)"),
     Option("adaptive-runs", "engine.adaptive_runs", group=PLAN, kind="switch", config=True, commands=RUN,
            help="with --runs R >= 3: a case whose arms agreed (all passed or all failed) on each of its "
-                "first R//2+1 runs gets no more runs; the test stays exact (docs/stopping-early.md)"),
+                "first R//2+1 runs gets no more runs unless they could still change the verdict; the "
+                "verdict is the one every run would give (docs/stopping-early.md)"),
     Option("stop-seed", "engine.stop_seed", group=PLAN, parse=int, metavar="N",
            help="the seed of --stop-early's case order (default: drawn, and recorded)"),
     Option("shard", "engine.shard", group=PLAN, metavar="I/N", commands=RUN,

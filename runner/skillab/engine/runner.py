@@ -29,7 +29,7 @@ from ..core.events import (
 )
 from ..core.records import ArmRecord, CaseRecord
 from ..core.run_info import JudgeConsistency
-from ..core.runlog import RunLog
+from ..core.runlog import RunLog, RunSettings
 from ..core.settings import RunConfig
 from ..heap import limit_arenas
 from ..sandbox.backend import Choice, before_the_suite, require_sandbox
@@ -38,11 +38,13 @@ from ..sandbox.process import allow_commands, stop_all_commands
 from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
+from ..scoring.inference import ALPHA
+from ..scoring.stopping import OBF_BOUNDS
 from ..scoring.summary import summarize
 from ..skill.loader import Skill
 from ..skill.placebo import make_placebo
 from ..suite_audit import audit_suite, history_for
-from .adaptive_runs import AdaptivePlan, plan_adaptive
+from .adaptive_runs import AdaptivePlan, HeldArms, plan_adaptive
 from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
@@ -202,17 +204,22 @@ class Execution:
         arms = 2 + (original is not None) + (placebo is not None)
         self.early: EarlyStop | None = None
         if engine.stop_early and engine.shard is None:
+            # Curtailment reads a settled case as unfinished (any ending): its held runs could
+            # still change the claim, and a curtailed run says what every run would have said.
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
                                         arms, min_delta_pts=engine.min_delta_pts, gate_on=engine.gate_on,
-                                        adaptive=engine.adaptive_runs)
+                                        adaptive=engine.adaptive_runs and engine.stop_early == "group-sequential")
         self.adaptive: AdaptivePlan | None = None
         if engine.adaptive_runs:
-            self.adaptive, why_off = plan_adaptive(engine.runs, arms, sharded=engine.shard is not None)
+            self.adaptive, why_off = plan_adaptive(
+                engine.runs, arms, sharded=engine.shard is not None, min_delta_pts=engine.min_delta_pts,
+                gate_on=engine.gate_on,
+                alpha=OBF_BOUNDS[-1] if self.early is not None and self.early.design == "group-sequential" else ALPHA)
             self.warnings += [why_off] if why_off else []
-        # Held arms started without their case's first runs (nothing left could finish them).
-        self._forced: set[tuple[int, int, ArmName]] = set()
         # Each case's place in the seeded order of ``--stop-early``.
         self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}
+        self.held = HeldArms(self.adaptive, [c.name for c in prepared.graded], self._pair, self.records,
+                             lambda i: self._positions.get(i, i))
         self.kept_workspaces: Path | None = None
         self.consistency: JudgeConsistency | None = None
         # Before any model call, as `skillab audit` finds it: the suite and skill as this run has them.
@@ -334,11 +341,12 @@ class Execution:
         lookups = True
         slots = arms_in_flight(self.config.engine.concurrency)
         while queue or pending or waiting or held:
-            held = self._release(held, queue, force=not pending and not queue and not waiting)
+            held = self.held.release(held, queue, force=not pending and not queue and not waiting,
+                                     halted=self._halted(), slots=slots)
             while queue and len(pending) < slots and not self._halted() and self._admits(queue[0][0], pending):
                 case_index, job, slot = queue.popleft()
-                gate = self._gate(case_index, job)
-                if gate == "wait":
+                gate = self.held.gate(case_index, job)
+                if gate in ("wait", "hold"):
                     held.append((case_index, job, slot))
                     continue
                 if gate == "skip":
@@ -387,31 +395,6 @@ class Execution:
                 settled, lookups = True, bool(served)
                 queue.extendleft(reversed(waiting))
                 waiting = []
-
-    def _gate(self, case_index: int, job: ArmJob) -> str:
-        """``--adaptive-runs``: "run" this arm, "skip" it (its case settled), or "wait" for the
-        case's first runs."""
-        if self.adaptive is None or (case_index, job.run_index, job.arm) in self._forced:
-            return "run"
-        runs = self.config.engine.runs
-        case_records = [p for r in range(runs) if (p := self._pair(case_index, r)) is not None]
-        return self.adaptive.gate(job.run_index, case_records)
-
-    def _release(self, held: list[tuple[int, ArmJob, tuple[str, str] | None]],
-                 queue: deque[tuple[int, ArmJob, tuple[str, str] | None]], *,
-                 force: bool) -> list[tuple[int, ArmJob, tuple[str, str] | None]]:
-        """Held arms whose case's first runs finished go back to the front of the queue, in
-        order, for the gate to start or skip; ``force``: all of them, to start, as nothing is
-        left that could finish those first runs."""
-        if not held:
-            return held
-        if force:
-            self._forced.update((i, job.run_index, job.arm) for i, job, _ in held)
-            ready = [True] * len(held)
-        else:
-            ready = [self._gate(i, job) != "wait" for i, job, _ in held]
-        queue.extendleft(reversed([item for item, go in zip(held, ready, strict=True) if go]))
-        return [item for item, go in zip(held, ready, strict=True) if not go]
 
     def _admits(self, case_index: int, pending: dict[Future[ArmRecord], Any]) -> bool:
         """Whether ``--stop-early`` lets this case start now (a look it lies past is undecided);
@@ -548,23 +531,40 @@ class Execution:
         try:
             log = self._log(records, interrupted=True, failure=failure)
         except Exception:
-            meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
-                           self.judge, detect_isolation(self.sandbox, None))
-            settings = run_settings(meta, started_at=self.started, finished_at=datetime.now(UTC),
-                                    trigger_only=tuple(c.name for c in self.prepared.trigger_only),
-                                    cache_hits=self.cache_hits,
-                                    cache_arms=len(records) if self.cache is not None else 0,
-                                    interrupted=True, partial=True, warnings=tuple(self.warnings),
-                                    planned_cases=self.planned, stopped=self.stopped, failure=failure)
-            log = bare_log(settings, records)
+            log = bare_log(self._settings(records, interrupted=True, failure=failure, blocks=False), records)
         return RunReport(log, self.kept_workspaces)
 
     def _log(self, records: list[CaseRecord], *, interrupted: bool, failure: str | None = None) -> RunLog:
-        profile = self.adapter.sandbox_profile(self.sandbox.backend)
+        return summarize(self._settings(records, interrupted=interrupted, failure=failure), records)
+
+    def _settings(self, records: list[CaseRecord], *, interrupted: bool, failure: str | None,
+                  blocks: bool = True) -> RunSettings:
+        """The run's settings; without ``blocks`` only what needs no computing (the bare log of
+        a run whose blocks failed)."""
+        profile = self.adapter.sandbox_profile(self.sandbox.backend) if blocks else None
         agent = {"adapter": self.adapter.name, **profile} if profile is not None else None
         meta = RunMeta(self.prepared.suite, self.prepared.skill, self.config, self.adapter,
                        self.judge, detect_isolation(self.sandbox, agent))
-        return summarize(run_settings(
+        names = [c.name for c in self.prepared.graded]
+        engine = self.config.engine
+        computed: dict[str, Any] = {} if not blocks else dict(
+            original=self._original_ref,
+            stop_early=(self.early.block(records, names, arms_ran=list(self.arms.values()),
+                                         concurrency=engine.concurrency,
+                                         cut_arms=self.adaptive.cut_arms(records, names)
+                                         if self.adaptive is not None else 0)
+                        if self.early is not None else None),
+            adaptive_runs=(self.adaptive.block(records, names, arms_ran=list(self.arms.values()),
+                                               concurrency=engine.concurrency)
+                           if self.adaptive is not None else None),
+            judge_consistency=self.consistency,
+            audit=self.audit,
+            context_budget=context_block(self.prepared.skill, self.adapter.name,
+                                         self.original.skill if self.original is not None else None,
+                                         measure=self._measured_listing),
+            shard=self.plan.marker(target_lift_pts=engine.target_lift_pts) if self.plan is not None else None,
+        )
+        return run_settings(
             meta,
             failure=failure,
             partial=failure is not None,
@@ -574,26 +574,8 @@ class Execution:
             started_at=self.started,
             finished_at=datetime.now(UTC),
             interrupted=interrupted,
-            original=self._original_ref,
             warnings=tuple(self.warnings),
             planned_cases=self.planned,
             stopped=self.stopped,
-            stop_early=(self.early.block(records, [c.name for c in self.prepared.graded],
-                                         arms_ran=list(self.arms.values()),
-                                         concurrency=self.config.engine.concurrency,
-                                         cut_arms=self.adaptive.cut_arms(records, [c.name for c in self.prepared.graded])
-                                         if self.adaptive is not None else 0)
-                        if self.early is not None else None),
-            adaptive_runs=(self.adaptive.block(records, [c.name for c in self.prepared.graded],
-                                               arms_ran=list(self.arms.values()),
-                                               concurrency=self.config.engine.concurrency)
-                           if self.adaptive is not None else None),
-            judge_consistency=self.consistency,
-            audit=self.audit,
-            context_budget=context_block(self.prepared.skill, self.adapter.name,
-                                         self.original.skill if self.original is not None else None,
-                                         measure=self._measured_listing),
-            shard=self.plan.marker(target_lift_pts=self.config.engine.target_lift_pts)
-            if self.plan is not None else None,
-        ), records)
-
+            **computed,
+        )

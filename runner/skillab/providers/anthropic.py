@@ -15,6 +15,7 @@ from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
 from .base import Price
+from .pools import SdkPools
 from .retry import RetryPolicy, attempt_timeout, remaining_s
 from .sdk_client import SdkClient, load_sdk
 
@@ -68,9 +69,11 @@ class AnthropicClient(SdkClient):
         self.stream = stream
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
-        self._sdk = load_sdk("anthropic").Anthropic(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
-        )
+        sdk = load_sdk("anthropic")
+        self._pools = SdkPools(sdk, lambda http_client: sdk.Anthropic(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s, http_client=http_client
+        ), concurrency)
+        self._sdk = self._pools.first
         _warm_reading()
 
     def _params(
@@ -93,8 +96,9 @@ class AnthropicClient(SdkClient):
         # The SDK no longer types ``temperature``; it still travels in the body.
         extra_body = {"temperature": temperature} if temperature is not None else None
         timeout = attempt_timeout(self._timeout_s)
+        client = self._pools.next()
         if self.stream:
-            with self._sdk.messages.stream(**params, extra_body=extra_body, timeout=timeout) as stream:
+            with client.messages.stream(**params, extra_body=extra_body, timeout=timeout) as stream:
                 try:
                     for _event in stream:
                         left = remaining_s()
@@ -108,7 +112,7 @@ class AnthropicClient(SdkClient):
                 # No message_delta/message_stop: a cut stream, not an answer to grade.
                 raise ValueError("the event stream ended before the message was complete")
             return message
-        return self._sdk.messages.create(**params, extra_body=extra_body, timeout=timeout)
+        return client.messages.create(**params, extra_body=extra_body, timeout=timeout)
 
     def _parse(self, raw: Any) -> ModelResponse:
         return _to_response(raw, self.model)

@@ -31,6 +31,7 @@ from ..errors import ProviderError
 from ..grading.judge import json_objects
 from .base import Price
 from .context import ContextWindow, read_context_window
+from .pools import SdkPools
 from .retry import Failure, RetryPolicy, attempt_timeout, classify_sdk_error
 from .sdk_client import SdkClient, load_sdk
 
@@ -106,9 +107,11 @@ class OpenAICompatClient(SdkClient):
                          temperature=temperature, seed=seed, budget=budget)
         self._timeout_s = timeout_s
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
-        self._sdk = load_sdk("openai").OpenAI(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
-        )
+        sdk = load_sdk("openai")
+        self._pools = SdkPools(sdk, lambda http_client: sdk.OpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s, http_client=http_client
+        ), concurrency)
+        self._sdk = self._pools.first
         self._reasoning = bool(_REASONING_MODEL.match(model))
         self._temperature_supported = not self._reasoning
         self._context: ContextWindow | None = None
@@ -177,7 +180,7 @@ class OpenAICompatClient(SdkClient):
         if temperature is not None:
             params = {**params, "temperature": temperature}
         offered = frozenset(t["function"]["name"] for t in params.get("tools", ()))
-        completion = self._sdk.chat.completions.create(
+        completion = self._pools.next().chat.completions.create(
             **params, timeout=attempt_timeout(self._timeout_s)
         )
         return completion, offered

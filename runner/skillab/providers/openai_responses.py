@@ -18,6 +18,7 @@ from ..budget.client import SharedBudget
 from ..core.messages import Message, ModelResponse, StopReason, ToolSpec, ToolUse
 from ..core.usage import Usage
 from .openai_compat import OpenAICompatClient, _arguments
+from .pools import SdkPools
 from .retry import RetryPolicy
 from .sdk_client import SdkClient, load_sdk
 
@@ -55,9 +56,11 @@ class OpenAIResponsesClient(SdkClient):
         super().__init__(model, base_url=base_url, policy=policy, concurrency=concurrency,
                          temperature=temperature, seed=seed, budget=budget)
         # The SDK's own retries are off: providers/retry.py is the one retry policy.
-        self._sdk = load_sdk("openai").OpenAI(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
-        )
+        sdk = load_sdk("openai")
+        self._pools = SdkPools(sdk, lambda http_client: sdk.OpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s, http_client=http_client
+        ), concurrency)
+        self._sdk = self._pools.first
         self._stream = stream
         self._temperature_supported = not is_reasoning_model(model)
 
@@ -87,9 +90,10 @@ class OpenAIResponsesClient(SdkClient):
     def _send(self, params: dict[str, Any], temperature: float | None) -> Any:
         if temperature is not None:
             params = {**params, "temperature": temperature}
+        client = self._pools.next()
         if not self._stream:
-            return self._sdk.responses.create(**params)
-        with self._sdk.responses.stream(**params) as events:
+            return client.responses.create(**params)
+        with client.responses.stream(**params) as events:
             return events.get_final_response()
 
     def _parse(self, raw: Any) -> ModelResponse:

@@ -1,36 +1,43 @@
-"""``--adaptive-runs``: a case whose arms agreed on its first runs gets no more runs.
+"""``--adaptive-runs``: a case whose arms agreed on its first runs gets no more runs, unless they
+could still change the verdict.
 
 The rule: with ``--runs R``, every case runs its first ``settle_after(R) = R // 2 + 1`` runs;
 a case whose arms all agreed on each of them (every arm passed, or every arm failed, and none
-errored) runs no more; any other case runs all R. Only ``R >= 3`` cuts anything.
+errored) is settled and its later runs are held; any other case runs all R. Only ``R >= 3``
+cuts anything. Once nothing but held runs is left, they run (case by case) while
+``held_runs_settled`` says some ending of them could still change the lift sentence's claim.
 
-Why the test stays valid: the lift's test is the sign-flip test on each case's mean difference
-(``inference``). Its null is that each run's arms are exchangeable. Whether a case stops depends
-only on which runs agreed, and agreement does not change when a run's arms are swapped; so,
-given the runs each case got, the signs of its discordant runs are still fair coins under the
-null and each case's difference is still symmetric about 0. The test is exact for the runs that
-ran, whatever they were. ``benchmarks/adaptive_runs.py`` checks it by simulation (false claims
-at lift 0, het-null and failure-linked errors included) beside the fixed design.
+Why the verdict is the fixed design's: a settled case's difference so far is 0, and only its
+held runs can move it, by one of a few magnitudes (``held_endings``, errored runs included). For
+a given set of magnitudes the sign-flip p (``inference``) depends on the sum alone and falls as
+its size grows, so the claim is "hurts" below one sum, "helps" above another and "noise" between:
+the two extreme signs bound every ending with those magnitudes. When all of them give the claim
+already made, running the held runs could not change it. The claim, so its error rates and its
+power, are those of every run, in every suite; ``benchmarks/adaptive_runs.py`` asserts it on
+each simulated suite and measures the calls saved.
 
-Why ``R // 2 + 1`` and not 1: a case that stops contributes a difference of 0, and the sign-flip
-test's power is carried by the cases whose difference is not 0. Stopping after one agreeing run
-turns about half the informative cases of a mid-baseline suite into zeros; after ``R // 2 + 1``
-the runs cut are those least likely to be discordant (``benchmarks/adaptive_runs.py
---first-runs K`` compares other choices). The lift of a case cut early is its runs' mean, 0, so
-the point estimate is pulled toward 0 by the discordance its missing runs would have had; the
-benchmark prints the interval's coverage beside the fixed design's.
+The lift of a case whose held runs never ran is its runs' mean, 0, so the point estimate is
+pulled toward 0 by the discordance its missing runs would have had; the benchmark prints the
+interval's coverage (without the release) beside the fixed design's.
 
 Standard library only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from .aggregate import arm_passed
+from .inference import ALPHA, CasePair
+from .stopping import claim
 
 _ARMS = ("with_skill", "without_skill", "original", "placebo")
+# Above this many ways the held runs could end, they are run rather than enumerated.
+_MAX_ENDINGS = 5_000
 
 
 def settle_after(runs: int) -> int:
@@ -71,3 +78,66 @@ def first_runs_settled(records: Iterable[Any], runs: int) -> bool | None:
 def runs_given(agreement: Iterable[bool], runs: int) -> int:
     """How many of a case's ``runs`` runs the rule gives it, for its runs' agreement in order."""
     return settle_after(runs) if settled(agreement, runs) else runs
+
+
+def held_endings(held: int, runs: int, first: int | None = None) -> Iterable[list[CasePair]] | None:
+    """Every way the held runs of ``held`` settled cases could end, each as the pairs those
+    cases would then count, up to sign: the magnitudes of each case's difference (its first
+    ``first`` runs, ``settle_after(runs)`` unless given, agreed, so only its later runs, graded
+    or errored, can move it). None when there are more than ``_MAX_ENDINGS`` of them."""
+    first = settle_after(runs) if first is None else first
+    shapes: dict[Fraction, CasePair] = {}
+    for graded in range(first + 1, runs + 1):
+        for moved in range(1, graded - first + 1):
+            shapes.setdefault(Fraction(moved, graded), CasePair(moved, 0, graded))
+    kinds = list(shapes.values())
+    if math.comb(held + len(kinds), len(kinds)) > _MAX_ENDINGS:
+        return None
+    return ([pair for pair, count in zip(kinds, counts, strict=True) for _ in range(count)]
+            for counts in _compositions(held, len(kinds)))
+
+
+def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    """Counts for ``parts`` kinds adding up to at most ``total``, the largest sums first (the
+    endings likeliest to change a claim, so an unsettled run is found at once)."""
+    found = [c for c in itertools.product(range(total + 1), repeat=parts) if sum(c) <= total]
+    return sorted(found, key=sum, reverse=True)
+
+
+def held_runs_settled(pairs: Sequence[CasePair], held: int, runs: int, alpha: float = ALPHA, *,
+                      first: int | None = None) -> bool:
+    """Whether no ending of the held runs of ``held`` settled cases could change the lift
+    sentence's claim over ``pairs`` (which count those cases with their agreeing first runs,
+    a difference of 0): then they need not run, and the claim is the one every run would give.
+
+    For a given set of magnitudes the sign-flip p falls as the sum's size grows, so the claim
+    is "hurts" below one sum, "helps" above another and "noise" between: the two extreme signs
+    of each set of magnitudes bound every ending with those magnitudes.
+    """
+    if held <= 0:
+        return True
+    said = claim(pairs, alpha)
+    endings = held_endings(held, runs, first)
+    if endings is None:
+        return False
+    for ending in endings:
+        if not ending:
+            continue
+        up = [*pairs, *ending]
+        down = [*pairs, *(CasePair(p.without_passes, p.with_passes, p.runs) for p in ending)]
+        if claim(up, alpha) != said or claim(down, alpha) != said:
+            return False
+    return True
+
+
+def held_gate_settled(pairs: Sequence[CasePair], held: int, runs: int, threshold: float, gate_on: str) -> bool:
+    """Whether no ending of the held runs could change the ``--min-delta-pts`` gate: each held
+    case's difference can move by at most ``(runs - settle_after(runs)) / runs``. A lower-bound
+    gate settles only when not even the largest lift reaches the threshold."""
+    if held <= 0 or not pairs:
+        return True
+    move = held * (runs - settle_after(runs)) / runs
+    done = sum(p.diff for p in pairs if p.runs)
+    n = sum(1 for p in pairs if p.runs)
+    low, high = 100 * (done - move) / n, 100 * (done + move) / n
+    return high < threshold or (gate_on == "point" and low >= threshold)

@@ -10,9 +10,10 @@ leaves every shift's signs alike, so it keeps none or all of them).
 
 Why this test, and what it gives by construction:
 
-- monotone in the evidence: a case rescued (or a case fewer broken) raises the test's
-  statistic at every shift, so neither bound can move against the evidence; a suite with more
-  cases and the same shares narrows it;
+- monotone in the evidence at one run per case: a case rescued (or a case fewer broken) raises
+  the test's statistic at every shift, so neither bound can move against the evidence; a suite
+  with more cases and the same shares narrows it. With several runs the variance scale (below)
+  moves with the data, so one more passing run can lower a bound, by under a point;
 - never zero width: the constrained variance puts the unobserved outcomes back (a suite whose
   every case flips up is still consistent with some cases going down);
 - several runs per case: a case counts as its fraction of a case up or down (``d_i`` in

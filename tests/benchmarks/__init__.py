@@ -1,0 +1,1 @@
+"""Tests of the benchmarks' own rules (benchmarks/): what a table counts, not what it measures."""
