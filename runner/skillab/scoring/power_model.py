@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
@@ -210,16 +210,7 @@ def _whole_inert(zero_share: float, runs: int, psi0: float, delta: float) -> flo
         active = 1 - inert
         return (1 - delta) * (inert + active * score_pmf(runs, min(1.0, psi0 / active), 0.0)[runs])
 
-    cap = max(0.0, 1 - psi0)
-    if runs < 2 or zero_share <= zeros(0.0):
-        return 0.0
-    if zero_share >= zeros(cap):
-        return cap
-    lo, hi = 0.0, cap
-    for _ in range(30):  # more inert cases, more zeros
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if zeros(mid) < zero_share else (lo, mid)
-    return lo
+    return 0.0 if runs < 2 else _fit_inert(zeros, zero_share, max(0.0, 1 - psi0))
 
 
 def case_score_pmf(runs: int, psi: float, delta: float, inert: float = 0.0) -> list[float]:
@@ -414,8 +405,12 @@ def inert_share(zero_share: float, runs: int, psi: float, delta: float) -> float
         psi_a = min(1.0, max(psi / active, delta / active))
         return inert + active * score_pmf(runs, psi_a, min(delta / active, psi_a))[runs]
 
-    cap = max(0.0, 1 - max(psi, delta))
-    if runs < 2 or zero_share <= zeros(0.0):
+    return 0.0 if runs < 2 else _fit_inert(zeros, zero_share, max(0.0, 1 - max(psi, delta)))
+
+
+def _fit_inert(zeros: Callable[[float], float], zero_share: float, cap: float) -> float:
+    """The inert share (0..cap) at which ``zeros`` (rising with it) gives ``zero_share``."""
+    if zero_share <= zeros(0.0):
         return 0.0
     if zero_share >= zeros(cap):
         return cap
