@@ -286,9 +286,13 @@ def test_the_inert_share_is_read_from_the_cases_that_never_differed():
     fitted = power_model.inert_share(12 / 20, 3, discordance(diffs, runs=3)[0], sum(diffs) / 20)
     assert fitted > 0.3 and f"{fitted:.0%} of cases never differ" in stated.assumptions
     room = 1 - power.baseline_upper(stated.baseline_rate, 20, 3, [p.without_passes / 3 for p in pairs], 0.9)
-    with_inert = power_model.detectable_lift(20, 3, stated.discordance, room, 0.8, fitted)
+    read, lift = discordance(diffs, runs=3)[0], sum(diffs) / 20
+    whole = power_model.whole_cases([round(d * 3) for d in diffs], 3, read, lift, 1 - stated.baseline_rate,
+                                    stated.discordance, fitted, 1 / 60)
+    with_inert = power_model.detectable_lift(20, 3, stated.discordance, room, 0.8, fitted, whole=whole)
     assert stated.detectable_lift_pts == pytest.approx(100 * with_inert, abs=0.11)
-    assert abs(power_model.detectable_lift(20, 3, stated.discordance, room, 0.8) - with_inert) > 0.01
+    without = power_model.detectable_lift(20, 3, stated.discordance, room, 0.8, whole=whole)
+    assert abs(without - with_inert) > 0.01
 
 
 def test_a_pilot_whose_baseline_reads_far_too_low_promises_no_lift():
@@ -336,3 +340,37 @@ def test_power_at_a_lift_that_moves_every_case_is_not_zero():
     assert power_model.power(6, 1, 0.0, 1.0, 1.0) == 1.0
     statement = power_statement([0.0] * 10, baseline_rate=None, runs=1)
     assert statement is not None and statement.detectable_lift_pts is not None
+
+
+def _whole_case_suite(rng: random.Random, n: int, runs: int, lift: float) -> list[CasePair]:
+    """A near-deterministic agent (baseline logits ~ N(0, 4^2), so half its runs pass) whose
+    skill makes a share of the cases pass every run, sized for a lift of ``lift``, the rest
+    untouched (by symmetry the room for a lift is a half: the share is ``2 * lift``)."""
+    pairs = []
+    for _ in range(n):
+        p0 = 1 / (1 + math.exp(-rng.gauss(0.0, 4.0)))
+        p1 = 1.0 if rng.random() < 2 * lift else p0
+        pairs.append(CasePair(sum(rng.random() < p1 for _ in range(runs)),
+                              sum(rng.random() < p0 for _ in range(runs)), runs))
+    return pairs
+
+
+def test_detects_x_holds_for_a_lift_on_a_few_whole_cases():
+    """20 near-deterministic cases x 3 runs, +10 pts as whole cases: the median "detects about X"
+    had real power 0.68 (calibration), because the model spread the lift over every case's runs
+    where it rests on a few cases moving by all their runs. The model now reads how much of the
+    lift comes whole from the suite's own case scores."""
+    rng = random.Random(34)
+    printed = []
+    for _ in range(40):
+        stated = case_statistics(_whole_case_suite(rng, 20, 3, 0.10), target_lift_pts=10).power
+        if stated is not None and stated.detectable_lift_pts is not None:
+            printed.append(stated.detectable_lift_pts)
+    assert len(printed) >= 8
+    x = sorted(printed)[len(printed) // 2] / 100
+    sims = 1000
+    hits = 0
+    for _ in range(sims):
+        scores = [p.with_passes - p.without_passes for p in _whole_case_suite(rng, 20, 3, x)]
+        hits += sum(scores) > 0 and sign_flip_p(scores)[0] < ALPHA
+    assert hits / sims >= 0.75, (x, hits / sims)

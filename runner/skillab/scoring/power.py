@@ -92,7 +92,12 @@ def power_statement(
     # The room a small suite's baseline leaves is uncertain: size "detects X" within its bound.
     sure_room = room if baseline_rate is None else 1 - baseline_upper(
         baseline_rate, n, runs, baselines, _ROOM_CONFIDENCE)
-    detectable = None if never else power_model.detectable_lift(n, runs, psi, sure_room, POWER, inert, alpha)
+    # With several runs a lift on a few whole cases is harder to show than one spread over runs:
+    # the suite's own case scores say how much of each it looks like.
+    whole = None if runs < 2 else power_model.whole_cases(
+        [round(d * runs) for d in diffs], runs, read, lift, room, psi, inert, floor)
+    detectable = None if never else power_model.detectable_lift(
+        n, runs, psi, sure_room, POWER, inert, alpha, whole)
     if detectable is not None:
         detectable = detectable / seen if detectable / seen <= sure_room else None
     assumptions = (
@@ -100,7 +105,9 @@ def power_statement(
         f" per case, cases like these (the arms of a run differ {psi * 100:.0f}% of the time; "
         f"{psi_upper * 100:.0f}% at its 80% upper bound for the advice"
         + (f"; {inert:.0%} of cases never differ, which makes the test coarser up to "
-           f"{power_model.SIMULATED_MAX_CASES} cases" if inert >= 0.005 else "") + ")"
+           f"{power_model.SIMULATED_MAX_CASES} cases" if inert >= 0.005 else "")
+        + (f"; for 'detects', {whole.share:.0%} of cases carrying the lift whole" if whole is not None else "")
+        + ")"
         + (f"; {1 - seen:.0%} of records errored, and a lift may have been on them" if seen < 1 else "")
     )
     return Power(
