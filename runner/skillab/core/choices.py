@@ -114,8 +114,8 @@ def _bounded(parse: Callable[[str], Any], accept: Callable[[Any], bool], require
 
 
 positive_float = _bounded(finite_float, lambda v: v > 0, "must be greater than zero", "number")
-lift_pts = _bounded(finite_float, lambda v: 0 < v <= 100,
-                    "must be a number of points above 0 and at most 100", "number")
+lift_pts = _bounded(finite_float, lambda v: 0.1 <= v <= 100,
+                    "must be a number of points from 0.1 (what a report prints) to 100", "number")
 share = _bounded(finite_float, lambda v: 0 <= v <= 1, "must be a share between 0 and 1", "number")
 unit_interval = _bounded(finite_float, lambda v: 0 <= v <= 1, "must be a number from 0 to 1", "number")
 non_negative_float = _bounded(finite_float, lambda v: v >= 0, "must be zero or more", "number")

@@ -80,14 +80,14 @@ def power_statement(
         note = "a target lift of 0 cannot be detected"
     elif baseline_rate is not None and target > 1 - baseline_rate + 1e-9:
         note = (f"the baseline already passes {baseline_rate * 100:.0f}%, so a lift of "
-                f"{target * 100:.0f} pts is not possible")
+                f"{abs(target_lift_pts):g} pts is not possible")
     else:
         needed = power_model.cases_needed(runs, psi_upper, target * seen, room, POWER, _MAX_CASES, inert)
         low = power_model.cases_needed(runs, psi, target * seen, room, POWER, _MAX_CASES, inert)
         if needed is not None and low is not None:
             span = (min(low, needed), needed)
         if needed is None:
-            note = f"more than {_MAX_CASES} cases would be needed for {target * 100:.0f} pts"
+            note = f"more than {_MAX_CASES} cases would be needed for {abs(target_lift_pts):g} pts"
     never = power_model.smallest_p(n) >= alpha
     # The room a small suite's baseline leaves is uncertain: size "detects X" within its bound.
     sure_room = room if baseline_rate is None else 1 - baseline_upper(
