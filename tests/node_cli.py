@@ -8,7 +8,8 @@ Order: the ``SKILLAB_<NAME>_BIN`` variable (the caller's choice, any version), e
 ``tests/.node`` when it holds the pinned version, else ``npm install --prefix tests/.node
 PACKAGE@VERSION`` now. A machine without npm skips, saying which package and version it needed.
 
-    python -m tests.node_cli          # the pinned packages, one ``package@version`` a line
+    python -m tests.node_cli             # the pinned packages, one ``package@version`` a line
+    python -m tests.node_cli --install   # install them all into tests/.node (what .ci/run does)
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ def installed_version(cli: AgentCli, prefix: Path = NODE_PREFIX) -> str | None:
         return None
 
 
+def npm_install(prefix: Path, specs: list[str]) -> None:
+    """``npm install`` of ``specs`` into ``prefix``, each recorded at its exact version: npm
+    otherwise records ``^VERSION``, and a later install into the prefix may move it."""
+    subprocess.run(["npm", "install", "--silent", "--prefix", str(prefix), "--no-audit", "--no-fund",
+                    "--save-exact", *specs], check=True, timeout=900)
+
+
 def npm_binary(executable: str, prefix: Path = NODE_PREFIX) -> str:
     import pytest  # here, not above: .ci/run asks this module for the pins before pytest is installed
 
@@ -77,12 +85,7 @@ def npm_binary(executable: str, prefix: Path = NODE_PREFIX) -> str:
     with open(prefix / ".install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers install once
         if installed_version(cli, prefix) != cli.version or not local.exists():
-            subprocess.run(
-                ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", cli.spec],
-                check=True,
-                capture_output=True,
-                timeout=900,
-            )
+            npm_install(prefix, [cli.spec])
     return str(local)
 
 
@@ -103,4 +106,9 @@ def copilot_binary() -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write("".join(f"{cli.spec}\n" for cli in CLIS.values()))
+    specs = [cli.spec for cli in CLIS.values()]
+    if sys.argv[1:] == ["--install"]:
+        NODE_PREFIX.mkdir(exist_ok=True)
+        npm_install(NODE_PREFIX, specs)
+    else:
+        sys.stdout.write("".join(f"{spec}\n" for spec in specs))

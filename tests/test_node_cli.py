@@ -82,6 +82,7 @@ def test_a_fresh_clone_installs_the_pinned_version(tmp_path, fake_npm, monkeypat
     assert Path(binary) == prefix / "node_modules" / ".bin" / "codex"
     [call] = fake_npm.read_text().splitlines()
     assert call.split()[-1] == CLIS["codex"].spec == "@openai/codex@" + CLIS["codex"].version, call
+    assert "--save-exact" in call.split(), call
     # Installed once: the next test that asks finds it.
     npm_binary("codex", prefix)
     assert len(fake_npm.read_text().splitlines()) == 1
@@ -108,7 +109,7 @@ def test_without_npm_the_skip_names_the_package_and_version(tmp_path, monkeypatc
 
 def test_ci_installs_the_same_pins_from_the_same_place():
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "$(python -m tests.node_cli)" in ci
+    assert "python -m tests.node_cli --install" in ci and "npm install" not in ci
     for cli in CLIS.values():
         assert f"{cli.package}@" not in ci, f".ci/run pins {cli.package} by hand"
     listed = subprocess.run([sys.executable, "-m", "tests.node_cli"], cwd=ROOT, capture_output=True, text=True,
@@ -122,3 +123,18 @@ def test_every_test_gets_its_cli_through_the_one_installer():
               if ".node" not in p.parts and p.name not in {"node_cli.py", "test_node_cli.py"}
               and re.search(r"[\[(,]\s*['\"]npm['\"]", p.read_text())]
     assert others == []
+
+
+def test_the_installed_clis_are_recorded_at_their_exact_pins():
+    # npm records `^VERSION` unless told otherwise, and a later install into the same prefix
+    # (the next CLI a test asks for) may then move an earlier one to whatever the registry
+    # serves: tests/.node's own package.json must name each pin exactly.
+    from .node_cli import NODE_PREFIX
+
+    manifest = NODE_PREFIX / "package.json"
+    if not manifest.exists():
+        pytest.skip("tests/.node holds no installed CLI (npm installs them on first use)")
+    recorded = json.loads(manifest.read_text()).get("dependencies", {})
+    for cli in CLIS.values():
+        if cli.package in recorded:
+            assert recorded[cli.package] == cli.version, f"tests/.node/package.json: {cli.package} {recorded[cli.package]}"
