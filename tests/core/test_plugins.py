@@ -146,7 +146,7 @@ logged = skillab_lines_plugin:LoggedBackend
 
 def install_package(site: Path, module: str, source: str, entry_points: str) -> None:
     """What ``pip install`` of a one-module package leaves on disk: the module and its metadata."""
-    site.mkdir(parents=True)
+    site.mkdir(parents=True, exist_ok=True)
     (site / f"{module}.py").write_text(source)
     info = site / f"{module}-0.1.dist-info"
     info.mkdir()

@@ -15,36 +15,26 @@ from pathlib import Path
 
 from skillab.engine.salvage import failed_after_arms
 
-from ..core.test_plugins import install_package, skillab
+from ..core.test_plugins import install_package, install_plugin, skillab
 
 AGENT = textwrap.dedent('''
-    """An agent that answers SKILLED with the skill, counts its arms, and cannot say how it is
-    confined: its sandbox_profile raises."""
+    """The lines plugin's echo agent, counting its arms, that cannot say how it is confined:
+    its sandbox_profile raises."""
 
     from pathlib import Path
 
-    from skillab.agents.base import Agent, AgentResult
-    from skillab.grading.trajectory import Trajectory
+    from skillab_lines_plugin import EchoAgent
 
     CALLS = Path(__file__).with_name("calls.log")
 
 
-    class FaultyProfileAgent(Agent):
+    class FaultyProfileAgent(EchoAgent):
         name = "faulty-profile"
-
-        @classmethod
-        def from_config(cls, config):
-            return cls()
-
-        def identity(self):
-            return {"adapter": self.name}
 
         def run(self, request):
             with CALLS.open("a") as out:
                 out.write(request.case.name + "\\n")
-            answer = "SKILLED" if request.skill is not None else "plain"
-            (request.workspace / "answer.txt").write_text(answer)
-            return AgentResult(final_output=answer, trajectory=Trajectory(user_input=request.case.prompt))
+            return super().run(request)
 
         def sandbox_profile(self, sandbox):
             raise RuntimeError("the profile probe found no cgroup")
@@ -66,6 +56,7 @@ def suite(root: Path) -> Path:
 
 def test_a_failure_after_the_arms_ran_writes_every_finished_arm_and_exits_1(tmp_path):
     site = tmp_path / "site"
+    install_plugin(site)
     install_package(site, "skillab_faulty_agent", AGENT, ENTRY_POINTS)
     skill = suite(tmp_path)
     run = ["run", str(skill), "--adapter", "faulty-profile", "--model", "any", "--no-cache", "--no-history",
