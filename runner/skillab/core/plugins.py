@@ -143,11 +143,9 @@ def is_known(kind: Kind, name: str) -> bool:
 
 def target(kind: Kind, name: str) -> str:
     """Where ``name`` lives, as ``"module:attr"``; ``UnknownPlugin`` when nothing has the name."""
-    prefixed = _prefixed_agent(name) if kind == "agents" else None
-    if prefixed is not None:
-        return prefixed
-    if name in BUILTINS[kind]:
-        return BUILTINS[kind][name]
+    builtin = _builtin_target(kind, name)
+    if builtin is not None:
+        return builtin
     point = plugins(kind).get(name)
     if point is None:
         raise UnknownPlugin(kind, name, names(kind))
