@@ -23,6 +23,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 NODE_PREFIX = Path(__file__).parent / ".node"
 DOCKERFILE = Path(__file__).resolve().parent.parent / "Dockerfile"
@@ -87,6 +88,16 @@ def npm_binary(executable: str, prefix: Path = NODE_PREFIX) -> str:
         if installed_version(cli, prefix) != cli.version or not local.exists():
             npm_install(prefix, [cli.spec])
     return str(local)
+
+
+def alone_on_path(executable: str, directory: Path, monkeypatch: Any) -> str:
+    """The pinned ``executable`` (as ``npm_binary`` finds it) linked into ``directory``, and PATH
+    that directory then the system's own: an adapter's ``from_config`` finds this one. Its path."""
+    binary = npm_binary(executable)
+    directory.mkdir()
+    (directory / executable).symlink_to(binary)
+    monkeypatch.setenv("PATH", f"{directory}:/usr/local/bin:/usr/bin:/bin")
+    return binary
 
 
 def claude_binary() -> str:

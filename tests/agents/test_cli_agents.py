@@ -26,7 +26,7 @@ from skillab.suite.model import Case
 
 from ..configs import run_config
 from ..fakes.model_server import Reply, server_error, text, tool_call, unauthorized
-from ..node_cli import codex_binary, gemini_binary
+from ..node_cli import alone_on_path, codex_binary, gemini_binary
 from ..skillgen import make_skill
 
 SKILL_BODY = "Write RESULT.md containing the single line SKILL-FOLLOWED."
@@ -211,10 +211,7 @@ def test_rejected_key_stops_the_run(cli, server, workspace):
 
 
 def test_from_config_records_the_cli_version_and_needs_the_key(cli, monkeypatch, tmp_path):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / cli.adapter.cli).symlink_to(cli.binary())
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
+    alone_on_path(cli.adapter.cli, tmp_path / "bin", monkeypatch)
     monkeypatch.delenv(cli.adapter.key_env, raising=False)
     config = run_config(adapter=cli.name, model="some-model")
     with pytest.raises(ProviderAuthError, match=cli.adapter.key_env):

@@ -29,7 +29,7 @@ from skillab.suite.model import Case
 
 from ..configs import run_config
 from ..fakes.model_server import server_error, text, tool_call, unauthorized
-from ..node_cli import copilot_binary
+from ..node_cli import alone_on_path, copilot_binary
 from ..skillgen import make_skill
 
 SKILL_BODY = "Write RESULT.md containing the single line SKILL-FOLLOWED."
@@ -216,10 +216,7 @@ def test_rejected_key_stops_the_run(binary, server, workspace):
 
 
 def test_from_config_picks_the_wire_by_model_and_records_the_version(binary, monkeypatch, tmp_path):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "copilot").symlink_to(copilot_binary())
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
+    alone_on_path("copilot", tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "0penAiKey" * 5)
     claude = CopilotAdapter.from_config(run_config(adapter="copilot", model=MODEL))

@@ -76,12 +76,9 @@ def test_judge_model_help_states_the_real_default(capsys):
 
 
 def test_the_dry_run_names_the_key_copilot_reads_for_its_model(tmp_path, monkeypatch, capsys):
-    from ..node_cli import copilot_binary
+    from ..node_cli import alone_on_path
 
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "copilot").symlink_to(copilot_binary())
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
+    alone_on_path("copilot", tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     code, out, err = run(str(judged_skill(tmp_path)), "--adapter", "copilot", "--model", "gpt-5-mini",

@@ -29,7 +29,7 @@ from ..agents.test_cli_agents import CLIS
 from ..agents.test_cli_agents import adapter as cli_adapter
 from ..configs import run_config
 from ..fakes.model_server import text, tool_call
-from ..node_cli import claude_binary
+from ..node_cli import alone_on_path, claude_binary
 
 IN_TOKENS, OUT_TOKENS = 1200, 40
 
@@ -194,10 +194,7 @@ def test_the_runs_cost_cap_is_held_by_the_proxy_across_arms(server, tmp_path, mo
     # From the run's settings: each request reserves its upper cost at admission (its body as
     # input, its max_tokens as output), so a cap smaller than one request's reserve lets nothing
     # reach the upstream, in any arm: each arm is an error that spent nothing.
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "claude").symlink_to(claude_binary())
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    alone_on_path("claude", tmp_path / "bin", monkeypatch)
     monkeypatch.setenv("ANTHROPIC_API_KEY", CLAUDE_KEY)
     config = run_config(adapter="claude-code", model="claude-haiku-4-5", base_url=server.url,
                         max_cost_usd=0.01)
