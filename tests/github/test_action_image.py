@@ -100,7 +100,7 @@ def test_the_agent_clis_variant_pins_codex_and_gemini_as_ci_tests_them():
     assert 'install-agent-clis.py "$CODEX_VERSION" "$GEMINI_CLI_VERSION"' in runs
     # .ci/run and the tests install what tests/node_cli.py reads from these ARGs (tests/test_node_cli.py).
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "$(python -m tests.node_cli)" in ci
+    assert "python -m tests.node_cli --install" in ci
     pinned = (ROOT / "docker" / "install-agent-clis.py").read_text()
     for package, version in (("@openai/codex", args["CODEX_VERSION"]),
                              ("@openai/codex", args["CODEX_VERSION"] + "-linux-x64"),
