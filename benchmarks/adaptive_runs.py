@@ -54,7 +54,7 @@ from calibration import (  # a sibling script
 from skillab.scoring.adaptive_runs import held_runs_settled, runs_given, settle_after
 from skillab.scoring.inference import ALPHA, CasePair
 from skillab.scoring.interval import infer_lift
-from skillab.scoring.stopping import OBF_BOUNDS, claim, replay
+from skillab.scoring.stopping import GROUP_SEQUENTIAL, claim, replay
 
 DESIGNS = ("fixed", "fixed k", "adaptive", "group-seq", "adaptive+gs", "stepwise", "stepwise+gs")
 # Issue #37's goal: this share of the calls saved on average, at the fixed design's error rates.
@@ -147,7 +147,7 @@ def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool, first: int 
     if gs.stopped_at is not None:
         out["stepwise+gs"] = out["adaptive+gs"]
     else:
-        said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, OBF_BOUNDS[-1], first=k)
+        said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, GROUP_SEQUENTIAL.final, first=k)
         out["stepwise+gs"] = (hit(said, truth), out["adaptive"][1] + spent, None)
     return out
 

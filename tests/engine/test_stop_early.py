@@ -9,7 +9,7 @@ from pathlib import Path
 
 from skillab.cli import main
 from skillab.scoring.inference import CasePair
-from skillab.scoring.stopping import OBF_BOUNDS, calls_saved, claim, curtail, group_sequential
+from skillab.scoring.stopping import GROUP_SEQUENTIAL, calls_saved, claim, curtail, group_sequential
 
 from ..skillgen import grep_case, make_skill
 
@@ -40,7 +40,7 @@ def test_group_sequential_crosses_its_bound_only_at_a_look():
     assert not group_sequential([UP] * 10, 40).stop
     assert not group_sequential([UP] * 16 + [TIE] * 5, 40).stop  # 21 cases: not a look
     crossed = group_sequential([UP] * 15 + [TIE] * 5, 40)  # look 2: p = 6e-5 < 0.0042
-    assert crossed.stop and crossed.alpha == OBF_BOUNDS[1] and claim([UP] * 15, crossed.alpha) == "helps"
+    assert crossed.stop and crossed.alpha == GROUP_SEQUENTIAL.bounds[1] and claim([UP] * 15, crossed.alpha) == "helps"
     futile = group_sequential([DOWN] * 3 + [UP] * 3 + [TIE] * 14, 40)
     assert futile.stop and "neither a lift nor harm" in futile.reason
 
@@ -102,7 +102,7 @@ def test_group_sequential_run_stops_at_a_look_and_decides_at_its_bound(tmp_path)
     doc = run_suite(tmp_path, "--stop-early", "group-sequential", "--stop-seed", "3", cases=40)
     block = doc["stop_early"]
     assert block["stopped"] and block["cases_ran"] == 20  # look 2: 20 ups, p = 2e-6
-    assert block["alpha"] == OBF_BOUNDS[1] and "O'Brien-Fleming" in block["reason"]
+    assert block["alpha"] == GROUP_SEQUENTIAL.bounds[1] and "O'Brien-Fleming" in block["reason"]
     assert doc["statistics"]["distinguishable"]
 
 

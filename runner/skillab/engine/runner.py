@@ -39,7 +39,7 @@ from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..scoring.inference import ALPHA
-from ..scoring.stopping import OBF_BOUNDS
+from ..scoring.stopping import GROUP_SEQUENTIAL
 from ..scoring.summary import summarize
 from ..skill.loader import Skill
 from ..skill.placebo import make_placebo
@@ -214,7 +214,7 @@ class Execution:
             self.adaptive, why_off = plan_adaptive(
                 engine.runs, arms, sharded=engine.shard is not None, min_delta_pts=engine.min_delta_pts,
                 gate_on=engine.gate_on,
-                alpha=OBF_BOUNDS[-1] if self.early is not None and self.early.design == "group-sequential" else ALPHA)
+                alpha=GROUP_SEQUENTIAL.final if self.early is not None and self.early.design == "group-sequential" else ALPHA)
             self.warnings += [why_off] if why_off else []
         # Each case's place in the seeded order of ``--stop-early``.
         self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}

@@ -38,15 +38,30 @@ from .power_model import critical_count
 Design = Literal["curtail", "group-sequential"]
 DESIGNS: tuple[str, ...] = ("curtail", "group-sequential")
 _MAX_COMPLETIONS = 5_000
+
+
+@dataclass(frozen=True)
+class SequentialPlan:
+    """Group-sequential looks: where they fall, what each needs to stop, and the final bound."""
+
+    # The interim looks, as shares of the planned cases (the last look is every case).
+    looks: tuple[float, ...]
+    # The two-sided sign-flip p each interim look needs to stop with a claim.
+    bounds: tuple[float, ...]
+    # The p the last look needs: the lift sentence's bound when no look stopped.
+    final: float
+    # Per interim look, a futility stop below this conditional power of crossing the final
+    # bound (under the trend so far, in the direction the lift points); 0: no futility stop there.
+    futility: tuple[float, ...]
+    # How a stop's reason names the bounds.
+    name: str
+
+
 # O'Brien-Fleming bounds for four equally spaced looks, two-sided 5% overall: the nominal
-# p-value each look needs (z = 4.048, 2.862, 2.337, 2.024).
-OBF_LOOKS = (0.25, 0.5, 0.75, 1.0)
-OBF_BOUNDS = (0.0000516, 0.00421, 0.0194, 0.0430)
-# A look stops for futility below this conditional power (under the current trend) of reaching
-# the final bound: at 5% the "hurts" and "helps" power stays within 4 points of the fixed
-# design's in the calibration cells, and a run with no effect stops about a third earlier.
-FUTILITY_POWER = 0.05
-_FINAL_Z = NormalDist().inv_cdf(1 - OBF_BOUNDS[-1] / 2)
+# p-value each look needs (z = 4.048, 2.862, 2.337, 2.024). A look stops for futility below 5%
+# conditional power (under the current trend) of reaching the final bound.
+GROUP_SEQUENTIAL = SequentialPlan(looks=(0.25, 0.5, 0.75), bounds=(0.0000516, 0.00421, 0.0194), final=0.0430,
+                                  futility=(0.0, 0.05, 0.05), name="O'Brien-Fleming")
 
 
 @dataclass(frozen=True)
@@ -138,20 +153,21 @@ def _gate_settled(pairs: Sequence[CasePair], remaining: int, runs: int, threshol
     return gate_on == "point" and low >= threshold
 
 
-def group_sequential(pairs: Sequence[CasePair], planned: int) -> StopDecision:
+def group_sequential(pairs: Sequence[CasePair], planned: int, plan: SequentialPlan = GROUP_SEQUENTIAL) -> StopDecision:
     """The look (if ``len(pairs)`` reaches one) and what it decides."""
     done = len(pairs)
-    for look, (share, bound) in enumerate(zip(OBF_LOOKS, OBF_BOUNDS)):
-        if done != look_size(share, planned) or share == 1.0:
+    looks = len(plan.looks) + 1
+    for look, (share, bound, futility) in enumerate(zip(plan.looks, plan.bounds, plan.futility, strict=True)):
+        if done != look_size(share, planned) or done >= planned:
             continue
         said = claim(pairs, alpha=bound)
         if said != "noise":
-            return StopDecision(True, f"look {look + 1} of 4 crossed its O'Brien-Fleming bound "
+            return StopDecision(True, f"look {look + 1} of {looks} crossed its {plan.name} bound "
                                       f"(p < {bound:g})", alpha=bound)
-        if look >= 1 and trend_power(pairs, done / planned) < FUTILITY_POWER:
-            return StopDecision(True, f"look {look + 1} of 4: neither a lift nor harm can still be "
+        if trend_power(pairs, done / planned, plan.final) < futility:
+            return StopDecision(True, f"look {look + 1} of {looks}: neither a lift nor harm can still be "
                                       f"shown (non-binding futility stop)", alpha=bound)
-    return StopDecision(False, alpha=OBF_BOUNDS[-1])
+    return StopDecision(False, alpha=plan.final)
 
 
 def look_size(share: float, planned: int) -> int:
@@ -159,24 +175,25 @@ def look_size(share: float, planned: int) -> int:
     return max(2, math.ceil(share * planned))
 
 
-def next_look(done: int, planned: int) -> int | None:
+def next_look(done: int, planned: int, plan: SequentialPlan = GROUP_SEQUENTIAL) -> int | None:
     """The case count of the next interim look after ``done`` finished cases (None: none left)."""
-    for share in OBF_LOOKS[:-1]:
+    for share in plan.looks:
         size = look_size(share, planned)
         if size > done and size < planned:
             return size
     return None
 
 
-def trend_power(pairs: Sequence[CasePair], share: float) -> float:
+def trend_power(pairs: Sequence[CasePair], share: float, final: float = GROUP_SEQUENTIAL.final) -> float:
     """Conditional power, under the trend seen so far (in whichever direction the lift points),
-    of crossing the final bound once the remaining ``1 - share`` of the cases ran."""
+    of crossing the ``final`` bound once the remaining ``1 - share`` of the cases ran."""
     scores = integer_scores([p for p in pairs if p.runs > 0]) if pairs else []
     spread = math.sqrt(sum(x * x for x in scores))
     z = abs(sum(scores)) / spread if spread else 0.0
+    final_z = NormalDist().inv_cdf(1 - final / 2)
     if share >= 1:
-        return 1.0 if z >= _FINAL_Z else 0.0
-    return NormalDist().cdf((z / math.sqrt(share) - _FINAL_Z) / math.sqrt(1 - share))
+        return 1.0 if z >= final_z else 0.0
+    return NormalDist().cdf((z / math.sqrt(share) - final_z) / math.sqrt(1 - share))
 
 
 def calls_saved(planned_cases: int, ran_cases: int, runs: int, arms: int, calls_per_arm: float) -> int:
@@ -205,18 +222,19 @@ class Replay:
 
 
 def replay(pairs: Sequence[CasePair], design: str, runs: int, *, min_delta_pts: float | None = None,
-           gate_on: str = "point") -> Replay:
+           gate_on: str = "point", plan: SequentialPlan = GROUP_SEQUENTIAL) -> Replay:
     """Run the stopping rule over ``pairs`` in the order given (shuffle them first, as the engine
-    does with its seed), one case at a time as with ``--concurrency 1``."""
+    does with its seed), one case at a time as with ``--concurrency 1``; ``plan`` the looks of
+    group-sequential (the benchmarks compare others)."""
     planned = len(pairs)
-    alpha = OBF_BOUNDS[-1] if design == "group-sequential" else ALPHA
+    alpha = plan.final if design == "group-sequential" else ALPHA
     full = claim(pairs, alpha)
     for k in range(2, planned):
         done = list(pairs[:k])
         if design == "curtail":
             decision = curtail(done, planned - k, runs, min_delta_pts=min_delta_pts, gate_on=gate_on)
         else:
-            decision = group_sequential(done, planned)
+            decision = group_sequential(done, planned, plan)
         if decision.stop:
             return Replay(k, decision.reason, full, claim(done, decision.alpha), planned)
     return Replay(None, "", full, full, planned)
