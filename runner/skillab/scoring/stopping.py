@@ -10,15 +10,17 @@ enumerated only while there are at most ``_MAX_COMPLETIONS`` of them (so curtail
 near the end of the plan); a ``--gate-on lower-bound`` gate settles only when no outcome can
 bring even the lift up to it.
 
-``group-sequential`` looks at the finished cases at 1/4, 1/2 and 3/4 of the plan and at the end,
-with O'Brien-Fleming efficacy bounds on the sign-flip p (``OBF_BOUNDS``: two-sided 5% overall)
-in both directions, so a skill that hurts is stopped and called harmful like one that helps. A
-non-binding futility stop at 1/2 and 3/4 ends a run only when neither a lift nor harm can still
-be shown: the conditional power under the current trend to cross the final bound, in the
-direction the lift points (the likelier one), is below ``FUTILITY_POWER``. Futility never raises
-the false-claim rate; ``benchmarks/calibration.py`` measures what it costs in power, for "helps"
-and for "hurts", beside the fixed design. A run that stops for efficacy says "beyond noise" at
-that look's bound; the final look decides at 0.043.
+``group-sequential`` looks at the finished cases at 1/2 and 3/4 of the plan and at the end
+(``GROUP_SEQUENTIAL``), in both directions, so a skill that hurts is stopped and called harmful
+like one that helps. An interim look stops with a claim at p < 0.0005 and p < 0.0015, the end at
+p < 0.048: each look's sign-flip test is exact, so by the union bound the false claims stay at
+or below 5% with no normal approximation. A non-binding futility stop at either look ends a run
+only when neither a lift nor harm can still be shown: the conditional power under the current
+trend to cross the final bound, in the direction the lift points (the likelier one), is below
+3%, with the runs graded so far as the information seen. Futility never raises the false-claim
+rate; ``benchmarks/adaptive_runs.py`` and ``benchmarks/calibration.py`` measure what it costs
+in power, for "helps" and for "hurts", beside the fixed design. A run that stops for efficacy
+says "beyond noise" at that look's bound.
 
 ``calls_saved`` is the plain count the benchmarks (and an A/A study on a real model) use.
 """
@@ -57,11 +59,15 @@ class SequentialPlan:
     name: str
 
 
-# O'Brien-Fleming bounds for four equally spaced looks, two-sided 5% overall: the nominal
-# p-value each look needs (z = 4.048, 2.862, 2.337, 2.024). A look stops for futility below 5%
-# conditional power (under the current trend) of reaching the final bound.
-GROUP_SEQUENTIAL = SequentialPlan(looks=(0.25, 0.5, 0.75), bounds=(0.0000516, 0.00421, 0.0194), final=0.0430,
-                                  futility=(0.0, 0.05, 0.05), name="O'Brien-Fleming")
+# Looks at 1/2 and 3/4 of the cases and at the end. Each look's sign-flip test is exact, so
+# bounds that add up to 0.05 hold the false claims at or below 5% by the union bound, for any
+# distribution of the cases (O'Brien-Fleming's 0.0042 / 0.0194 / 0.043 leaned on a normal
+# approximation, and its final 0.043 cost up to 3 points of power): the interim bounds are
+# strict, so the final look keeps 0.048. A look stops for futility below 3% conditional power;
+# ``benchmarks/adaptive_runs.py`` compares the plans this was chosen from, by calls per correct
+# verdict at power within 2 Monte Carlo SE of the fixed design's.
+GROUP_SEQUENTIAL = SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048,
+                                  futility=(0.03, 0.03), name="interim")
 
 
 @dataclass(frozen=True)
@@ -153,8 +159,9 @@ def _gate_settled(pairs: Sequence[CasePair], remaining: int, runs: int, threshol
     return gate_on == "point" and low >= threshold
 
 
-def group_sequential(pairs: Sequence[CasePair], planned: int, plan: SequentialPlan = GROUP_SEQUENTIAL) -> StopDecision:
-    """The look (if ``len(pairs)`` reaches one) and what it decides."""
+def group_sequential(pairs: Sequence[CasePair], planned: int, *, runs: int,
+                     plan: SequentialPlan = GROUP_SEQUENTIAL) -> StopDecision:
+    """The look (if ``len(pairs)`` reaches one) and what it decides; ``runs`` per case planned."""
     done = len(pairs)
     looks = len(plan.looks) + 1
     for look, (share, bound, futility) in enumerate(zip(plan.looks, plan.bounds, plan.futility, strict=True)):
@@ -164,7 +171,10 @@ def group_sequential(pairs: Sequence[CasePair], planned: int, plan: SequentialPl
         if said != "noise":
             return StopDecision(True, f"look {look + 1} of {looks} crossed its {plan.name} bound "
                                       f"(p < {bound:g})", alpha=bound)
-        if trend_power(pairs, done / planned, plan.final) < futility:
+        # The information seen is the runs graded, not the cases: a case --adaptive-runs
+        # settled, or one with errored runs, has runs still to come or missing.
+        seen = sum(p.runs for p in pairs) / (planned * runs)
+        if trend_power(pairs, seen, plan.final) < futility:
             return StopDecision(True, f"look {look + 1} of {looks}: neither a lift nor harm can still be "
                                       f"shown (non-binding futility stop)", alpha=bound)
     return StopDecision(False, alpha=plan.final)
@@ -186,7 +196,9 @@ def next_look(done: int, planned: int, plan: SequentialPlan = GROUP_SEQUENTIAL) 
 
 def trend_power(pairs: Sequence[CasePair], share: float, final: float = GROUP_SEQUENTIAL.final) -> float:
     """Conditional power, under the trend seen so far (in whichever direction the lift points),
-    of crossing the ``final`` bound once the remaining ``1 - share`` of the cases ran."""
+    of crossing the ``final`` bound once the remaining ``1 - share`` of the runs ran."""
+    if share <= 0:
+        return 1.0  # nothing graded yet: no trend to extrapolate
     scores = integer_scores([p for p in pairs if p.runs > 0]) if pairs else []
     spread = math.sqrt(sum(x * x for x in scores))
     z = abs(sum(scores)) / spread if spread else 0.0
@@ -234,7 +246,7 @@ def replay(pairs: Sequence[CasePair], design: str, runs: int, *, min_delta_pts: 
         if design == "curtail":
             decision = curtail(done, planned - k, runs, min_delta_pts=min_delta_pts, gate_on=gate_on)
         else:
-            decision = group_sequential(done, planned, plan)
+            decision = group_sequential(done, planned, runs=runs, plan=plan)
         if decision.stop:
             return Replay(k, decision.reason, full, claim(done, decision.alpha), planned)
     return Replay(None, "", full, full, planned)
