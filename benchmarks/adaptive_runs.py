@@ -54,11 +54,24 @@ from calibration import (  # a sibling script
 from skillab.scoring.adaptive_runs import held_runs_settled, runs_given, settle_after
 from skillab.scoring.inference import ALPHA, CasePair
 from skillab.scoring.interval import infer_lift
-from skillab.scoring.stopping import GROUP_SEQUENTIAL, claim, replay
+from skillab.scoring.stopping import GROUP_SEQUENTIAL, SequentialPlan, claim, replay
 
 DESIGNS = ("fixed", "fixed k", "adaptive", "group-seq", "adaptive+gs", "stepwise", "stepwise+gs")
 # Issue #37's goal: this share of the calls saved on average, at the fixed design's error rates.
 GOAL_SAVED = 0.30
+# Group-sequential plans to compare (``--plan``): the one ``--stop-early group-sequential`` uses,
+# and those it was chosen among, replayed through the same code on the same draws.
+PLANS = {
+    "default": GROUP_SEQUENTIAL,
+    "obrien-fleming": SequentialPlan(looks=(0.25, 0.5, 0.75), bounds=(0.0000516, 0.00421, 0.0194), final=0.0430,
+                                     futility=(0.0, 0.05, 0.05), name="O'Brien-Fleming"),
+    "futility-5": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.05, 0.05),
+                                 name="interim"),
+    "futility-10": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.10, 0.10),
+                                  name="interim"),
+    "no-futility": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.0, 0.0),
+                                  name="interim"),
+}
 
 
 def draw_runs(s: Scenario, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -99,7 +112,8 @@ def first_runs_rule(agreement: np.ndarray, runs: int, first: int | None) -> int:
 
 
 def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool, first: int | None = None,
-              harm: bool = False) -> dict[str, tuple[bool, int, bool | None]]:
+              harm: bool = False,
+              plan: SequentialPlan = GROUP_SEQUENTIAL) -> dict[str, tuple[bool, int, bool | None]]:
     """Per design: whether it made the claim counted, its calls, and (fixed and adaptive)
     whether the interval covered the truth. With ``harm`` the arms are swapped (a skill that
     hurts by the cell's lift) and the claim counted is "hurts beyond noise"."""
@@ -131,7 +145,7 @@ def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool, first: int 
         # --stop-early group-sequential over the same cases in a seeded order.
         ordered = [pairs[i] for i in order]
         replayed[name] = replay([p if p is not None else CasePair(0, 0, 0) for p in ordered], "group-sequential",
-                                s.runs)
+                                s.runs, plan=plan)
         ran = replayed[name].stopped_at if replayed[name].stopped_at is not None else s.n
         calls = 2 * sum(runs[i] for i in order[:ran])
         out["group-seq" if name == "fixed" else "adaptive+gs"] = (hit(replayed[name].claim_stopped, truth), calls, None)
@@ -147,7 +161,7 @@ def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool, first: int 
     if gs.stopped_at is not None:
         out["stepwise+gs"] = out["adaptive+gs"]
     else:
-        said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, GROUP_SEQUENTIAL.final, first=k)
+        said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, plan.final, first=k)
         out["stepwise+gs"] = (hit(said, truth), out["adaptive"][1] + spent, None)
     return out
 
@@ -237,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="three small cells (a smoke test)")
     parser.add_argument("--first-runs", type=int, default=None, metavar="K",
                         help="settle a case after K agreeing runs instead of the engine's R // 2 + 1")
+    parser.add_argument("--plan", choices=tuple(PLANS), default="default",
+                        help="the group-sequential plan replayed (default: --stop-early's own)")
     args = parser.parse_args(argv)
     reps, null_reps = (100, 200) if args.quick else (args.reps, args.null_reps)
     rng = np.random.default_rng(args.seed)
@@ -246,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
           f"'claims', the false-claim rate at lift 0, else the power ('±' the fixed design's Monte Carlo SE); "
           f"'per correct' is calls / power (cells with a true lift); 'worse' names the designs whose claims are "
           f"worse than the fixed design's by more than 2 paired SE on the same draws; group-seq replayed case by "
-          f"case (--concurrency 1)")
+          f"case (--concurrency 1) with the {args.plan!r} plan: {PLANS[args.plan]}")
     head = "  ".join(f"{d:>17}" for d in DESIGNS)
     print(f"{'cell':<28} {'n':>4} {'R':>2} {'k':>2}  {head}  {'cover fixed/adapt':>17}")
     tallies = {d: Tally() for d in DESIGNS[1:]}
@@ -255,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     beside_off: list[float] = []
     for s in cells(args.quick):
         runs_here = null_reps if s.truth() == 0 else reps
-        hits, calls, covered = run_cell(s, runs_here, reps, rng, args.first_runs)
+        hits, calls, covered = run_cell(s, runs_here, reps, rng, args.first_runs, plan=PLANS[args.plan])
         # ``stepwise`` makes the fixed design's claim on every draw: checked, not assumed.
         assert (hits["stepwise"] == hits["fixed"]).all(), s.label
         rates = {d: hits[d].mean() for d in DESIGNS}
@@ -286,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"a skill that hurts (calibration.py's cells, arms swapped): 'hurts beyond noise' per design, "
           f"{reps} suites per cell (target: within {HARM_POWER_SLACK:.2f} of the fixed design's)")
     for s in harm_cells(args.quick):
-        hits, calls, _ = run_cell(s, reps, 0, rng, args.first_runs, harm=True)
+        hits, calls, _ = run_cell(s, reps, 0, rng, args.first_runs, harm=True, plan=PLANS[args.plan])
         flagged = [flag for d in DESIGNS[1:] if (flag := compare(s, d, hits, tallies[d], harm=True))]
         row = "  ".join(f"{calls[d]:>9.1f} {hits[d].mean():>7.3f}" for d in DESIGNS)
         print(f"{'hurts ' + format(-s.lift, '+.0f') + ' pts':<28} {s.n:>4} {s.runs:>2} "
@@ -322,14 +338,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_cell(s: Scenario, runs_here: int, cover_reps: int, rng: np.random.Generator, first: int | None, *,
-             harm: bool = False) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, list[int]]]:
+             harm: bool = False, plan: SequentialPlan = GROUP_SEQUENTIAL
+             ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, list[int]]]:
     """Every design over ``runs_here`` simulated suites of ``s``: per design whether each made
     the claim counted, the mean calls, and the interval's coverage (fixed and adaptive)."""
     hits = {d: np.zeros(runs_here, dtype=bool) for d in DESIGNS}
     calls = {d: 0.0 for d in DESIGNS}
     covered = {"fixed": [0, 0], "adaptive": [0, 0]}
     for i in range(runs_here):
-        result = one_suite(s, rng, cover=i < cover_reps, first=first, harm=harm)
+        result = one_suite(s, rng, cover=i < cover_reps, first=first, harm=harm, plan=plan)
         for d, (h, c, cov) in result.items():
             hits[d][i] = h
             calls[d] += c / runs_here
