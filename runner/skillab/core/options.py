@@ -349,6 +349,11 @@ OPTIONS: tuple[Option, ...] = (
                 "SKILLAB_BUDGET_TOKEN): every model call asks it first, for one cost cap, rate and "
                 "back-off across shards; a shard that cannot reach it runs under its own "
                 "--max-cost-usd and says so (not settable from a config file)"),
+    Option("budget-wait-s", "tuning.budget_wait_s", group=PLAN, parse=non_negative_float, metavar="S",
+           env="SKILLAB_BUDGET_WAIT_S", default=30.0,
+           help="with --budget-url: how long a shard keeps trying to reach the budget service "
+                "before its first arm (shards may start before the service does), then it runs "
+                "under its own --max-cost-usd and says so (default 30)"),
     Option("stop-early", "engine.stop_early", settle=_off_when_none,
            group=PLAN, choices=("curtail", "group-sequential", "none"),
            metavar="DESIGN",
