@@ -306,6 +306,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                      "catalogue of skills: what it steals and loses, with error control.",
                          epilog=ROUTE_EPILOG)
     add_route_arguments(p_route)
+    add_option_rows(p_route, "route")
 
     add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
                                 formatter_class=_Formatter), _Formatter, with_config=command == "cache")
@@ -334,12 +335,16 @@ def add_run_arguments(p_run: argparse.ArgumentParser, command: Command,
     p_run.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                        help="suites (a skill directory with SKILL.md and eval.yaml, or a suite "
                            "file), or folders: every suite below them")
-    # Every option from its one row (``core.options``); a command takes only the rows naming it,
-    # and the attributes of the rest sit at their defaults for the code run and ablate share.
-    groups = {name: p_run.add_argument_group(name) if name else p_run for name in GROUPS}
+    add_option_rows(p_run, command, options)
+
+
+def add_option_rows(parser: argparse.ArgumentParser, command: Command, options: tuple[Option, ...] = OPTIONS) -> None:
+    """Every option from its one row (``core.options``); a command takes only the rows naming it,
+    and the attributes of the rest sit at their defaults for the code the commands share."""
+    groups = {name: parser.add_argument_group(name) if name else parser for name in GROUPS}
     for option in options_for(command, options):
         groups[option.group].add_argument(*option.flags, **option.argparse_kwargs())
-    p_run.set_defaults(**not_taken(command, options))
+    parser.set_defaults(**not_taken(command, options))
 
 
 def add_results_options(parser: argparse.ArgumentParser) -> None:

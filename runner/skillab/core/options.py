@@ -40,10 +40,12 @@ from .choices import (
 from .config_trust import TrustRule
 from .defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
 
-Command = Literal["run", "ablate"]
+Command = Literal["run", "ablate", "route"]
 Kind = Literal["value", "switch", "append"]
 RUN: frozenset[Command] = frozenset({"run"})
 BOTH: frozenset[Command] = frozenset({"run", "ablate"})
+# ``skillab route`` poses queries to the same agents: it takes the rows that choose and tune them.
+ROUTED: frozenset[Command] = frozenset({"run", "ablate", "route"})
 VERDICTS = ("pass", "fail", "mixed", "error")
 # What --fail-on-verdict gates on when not given, as the Action's input does (``fail,error``;
 # error has its own opt-out, --allow-error-verdict); ``none`` turns the verdict gates off.
@@ -198,7 +200,7 @@ OPTIONS: tuple[Option, ...] = (
                 "provider, an unconfining sandbox, keep-workspaces, an import-path adapter, paths "
                 "outside the file's tree); without it they exit 2"),
     # --- agent and models
-    Option("adapter", "agent.adapter", group=AGENT, parse=adapter_list, metavar="A[,B...]",
+    Option("adapter", "agent.adapter", commands=ROUTED, group=AGENT, parse=adapter_list, metavar="A[,B...]",
            config=True, trust=config_trust.import_path,
            help="how the agent is invoked: mock (scripted answers, no model), llm (one call, no "
                 "tools), agent (skillab's tool loop), claude-code, codex, gemini-cli, copilot (the "
@@ -212,7 +214,7 @@ OPTIONS: tuple[Option, ...] = (
                              "each agent and the comment shows the portability table, one row per "
                              "agent. Empty: `agent` when a model is set. The agent CLIs need the "
                              "image that carries them: `uses: OWNER/skillab/claude-code@v1`.")),
-    Option("model", "agent.model.name", group=AGENT, env="SKILLAB_MODEL", config=True,
+    Option("model", "agent.model.name", commands=ROUTED, group=AGENT, env="SKILLAB_MODEL", config=True,
            help="agent model (default: $SKILLAB_MODEL)",
            input=ActionInput("Agent model (as `skillab run --model`): one for every agent, or one "
                              "per agent of `adapter`, comma-separated in the same order; falls back "
@@ -235,25 +237,28 @@ OPTIONS: tuple[Option, ...] = (
            help="judge verdicts are asked again until the agreement's interval decides (10 to 60 "
                 "re-asks, or SHARE of the verdicts if more); the lift is withheld when the judge "
                 "agrees with itself below 80%% (0 turns it off; default %(default)s)"),
-    Option("provider", "agent.model.provider", group=AGENT, parse=provider_name, metavar="NAME",
-           config=True, trust=config_trust.provider,
+    Option("provider", "agent.model.provider", commands=ROUTED, group=AGENT, parse=provider_name,
+           metavar="NAME", config=True, trust=config_trust.provider,
            help="model provider: anthropic, openai, openai-responses, gemini, mock, or an installed "
                 "plugin's (default: inferred from the model name)",
            input=ActionInput("`anthropic` or `openai`; inferred from the model name when empty.")),
-    Option("base-url", "agent.model.base_url", group=AGENT, metavar="URL", config=True, trust=config_trust.endpoint,
+    Option("base-url", "agent.model.base_url", commands=ROUTED, group=AGENT, metavar="URL", config=True,
+           trust=config_trust.endpoint,
            help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy",
            input=ActionInput("OpenAI-compatible base URL (Ollama, vLLM, LiteLLM and friends).")),
-    Option("temperature", "agent.model.temperature", group=AGENT, parse=non_negative_float, metavar="T",
-           config=True,
+    Option("temperature", "agent.model.temperature", commands=ROUTED, group=AGENT, parse=non_negative_float,
+           metavar="T", config=True,
            help="the agent model's sampling temperature (default: the model's own); recorded in the run"),
-    Option("seed", "agent.model.seed", group=AGENT, parse=non_negative_int, metavar="N", config=True,
+    Option("seed", "agent.model.seed", commands=ROUTED, group=AGENT, parse=non_negative_int, metavar="N",
+           config=True,
            help="the agent model's sampling seed, for servers that take one (OpenAI-compatible); with "
                 "--concurrency 1 a local server then answers a rerun the same way; recorded in the run"),
     Option("judge-temperature", "judge.model.temperature", group=AGENT, parse=non_negative_float,
            metavar="T", config=True, help="the judge model's sampling temperature (default 0)"),
     Option("judge-seed", "judge.model.seed", group=AGENT, parse=non_negative_int, metavar="N", config=True,
            help="the judge model's sampling seed (OpenAI-compatible servers)"),
-    Option("max-tokens", "agent.max_tokens", group=AGENT, parse=positive_int, metavar="N", config=True,
+    Option("max-tokens", "agent.max_tokens", commands=ROUTED, group=AGENT, parse=positive_int, metavar="N",
+           config=True,
            help="llm and agent adapters: the answer budget per model call (default 4096 for llm, 8192 "
                 "for agent, cut to the server's context where it says its size); an answer cut at it "
                 "is recorded as truncated and fails"),
@@ -262,25 +267,29 @@ OPTIONS: tuple[Option, ...] = (
            help="agent adapter: skill body in the system prompt (inline) or listed and read by the "
                 "agent with its tools (discover); default %(default)s. openai-agents: lazy stages the "
                 "skill when the model calls load_skill, anything else stages it up front"),
-    Option("max-turns", "agent.max_turns", group=AGENT, parse=positive_int, default=DEFAULT_MAX_TURNS,
+    Option("max-turns", "agent.max_turns", commands=ROUTED, group=AGENT, parse=positive_int,
+           default=DEFAULT_MAX_TURNS,
            metavar="N", config=True, help="tool-loop cap for cases without max_turns (default %(default)s)"),
-    Option("mock-responses", "agent.mock_responses", group=AGENT, parse=Path, metavar="FILE",
-           help="mock adapter script: case name -> with/without answers (default: the skill's "
-                "mock-responses.yaml); a key that names no case is an error"),
+    Option("mock-responses", "agent.mock_responses", commands=ROUTED, group=AGENT, parse=Path,
+           metavar="FILE",
+           help="mock adapter script: case name -> with/without answers (route: per query; default: "
+                "the skill's mock-responses.yaml); a key that names no case is an error"),
     Option("mock-latency-ms", "agent.mock_latency_ms", group=AGENT, parse=non_negative_int, default=0,
            metavar="MS", config=True,
            help="mock adapter sleeps this long per arm, for benchmarks (default %(default)s)"),
     # --- what to run
-    Option("runs", "engine.runs", group=PLAN, parse=positive_int, default=1, metavar="N", config=True,
-           help="i.i.d. repeats per case, MEAN-aggregated (default %(default)s)",
+    Option("runs", "engine.runs", commands=ROUTED, group=PLAN, parse=positive_int, default=1, metavar="N", config=True,
+           help="i.i.d. repeats per case, MEAN-aggregated (route: trials per query and condition; "
+                "default %(default)s)",
            input=ActionInput("Independent repeats per case, mean-aggregated.", default="1")),
     Option("pass-k", "engine.pass_k", group=PLAN, parse=positive_int, default=1, metavar="K", config=True,
            help="up to K attempts per arm; the arm passes if any does (default %(default)s)"),
     Option("pass-n", "engine.pass_n", settle=_or(0), group=PLAN, parse=positive_int, metavar="N", config=True,
            help="attempts per arm for pass@k, at least K (default K); more attempts make the "
                 "unbiased pass@k estimate less noisy"),
-    Option("against", "engine.against", group=PLAN, metavar="REF_OR_DIR", commands=RUN,
-           help="add an arm with the original skill (git ref or directory): candidate vs original"),
+    Option("against", "engine.against", group=PLAN, metavar="REF_OR_DIR", commands=frozenset({"run", "route"}),
+           help="add an arm with the original skill (git ref or directory): candidate vs original "
+                "(route: the original stands in the catalogue condition)"),
     Option("placebo", "engine.placebo", settle=_flag, group=PLAN, kind="switch", commands=RUN,
            help="add an arm with the skill's placebo (same name, same lengths, neutral text, staged the "
                 "same way): content lift (skill vs placebo) beside presence lift (placebo vs none)",
@@ -321,10 +330,10 @@ OPTIONS: tuple[Option, ...] = (
            input=ActionInput("Trigger trials offer these skills beside the one under test: `auto` "
                              "(the other skills in the skill's parent directory), a directory "
                              "relative to the repository root, or `none`.", default="auto")),
-    Option("concurrency", "engine.concurrency", group=PLAN, parse=positive_int, default=4, metavar="N",
+    Option("concurrency", "engine.concurrency", commands=ROUTED, group=PLAN, parse=positive_int, default=4, metavar="N",
            config=True, help="arms in flight at once (default %(default)s)",
            input=ActionInput("Arms in flight at once.", default="4")),
-    Option("sandbox", "engine.sandbox", group=PLAN, parse=sandbox_name, env="SKILLAB_SANDBOX",
+    Option("sandbox", "engine.sandbox", commands=ROUTED, group=PLAN, parse=sandbox_name, env="SKILLAB_SANDBOX",
            metavar="{bwrap,image,none,PLUGIN}", config=True, trust=config_trust.sandbox,
            help="isolation backend for every command a suite runs (default: $SKILLAB_SANDBOX, else "
                 "bwrap; 'none' runs them unsandboxed; an installed plugin's by its entry point name)",
@@ -376,17 +385,19 @@ OPTIONS: tuple[Option, ...] = (
     Option("output", "report", group=OUTPUT, parse=Path, default=Path("results.json"), metavar="PATH",
            config=True, trust=config_trust.inside,
            help="the results document (default %(default)s)"),
-    Option("json", "report", group=OUTPUT, kind="switch",
-           help="print the results document on stdout instead of the table"),
+    Option("json", "report", commands=ROUTED, group=OUTPUT, kind="switch",
+           help="print the results (route: routing) document on stdout instead of the table"),
     Option("compact-results", "report", group=OUTPUT, kind="switch", config=True, commands=RUN,
            help="write the results document unindented, each arm's transcript and final output "
                 "moved to <output stem>.arms.jsonl beside it (for large runs)"),
     Option("junit", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
            commands=RUN, help="also write JUnit XML"),
-    Option("markdown", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
-           help="also write the markdown report"),
-    Option("html", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
-           help="also write the HTML report: one self-contained file, both arms side by side"),
+    Option("markdown", "report", commands=ROUTED, group=OUTPUT, parse=Path, metavar="PATH", config=True,
+           trust=config_trust.inside, help="also write the markdown report"),
+    Option("html", "report", commands=ROUTED, group=OUTPUT, parse=Path, metavar="PATH", config=True,
+           trust=config_trust.inside,
+           help="also write the HTML report: one self-contained file, both arms side by side (route: "
+                "the confusion matrices)"),
     Option("reporter", "report", group=OUTPUT, kind="append", parse=reporter_choice, metavar="NAME[=PATH]",
            commands=RUN,
            help="also write the report NAME (junit, markdown, html, or an installed plugin's) to "
@@ -519,10 +530,10 @@ def render_reference() -> str:
         "<!-- Generated from runner/skillab/core/options.py by `python -m skillab.core.options "
         "> docs/options.md`; tests/core/test_options.py fails when it is stale. -->",
         "",
-        "Every setting of `skillab run` and `skillab ablate`, declared once. A flag wins over the "
+        "Every setting of `skillab run`, `skillab ablate` and `skillab route`, declared once. A flag wins over the "
         "environment, which wins over the config file (`skillab.toml`, or `[tool.skillab]` in "
-        "`pyproject.toml`), which wins over the default. `skillab ablate` takes only the options "
-        "whose commands column names it.",
+        "`pyproject.toml`), which wins over the default. `skillab ablate` and `skillab route` take "
+        "only the options whose commands column names them.",
         "",
         "Config file column: `yes`, a repository's config file may set it; `consent`, it may, but "
         "a value that widens what the run reaches (where your keys go, the sandbox, what stays on "
@@ -538,7 +549,7 @@ def render_reference() -> str:
         "1. Add one `Option(...)` row to `OPTIONS` in `runner/skillab/core/options.py`: its name, "
         "where it lands, its parser (from `core/choices.py`, with its bounds), `config=True` (and a "
         "`trust` rule if a repository's value could widen what the run reaches), "
-        "`input=ActionInput(...)` if the Action takes it, and `commands` (`RUN` or `BOTH`).",
+        "`input=ActionInput(...)` if the Action takes it, and `commands` (`RUN`, `BOTH` or `ROUTED`).",
         "2. Say where it lands. A settings field (`engine.runs`, `agent.model.seed`, `gates.max_leaks`; "
         "several comma-separated; `settle=` when the parsed value is not yet the field's) is filled by "
         "`session/landing.py` for the CLI with no other code; the Action parses its input with the same "
