@@ -16,9 +16,7 @@ flag itself or ``--trust-config``. Every report names the file and the keys it s
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +62,8 @@ def find_config(start: Path | None = None) -> ConfigFile | None:
             path = directory / name
             if not path.is_file():
                 continue
+            import tomllib  # only once there is a file to read
+
             try:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -96,6 +96,8 @@ def apply_config(parser: argparse.ArgumentParser, found: ConfigFile | None) -> N
             raise UsageError(f"{found.where}: {key!r} cannot be set from a config file: give {flag} "
                              f"on the command line" + (f" or {BY_NAME[key].env}" if BY_NAME[key].env else ""))
         if key not in KEYS:
+            import difflib
+
             close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f"; keys: {', '.join(KEYS)}"
             raise UsageError(f"{found.where}: unknown key {raw_key!r}{hint}")
