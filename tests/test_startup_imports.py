@@ -135,3 +135,13 @@ def test_report_reads_a_saved_document_without_the_session_or_the_suite_parser(t
     assert "skillab.reports.terminal" in loaded  # the table was printed
     assert {"yaml", "skillab.session.session", "skillab.commands.run", "skillab.engine.resume",
             "skillab.suite.mock_script", "skillab.agents.base"} & loaded == set()
+
+
+def test_the_command_listing_loads_no_command_s_machinery():
+    # `skillab --help` builds every command's parser; what a command does when it runs (a budget
+    # service's HTTP server, serve-local's installer, the results document's types) loads then.
+    loaded = modules_after("from skillab.cli import main\nassert main(['--help']) == 0")
+    assert "skillab.commands.serve_local" in loaded  # its parser was built
+    assert {"http.server", "urllib.request", "importlib.metadata", "socket", "skillab.budget.service",
+            "skillab.budget.client", "skillab.engine.shard", "skillab.core.run_info", "skillab.core.settings"} \
+        & loaded == set()

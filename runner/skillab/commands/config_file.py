@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from ..core.options import BY_NAME, CONFIG_KEYS
-from ..core.run_info import ConfigSource
 from ..errors import UsageError
 
 FILE_NAMES = ("skillab.toml", "pyproject.toml")
@@ -144,6 +143,8 @@ def finish(args: argparse.Namespace) -> None:
             trusted.append(marked.key)
     # Relative to where the run started, as the reports show paths (no runner's home in a comment).
     shown = found.where.replace(str(found.path), os.path.relpath(found.path), 1)
+    from ..core.run_info import ConfigSource  # the results document's types: not for --help
+
     args.config_source = ConfigSource(shown, tuple(sorted(used)), tuple(sorted(trusted))) if used else None
 
 
