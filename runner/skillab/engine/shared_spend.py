@@ -14,14 +14,15 @@ if TYPE_CHECKING:
 
 
 def run_budget(config: RunConfig) -> SharedBudget | None:
-    """The run's shared budget, asked once (None without ``--budget-url``)."""
+    """The run's shared budget, asked once, given ``--budget-wait-s`` to come up (None without
+    ``--budget-url``)."""
     if not config.tuning.budget_url:
         return None  # and the client (sockets, threads) is never imported
     from ..budget.client import shared_budget
 
     budget = shared_budget(config.tuning.budget_url, config.credentials.environ)
     if budget is not None and budget.fallback is None:
-        budget.status()
+        budget.reach(config.tuning.budget_wait_s)
     return budget
 
 
