@@ -22,6 +22,7 @@ is found as `overhead.py` finds it (beside this Python, else in the virtualenv i
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -41,19 +42,23 @@ def executable(name: str) -> str:
     return str(found) if found.exists() else (shutil.which(name) or name)
 
 
-def once(cmd: list[str], env: dict[str, str]) -> float:
+def once(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, the command and what it waited for)."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    stderr = proc.stderr.read() if proc.stderr else b""
+    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: Popen must not wait again
     if proc.returncode != 0:
-        raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}")
-    return elapsed
+        raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{stderr.decode()[-2000:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def paired(runners: list[tuple[list[str], dict[str, str]]], pairs: int) -> list[list[float]]:
-    """Each runner's seconds per pair, the order rotating from pair to pair; the first pair only
-    warms caches (and fills the shared bytecode cache)."""
-    times: list[list[float]] = [[] for _ in runners]
+def paired(runners: list[tuple[list[str], dict[str, str]]], pairs: int) -> list[list[tuple[float, float]]]:
+    """Each runner's (wall, CPU) seconds per pair, the order rotating from pair to pair; the first
+    pair only warms caches (and fills the shared bytecode cache)."""
+    times: list[list[tuple[float, float]]] = [[] for _ in runners]
     for index in range(pairs + 1):
         order = list(range(len(runners)))
         order = order[index % len(order):] + order[:index % len(order)]
@@ -64,8 +69,13 @@ def paired(runners: list[tuple[list[str], dict[str, str]]], pairs: int) -> list[
     return times
 
 
-def ratio(mine: list[float], theirs: list[float]) -> float:
-    return statistics.median(a / b for a, b in zip(mine, theirs, strict=True))
+def ratio(mine: list[tuple[float, float]], theirs: list[tuple[float, float]], part: int = 0) -> float:
+    """The median per-pair ratio of wall (``part`` 0) or CPU (1) seconds."""
+    return statistics.median(a[part] / b[part] for a, b in zip(mine, theirs, strict=True))
+
+
+def median(samples: list[tuple[float, float]], part: int = 0) -> float:
+    return statistics.median(s[part] for s in samples)
 
 
 def main() -> int:
@@ -93,14 +103,16 @@ def main() -> int:
         ):
             runners = [(mine, env), (theirs, env)] + ([(mine, earlier)] if earlier else [])
             times = paired(runners, args.pairs)
-            a, b = statistics.median(times[0]), statistics.median(times[1])
-            line = (f"  {label:<20} skillab {a * 1000:6.1f} ms   reference {b * 1000:6.1f} ms   "
-                    f"ratio {ratio(times[0], times[1]):4.2f}x   target <= 1.00x")
+            a, b = median(times[0]), median(times[1])
+            print(f"  {label:<20} skillab {a * 1000:6.1f} ms   reference {b * 1000:6.1f} ms   "
+                  f"ratio {ratio(times[0], times[1]):4.2f}x   target <= 1.00x   "
+                  f"(CPU {median(times[0], 1) * 1000:.0f} / {median(times[1], 1) * 1000:.0f} ms, "
+                  f"{ratio(times[0], times[1], 1):4.2f}x)")
             if earlier:
-                c = statistics.median(times[2])
-                line += (f"   before {c * 1000:6.1f} ms, after/before {ratio(times[0], times[2]):4.2f}x "
-                         f"(vs reference before {ratio(times[2], times[1]):4.2f}x)")
-            print(line)
+                c = median(times[2])
+                print(f"  {'':<20} before  {c * 1000:6.1f} ms   after/before {ratio(times[0], times[2]):4.2f}x "
+                      f"wall, {ratio(times[0], times[2], 1):4.2f}x CPU (before {median(times[2], 1) * 1000:.0f} ms "
+                      f"CPU); before vs reference {ratio(times[2], times[1]):4.2f}x")
         print(f"  after: {load()}")
     return 0
 
