@@ -14,7 +14,9 @@ the load average before and after. Target: at most 1.00x for each command.
 change is read against the code it changes under the same load.
 
 The run row is the mock adapter with the cache and history off (``overhead.py``'s command), so
-what it adds to ``validate`` is the engine's imports and one arm pair per case. The reference CLI
+what it adds to ``validate`` is the engine's imports and one arm pair per case. Its "of which
+imports" line imports, in a process of its own, every module that run had loaded and does nothing
+else: the share of a small run's CPU that is start-up. The reference CLI
 is found as `overhead.py` finds it (beside this Python, else in the virtualenv it builds under
 `benchmarks/.cache/`).
 """
@@ -78,6 +80,23 @@ def median(samples: list[tuple[float, float]], part: int = 0) -> float:
     return statistics.median(s[part] for s in samples)
 
 
+def imports_alone(cmd: list[str], env: dict[str, str], listing: Path) -> list[str]:
+    """A command that imports, and does nothing else with, every module the skillab command
+    ``cmd`` had loaded when it exited: what the command's imports cost by themselves."""
+    record = (f"import atexit, runpy, sys\n"
+              f"atexit.register(lambda: open({str(listing)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+              f"sys.argv = {['skillab', *cmd[1:]]!r}\n"
+              "runpy.run_module('skillab', run_name='__main__', alter_sys=True)")
+    subprocess.run([sys.executable, "-c", record], env=env, capture_output=True)
+    return [sys.executable, "-c", "import importlib\n"
+            f"for name in open({str(listing)!r}).read().split():\n"
+            "    if not name.startswith('_') and not name.endswith('__main__'):\n"
+            "        try:\n"
+            "            importlib.import_module(name)\n"
+            "        except ImportError:\n"  # an alias no finder serves (cython_runtime, typing.io)
+            "            pass"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=21)
@@ -113,6 +132,11 @@ def main() -> int:
                 print(f"  {'':<20} before  {c * 1000:6.1f} ms   after/before {ratio(times[0], times[2]):4.2f}x "
                       f"wall, {ratio(times[0], times[2], 1):4.2f}x CPU (before {median(times[2], 1) * 1000:.0f} ms "
                       f"CPU); before vs reference {ratio(times[2], times[1]):4.2f}x")
+        run = skillab_cmd(skill, out)
+        alone = paired([(imports_alone(run, env, Path(tmp) / "modules.txt"), env), (run, env)], args.pairs)
+        print(f"  {'':<20} of which imports: the run's modules imported alone take "
+              f"{median(alone[0], 1) * 1000:.0f} ms CPU, {ratio(alone[0], alone[1], 1):.0%} of the run's "
+              f"{median(alone[1], 1) * 1000:.0f} ms (per-pair median)")
         print(f"  after: {load()}")
     return 0
 
