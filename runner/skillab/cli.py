@@ -27,7 +27,8 @@ from .core.choices import (
     probability,
     provider_name,
 )
-from .core.options import GROUPS, OPTIONS, Command, Option, not_taken, options_for
+from .core.option_row import Command, Option
+from .core.options import GROUPS, OPTIONS, not_taken, options_for
 from .errors import EXIT_INTERRUPTED, EXIT_USAGE, SkillabError
 
 # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe.

@@ -15,7 +15,8 @@ from skillab.cli import add_run_arguments, build_parser, main
 from skillab.commands.settings import configs_from_args, landed_from_args
 from skillab.core.choices import non_negative_int, positive_float
 from skillab.core.defaults import DEFAULT_HISTORY_PATH
-from skillab.core.options import OPTIONS, Option, render_reference
+from skillab.core.option_row import Option
+from skillab.core.options import OPTIONS, render_reference
 from skillab.core.settings import RunConfig
 from skillab.errors import UsageError
 from skillab.github.inputs import INPUTS, read_inputs
