@@ -93,7 +93,7 @@ def test_a_mock_run_of_a_native_suite_loads_no_other_format_and_reads_no_entry_p
 PLAIN_RUN_UNUSED = {"skillab.suite.trigger", "skillab.engine.trigger", "skillab.suite.trigger_plan",
                     "skillab.budget.client", "socket", "skillab.engine.resume", "skillab.engine.shard",
                     "skillab.engine.against", "skillab.engine.stop_early", "skillab.core.routing",
-                    "tomllib", "html"}
+                    "skillab.skill.placebo", "tomllib", "html"}
 
 
 def test_a_plain_mock_run_imports_none_of_the_options_it_does_not_use(tmp_path):

@@ -41,7 +41,6 @@ from ..scoring import classify_outcome
 from ..scoring.inference import ALPHA
 from ..scoring.summary import summarize
 from ..skill.loader import Skill
-from ..skill.placebo import make_placebo
 from ..suite_audit import audit_suite, history_for
 from .adaptive_runs import AdaptivePlan, HeldArms, plan_adaptive
 from .arm import ArmContext, ArmJob, execute_arm
@@ -121,6 +120,8 @@ def run_suite(
             original_warnings = against_warnings(adapter, original)
         placebo = None
         if config.engine.placebo:
+            from ..skill.placebo import make_placebo
+
             placebo = make_placebo(prepared.skill, Path(stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="skillab-placebo-"))))
         execution = Execution(prepared, config, adapter, judge, emit, original, placebo=placebo,
