@@ -65,7 +65,7 @@ PLANS = {
     "default": GROUP_SEQUENTIAL,
     "obrien-fleming": SequentialPlan(looks=(0.25, 0.5, 0.75), bounds=(0.0000516, 0.00421, 0.0194), final=0.0430,
                                      futility=(0.0, 0.05, 0.05), name="O'Brien-Fleming"),
-    "futility-5": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.05, 0.05),
+    "futility-3": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.03, 0.03),
                                  name="interim"),
     "futility-10": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.10, 0.10),
                                   name="interim"),

@@ -84,10 +84,11 @@ def test_futility_reads_the_runs_seen_not_the_cases():
     """With --adaptive-runs a settled case counts as finished after 2 of its 3 runs: its third
     run is information still to come. At the look at 10 of 20 cases (6 of them settled), one case
     up on every run, one down, two up on one run of 3: the case share (1/2) gave a conditional
-    power of 0.025 and stopped for futility; the share of runs seen (28 of 60) leaves more to
+    power of 0.025 and stopped for futility; the share of runs seen (24 of 60) leaves more to
     come, and the run goes on."""
     pairs = [CasePair(3, 0, 3), CasePair(0, 3, 3)] + [CasePair(1, 0, 3)] * 2 + [CasePair(0, 0, 2)] * 6
     assert trend_power(pairs, 0.5, 0.043) < 0.05
+    assert trend_power(pairs, 24 / 60, GROUP_SEQUENTIAL.final) >= GROUP_SEQUENTIAL.futility[0]
     assert not group_sequential(pairs, 20, runs=3).stop
 
 

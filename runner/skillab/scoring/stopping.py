@@ -17,7 +17,7 @@ p < 0.048: each look's sign-flip test is exact, so by the union bound the false 
 or below 5% with no normal approximation. A non-binding futility stop at either look ends a run
 only when neither a lift nor harm can still be shown: the conditional power under the current
 trend to cross the final bound, in the direction the lift points (the likelier one), is below
-3%, with the runs graded so far as the information seen. Futility never raises the false-claim
+5%, with the runs graded so far as the information seen. Futility never raises the false-claim
 rate; ``benchmarks/adaptive_runs.py`` and ``benchmarks/calibration.py`` measure what it costs
 in power, for "helps" and for "hurts", beside the fixed design. A run that stops for efficacy
 says "beyond noise" at that look's bound.
@@ -63,11 +63,11 @@ class SequentialPlan:
 # bounds that add up to 0.05 hold the false claims at or below 5% by the union bound, for any
 # distribution of the cases (O'Brien-Fleming's 0.0042 / 0.0194 / 0.043 leaned on a normal
 # approximation, and its final 0.043 cost up to 3 points of power): the interim bounds are
-# strict, so the final look keeps 0.048. A look stops for futility below 3% conditional power;
+# strict, so the final look keeps 0.048. A look stops for futility below 5% conditional power;
 # ``benchmarks/adaptive_runs.py`` compares the plans this was chosen from, by calls per correct
 # verdict at power within 2 Monte Carlo SE of the fixed design's.
 GROUP_SEQUENTIAL = SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048,
-                                  futility=(0.03, 0.03), name="interim")
+                                  futility=(0.05, 0.05), name="interim")
 
 
 @dataclass(frozen=True)
