@@ -18,7 +18,7 @@ Why this test, and what it gives:
   runs the scale below moves with the data, by up to ``2/runs`` of a case over ``sum d_i^2 +
   pseudo``; a linearised look asks that sum to be about z^2 (3.84) or more, so the pseudo-evidence
   tops it up to ``_SCALE_FLOOR`` = 4.25 whole cases, the smallest quarter step with no bound moving
-  back over every suite of up to 4 cases x 2-3 runs and of up to 200 cases x 2-10 runs with up to
+  back over every suite of up to 4 cases x 2-3 runs and of 6 to 200 cases x 2-10 runs with up to
   3 cases differing (``benchmarks/interval_monotone.py``; 4.0 moves one back by 0.0015 pt at 10
   runs). A suite with more cases and the same shares narrows it;
 - never zero width: the constrained variance puts the unobserved outcomes back (a suite whose
