@@ -271,7 +271,8 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, nu
                 advice.append(power.cases_needed)
     cell = {"judged": judged, "false": false / max(judged, 1), "cover": covered / max(judged, 1),
             "never": never / max(stated, 1), "printed": len(printed) / max(stated, 1), "x": None, "power_at_x": None, "advice_share": None,
-            "advice_median": None, "needed": None, "power_at_max": None, "power_remeasured": False}
+            "advice_median": None, "needed": None, "power_at_max": None, "power_remeasured": False,
+            "advised": len(advice)}
     if printed and not s.het_null:
         x = float(np.median(printed))
         cell["x"] = x

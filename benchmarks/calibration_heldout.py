@@ -52,6 +52,7 @@ from calibration import (  # a sibling: benchmarks/ is the script's directory
     TARGETS,
     Scenario,
     harm_power,
+    max_lift,
     point_gate,
     run_scenario,
 )
@@ -109,25 +110,34 @@ class Tally:
         missed = [p.name for p in promises if p.off]
         if missed:
             self.off.append(f"{label}: {', '.join(missed)}")
-        print(f"{label:<44} " + "  ".join(p.text() for p in promises) + (f"  {extra}" if extra else "")
+        print(f"{label:<50} " + "  ".join(p.text() for p in promises) + (f"  {extra}" if extra else "")
               + (f"  <- off: {', '.join(missed)}" if missed else ""), flush=True)
+
+
+def possible(s: Scenario) -> bool:
+    """Whether the baseline leaves room for the scenario's lift (else its truth is not its lift)."""
+    return s.lift <= 100 * max_lift(s.baseline, s.spread)
 
 
 def sentence_cells(quick: bool) -> list[Scenario]:
     if quick:
         return [Scenario(15, 2, 0, baseline=-0.5, spread=2.5), Scenario(40, 2, 15, baseline=1.0, spread=0.5),
                 Scenario(30, 2, 0, het_null=True, het_up_share=0.3)]
+    # Sizes at one baseline (mean logit -0.5) and a wide spread, a null and a +15 lift each.
     out = [Scenario(n, runs, lift, baseline=-0.5, spread=2.5)
-           for n in (8, 15, 30, 40, 75, 150) for runs in (2, 4) for lift in (0, 15)]
+           for n, runs in ((8, 4), (15, 2), (30, 4), (75, 2), (150, 4)) for lift in (0, 15)]
+    # Baselines between and beyond calibration.py's, tight and wide spreads.
     out += [Scenario(40, 2, lift, baseline=b, spread=sd)
-            for b in (-2.5, 1.0, 2.5) for sd in (0.5, 2.5) for lift in (0, 5, 20)]
-    out += [Scenario(n, runs, -15, baseline=1.0, spread=0.5) for n in (15, 75) for runs in (2, 4)]
+            for b, sd in ((-2.5, 0.5), (1.0, 2.5)) for lift in (0, 5, 20)]
+    # A baseline passing 92% leaves room for a lift of 7.5 pts at most.
+    out += [Scenario(40, 2, lift, baseline=2.5, spread=0.5) for lift in (0, 5)]
+    out += [Scenario(n, runs, -15, baseline=1.0, spread=0.5) for n, runs in ((15, 4), (75, 2))]
     out += [Scenario(n, 2, 0, baseline=b, het_null=True, het_up_share=share, het_up_pts=pts)
             for n in (30, 150) for b, share, pts in ((-0.5, 0.3, 40), (1.0, 0.1, 60))]
-    out += [Scenario(n, 4, lift, baseline=-0.5, icc=0.5) for n in (15, 75) for lift in (0, 15)]
+    out += [Scenario(n, 4, lift, baseline=-0.5, icc=0.5) for n, lift in ((15, 0), (75, 15))]
     out += [Scenario(n, runs, 15, baseline=-0.5, spread=sd, concentrated=True)
-            for n in (15, 40) for runs in (2, 4) for sd in (0.5, 2.5)]
-    out += [Scenario(40, 2, lift, baseline=-0.5, errors=e) for e in (0.05, 0.3) for lift in (0, 15)]
+            for n, runs, sd in ((15, 2, 0.5), (40, 2, 2.5), (40, 4, 0.5), (15, 4, 2.5))]
+    out += [Scenario(40, 2, lift, baseline=-0.5, errors=e) for e, lift in ((0.05, 15), (0.3, 0))]
     return out
 
 
@@ -137,6 +147,8 @@ def sentences(args: argparse.Namespace, tally: Tally) -> None:
           f"{args.null_reps} where the true lift is 0 (false claims and coverage); power@X over {POWER_SIMS} suites "
           f"(4x where within 2 SE of the band's edge); cells: scenario, cases x runs")
     for s in sentence_cells(args.quick):
+        if args.match and not any(part in f"{s.label} {s.n}x{s.runs}" for part in args.match):
+            continue
         cell = run_scenario(s, args.reps, rng, args.seed, args.null_reps)
         judged = cell["judged"]
         promises = [Promise("false", cell["false"], rate_se(TARGETS["false"], judged), high=TARGETS["false"]),
@@ -151,7 +163,7 @@ def sentences(args: argparse.Namespace, tally: Tally) -> None:
                                     high=low))
         if cell["advice_share"] is not None:
             promises.append(Promise("advice", cell["advice_share"],
-                                    rate_se(TARGETS["advice"], round(cell["printed"] * args.reps) or 1),
+                                    rate_se(TARGETS["advice"], cell["advised"]),
                                     low=TARGETS["advice"]))
         extra = (f"shown {cell['printed']:.2f} never {cell['never']:.2f} advice {cell['advice_median']} "
                  f"needed {cell['needed']}")
@@ -160,12 +172,12 @@ def sentences(args: argparse.Namespace, tally: Tally) -> None:
 
 def errors(args: argparse.Namespace, tally: Tally) -> None:
     rng = stream(args.seed, "errors")
-    reps = max(args.reps, 100 if args.quick else 300)
+    reps = max(args.reps, 100 if args.quick else 200)
     print(f"\na skill with no effect whose arm errors on the runs it fails, through paired_statistics, {reps} runs "
           f"a cell (target <= {TARGETS['false']}; 'dropped': the test alone with errored records dropped)")
     cells = [(40, 2, 0.3, "with")] if args.quick else [
-        (n, runs, rate, arm) for n, runs in ((15, 2), (75, 4), (150, 2)) for rate in (0.05, 0.3)
-        for arm in ("with", "without")]
+        (15, 2, 0.05, "with"), (15, 2, 0.3, "without"), (75, 4, 0.3, "with"), (75, 4, 0.05, "without"),
+        (150, 2, 0.3, "with"), (150, 2, 0.3, "without")]
     for n, runs, rate, arm in cells:
         cell = arm_dependent_errors(n, runs, rate, reps, rng, arm=arm)
         tally.row(f"{arm}-skill arm errs {rate:.0%} {n}x{runs}",
@@ -175,12 +187,13 @@ def errors(args: argparse.Namespace, tally: Tally) -> None:
 
 def gate(args: argparse.Namespace, tally: Tally) -> None:
     rng = stream(args.seed, "gate")
-    reps = max(args.reps, 100 if args.quick else 400)
+    reps = max(args.reps, 100 if args.quick else 200)
     print(f"\n--min-delta-pts {GATE_PTS} on a skill with no effect, {reps} runs a cell: the lower-bound gate passes it "
           f"(<= {TARGETS['false']}); the point gate's note within {GATE_NOTE_SLACK} of the real rate")
     cells = [Scenario(15, 2, 0, baseline=-0.5, spread=2.5)] if args.quick else [
-        Scenario(n, runs, 0, baseline=b, spread=sd) for n in (8, 30, 150) for runs in (2, 4)
-        for b, sd in ((-0.5, 2.5), (1.0, 0.5))]
+        Scenario(n, runs, 0, baseline=b, spread=sd) for (n, runs), (b, sd) in zip(
+            ((8, 2), (8, 4), (30, 2), (30, 4), (150, 2), (150, 4)),
+            ((-0.5, 2.5), (1.0, 0.5), (1.0, 0.5), (-0.5, 2.5), (-0.5, 2.5), (1.0, 0.5)))]
     for s in cells:
         cell = point_gate(s, GATE_PTS, reps, rng)
         se = rate_se(TARGETS["false"], reps)
@@ -212,16 +225,21 @@ def ledger(args: argparse.Namespace, tally: Tally) -> None:
     reps = max(args.reps, 200 if args.quick else 1000)
     print(f"\nan adversary re-runs a null skill and stops at the first 'helps', {reps} adversaries a cell: the "
           f"evidence ledger (target <= {TARGETS['false']}) beside the naive per-run rule")
-    cells = [(15, 2, 10)] if args.quick else [(8, 2, 10), (40, 4, 10), (15, 1, 25), (150, 2, 10)]
-    for n, runs, reruns in cells:
+    # cases, runs, re-runs, the with-skill arm's errors on its failed runs, runs' correlation
+    cells = [(15, 2, 10, 0.3, 0.0)] if args.quick else [
+        (8, 2, 10, 0.0, 0.0), (40, 4, 10, 0.0, 0.0), (15, 1, 25, 0.0, 0.0), (150, 2, 10, 0.0, 0.0),
+        (15, 2, 10, 0.05, 0.0), (40, 4, 10, 0.3, 0.0), (15, 4, 10, 0.0, 0.5), (40, 4, 10, 0.0, 0.9)]
+    for n, runs, reruns, errs, icc in cells:
         naive = said = 0
-        for _ in range(reps):
-            got_naive, got_ledger = adversary(rng, n, runs, reruns, 0.0)
+        cell_reps = reps if not (errs or icc) else max(args.reps, 100 if args.quick else 300)
+        for _ in range(cell_reps):
+            got_naive, got_ledger = adversary(rng, n, runs, reruns, 0.0, errors=errs, icc=icc)
             naive += got_naive is not None
             said += got_ledger is not None
-        tally.row(f"null skill {n}x{runs}, up to {reruns} re-runs",
-                  [Promise("ledger", said / reps, rate_se(TARGETS["false"], reps), high=TARGETS["false"])],
-                  f"naive {naive / reps:.3f}")
+        extra = f" errors {errs:.0%}" if errs else f" icc {icc:g}" if icc else ""
+        tally.row(f"null skill{extra} {n}x{runs}, up to {reruns} re-runs",
+                  [Promise("ledger", said / cell_reps, rate_se(TARGETS["false"], cell_reps), high=TARGETS["false"])],
+                  f"naive {naive / cell_reps:.3f}")
 
 
 def placebo(args: argparse.Namespace, tally: Tally) -> None:
@@ -258,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--quick", action="store_true", help="one or a few cells a table (a smoke test)")
     parser.add_argument("--only", action="append", choices=TABLES, help="only this table (repeatable)")
+    parser.add_argument("--match", action="append", default=[],
+                        help="only the sentence cells whose label (with cases x runs: 'het-null 30%%+40 mu-0.5  "
+                             "30x2') contains this; repeatable")
     args = parser.parse_args(argv)
     args.reps = args.reps or (20 if args.quick else 100)
     args.null_reps = max(args.reps, args.null_reps or (200 if args.quick else 1000))

@@ -54,14 +54,19 @@ def one_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs: in
 
 
 def erring_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs: int, errors: float,
-               attempt: int, tally: Tally) -> list[CasePair]:
+               attempt: int, tally: Tally, icc: float = 0.0) -> list[CasePair]:
     """One run whose with-skill arm errors on ``errors`` of the runs it fails (it times out when
     stuck), its records' pairs added to ``tally`` as the ledger keeps them
-    (``evidence_ledger.pair_kind``); the case pairs of its graded records."""
+    (``evidence_ledger.pair_kind``); the case pairs of its graded records. ``icc``: each run of
+    an arm of a case is that arm's one shared draw with this probability (runs correlated within
+    the run of the suite, beyond sharing the case's pass rate)."""
     p0 = 1 / (1 + np.exp(-logits))
     p1 = 1 / (1 + np.exp(-(logits + shift)))
     w = rng.random((len(logits), runs)) < p1[:, None]
     o = rng.random((len(logits), runs)) < p0[:, None]
+    if icc:
+        w = np.where(rng.random(w.shape) < icc, (rng.random(len(logits)) < p1)[:, None], w)
+        o = np.where(rng.random(o.shape) < icc, (rng.random(len(logits)) < p0)[:, None], o)
     errored = ~w & (rng.random((len(logits), runs)) < errors)
     records = []
     for i in range(len(logits)):
@@ -78,10 +83,11 @@ def erring_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs:
 
 
 def adversary(rng: np.random.Generator, n: int, runs: int, reruns: int, shift: float, *,
-              cache: bool = False, errors: float = 0.0) -> tuple[int | None, int | None]:
+              cache: bool = False, errors: float = 0.0, icc: float = 0.0) -> tuple[int | None, int | None]:
     """The run (1-based) at which the naive rule and the ledger first say "helps" (None: never).
     ``errors``: the with-skill arm errors on that share of the runs it fails; the naive rule
-    then reads the graded records, the ledger decides as ``evidence_ledger`` does."""
+    then reads the graded records, the ledger decides as ``evidence_ledger`` does (so with
+    ``icc``, ``erring_run``'s correlated runs)."""
     logits = rng.normal(0.0, 1.5, n)
     bar = log_threshold()
     up = down = 0
@@ -89,8 +95,8 @@ def adversary(rng: np.random.Generator, n: int, runs: int, reruns: int, shift: f
     baseline = None
     tally = Tally()
     for attempt in range(1, reruns + 1):
-        if errors:
-            pairs = erring_run(rng, logits, shift, runs, errors, attempt, tally)
+        if errors or icc:
+            pairs = erring_run(rng, logits, shift, runs, errors, attempt, tally, icc)
             said = evidence_block(tally, "", "", added=0, cached=0).verdict == "helps"
         else:
             pairs, k, m, o = one_run(rng, logits, shift, runs, baseline if cache else None)
