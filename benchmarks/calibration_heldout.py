@@ -28,8 +28,9 @@ it misses the target by more than 2 SE:
 - the placebo: a filler skill's content lift claimed (<= 0.05).
 
 ``python benchmarks/calibration_heldout.py [--quick] [--reps N] [--null-reps N] [--seed S]
-[--only TABLE ...]``. Each table draws from a stream of its own (seeded by ``--seed`` and the
-table), so ``--only`` prints the full run's numbers. ``--quick`` (a smoke subset) runs in under a
+[--only TABLE ...] [--match TEXT ...]``. Each table, and each cell of the sentence table, draws
+from a stream of its own (seeded by ``--seed``, the table and the cell), so ``--only`` and
+``--match`` print the full run's numbers. ``--quick`` (a smoke subset) runs in under a
 minute; the full grid in about half an hour under ``nice -n 10`` on a shared 2-core machine.
 """
 
@@ -142,13 +143,14 @@ def sentence_cells(quick: bool) -> list[Scenario]:
 
 
 def sentences(args: argparse.Namespace, tally: Tally) -> None:
-    rng = stream(args.seed, "sentences")
     print(f"the lift sentence, its interval and its power statements (case_statistics), {args.reps} runs a cell, "
           f"{args.null_reps} where the true lift is 0 (false claims and coverage); power@X over {POWER_SIMS} suites "
           f"(4x where within 2 SE of the band's edge); cells: scenario, cases x runs")
-    for s in sentence_cells(args.quick):
+    for index, s in enumerate(sentence_cells(args.quick)):
         if args.match and not any(part in f"{s.label} {s.n}x{s.runs}" for part in args.match):
             continue
+        # A stream per cell, so --match prints the full run's numbers.
+        rng = np.random.default_rng([args.seed, TABLES.index("sentences"), index])
         cell = run_scenario(s, args.reps, rng, args.seed, args.null_reps)
         judged = cell["judged"]
         promises = [Promise("false", cell["false"], rate_se(TARGETS["false"], judged), high=TARGETS["false"]),
