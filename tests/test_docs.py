@@ -191,3 +191,53 @@ def test_the_development_pages_suite_commands_are_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text()
     for command in block.group(1).strip().splitlines():
         assert re.search(rf"^{re.escape(command)}( |$)", ci, re.M), f".ci/run does not run {command!r}"
+
+
+def fenced_skillab_commands(text: str) -> list[str]:
+    """Each ``skillab`` command in the page's code blocks, cut at the first shell operator; lines
+    with shell variables or placeholders (``$``, ``...``, ``[``, ``<``) are left to the reader."""
+    commands = []
+    for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #", 1)[0].strip()
+            found = re.search(r"(?:^|[\s;&|(])(skillab\s+[a-z-]+.*)", line)
+            if found is None or line.startswith("#"):
+                continue
+            command = re.split(r"\s(?:\||&&|;|&|>|2>|<)\s?|\s&$|>\s", found.group(1))[0]
+            if not any(mark in command for mark in ("$", "...", "[", "<")):
+                commands.append(command)
+    return commands
+
+
+def _refusal(command: str) -> str | None:
+    import contextlib
+    import io
+    import shlex
+
+    from skillab.cli import build_parser
+
+    argv = shlex.split(command)[1:]
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            build_parser(argv[0]).parse_args(argv)
+    except SystemExit as exc:
+        return err.getvalue().strip() if exc.code else None
+    return None
+
+
+def test_every_skillab_command_in_the_docs_code_blocks_parses():
+    # A flag renamed, moved to another command or given new bounds leaves no command in the docs
+    # that argparse would refuse.
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    from skillab.cli import COMMANDS
+
+    commands = [(page.name, c) for page in pages for c in fenced_skillab_commands(page.read_text(encoding="utf-8"))
+                if c.split()[1] in (*COMMANDS, "action")]  # not prose in a diagram ("skillab does not...")
+    assert len(commands) > 50
+    refused = [(page, command, _refusal(command)) for page, command in commands]
+    assert [r for r in refused if r[2] is not None] == []
+    # ...and the check refuses what argparse refuses.
+    sample = "```bash\nskillab route skills/x --catalogue skills --max-turns 0  # too few\n```\n"
+    [command] = fenced_skillab_commands(sample)
+    assert "--max-turns: must be a positive integer" in str(_refusal(command))

@@ -23,17 +23,12 @@ from .commands.parser_extras import (
 )
 from .core import plugins
 from .core.choices import (
-    finite_float,
-    non_negative_int,
     positive_int,
     probability,
     provider_name,
-    reporter_choice,
-    share,
-    unit_interval,
 )
-from .core.defaults import DEFAULT_HISTORY_PATH
-from .core.options import FAIL_ON_CHOICES, GROUPS, OPTIONS, Command, Option, not_taken, options_for
+from .core.option_row import Command, Option
+from .core.options import GROUPS, OPTIONS, not_taken, options_for
 from .errors import EXIT_INTERRUPTED, EXIT_USAGE, SkillabError
 
 # 128 + SIGPIPE, as a shell reports a command whose reader closed the pipe.
@@ -160,8 +155,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                "is printed with file, line, case and field)")
     p_validate.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                             help="skill directories (SKILL.md + eval.yaml) or suite files")
-    p_validate.add_argument("--format", dest="suite_format", metavar="NAME",
-                            help="suite format when the file name does not tell")
+    add_option_rows(p_validate, "validate")
 
     p_audit = add_parser(
         "audit", help="find answer leaks, contaminated prompts, saturated and duplicate cases; no model call",
@@ -174,14 +168,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                "has more answer leaks\n  2  a suite or skill is invalid")
     p_audit.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                          help="skill directories or suite files, or folders: every suite below them")
-    p_audit.add_argument("--format", dest="suite_format", metavar="NAME",
-                         help="suite format when the file name does not tell")
-    p_audit.add_argument("--max-leaks", type=non_negative_int, metavar="N",
-                         help="exit 1 when a suite has more than N answer leaks (high or medium)")
-    p_audit.add_argument("--history", type=Path, default=DEFAULT_HISTORY_PATH, metavar="PATH",
-                         help=f"run history read for saturated and always-failing cases (default {DEFAULT_HISTORY_PATH})")
-    p_audit.add_argument("--no-history", action="store_true", help="do not read the history")
     p_audit.add_argument("--json", action="store_true", help="print the findings as JSON")
+    add_option_rows(p_audit, "audit")
 
     p_run = add_parser(
         "run", help="A/B-evaluate one or more skills", formatter_class=_Formatter,
@@ -217,9 +205,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                "report.html --markdown report.md\n\nexit codes:\n  0  rendered\n  2  RESULTS "
                "is missing or not a skillab results document, or an output path is unusable")
     p_report.add_argument("results", type=Path, metavar="RESULTS", help="a results.json written by skillab run")
-    add_report_arguments(p_report)
-    p_report.add_argument("-v", "--verbose", action="store_true",
-                          help="after the table, both arms' reasons, longer output tails and answers")
+    add_option_rows(p_report, "report")
 
     p_regrade = add_parser(
         "regrade", help="judge a finished run's arms again, without running any agent", formatter_class=_Formatter,
@@ -240,9 +226,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_regrade.add_argument("--base-url", metavar="URL", help="the judge's OpenAI-compatible endpoint or a proxy")
     p_regrade.add_argument("--output", type=Path, metavar="PATH",
                            help="the regraded results document (default: RESULTS, replaced)")
-    p_regrade.add_argument("--allow-error-verdict", action="store_true",
-                           help="exit 0 even when the verdict is still error")
-    add_report_arguments(p_regrade)
+    add_option_rows(p_regrade, "regrade")
 
     p_diff = add_parser(
         "diff", help="compare two results documents case by case", formatter_class=_Formatter,
@@ -281,24 +265,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p_merge = add_parser("merge", help="join the results documents of run --shard I/N")
     p_merge.add_argument("documents", nargs="+", type=Path, metavar="DOC")
-    add_results_options(p_merge)
-    p_merge.add_argument("--history", type=Path, metavar="PATH",
-                         help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})")
-    p_merge.add_argument("--no-history", action="store_true", help="neither read nor append the history")
-    p_merge.add_argument("--evidence-ledger", type=Path, metavar="PATH",
-                         help="add the merged run's pairs to the evidence ledger at PATH (as run does; the "
-                              "shards' pairs count once) and report the accumulated evidence")
+    add_option_rows(p_merge, "merge")
 
     p_export = add_parser("export", help="write each case and arm of a suite as a Harbor task")
     p_export.add_argument("--harbor", type=Path, required=True, metavar="DIR")
     p_export.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    p_export.add_argument("--format", dest="suite_format")
+    add_option_rows(p_export, "export")
     p_import = add_parser("import", help="read a Harbor job's trials into a results document")
     p_import.add_argument("--harbor", type=Path, required=True, metavar="JOB_DIR")
     p_import.add_argument("--tasks", type=Path, metavar="DIR", help="the export directory, when the job moved")
-    p_import.add_argument("--reward-threshold", type=unit_interval, default=1.0, metavar="R",
-                          help="verifier reward (0-1) at which an arm passes (default 1.0)")
-    add_results_options(p_import)
+    add_option_rows(p_import, "import")
 
     p_route = add_parser("route", help="the routing diff: the candidate among a catalogue of skills, per agent",
                          formatter_class=_Formatter,
@@ -306,6 +282,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                      "catalogue of skills: what it steals and loses, with error control.",
                          epilog=ROUTE_EPILOG)
     add_route_arguments(p_route)
+    add_option_rows(p_route, "route")
 
     add_cache_parser(add_parser("cache", help="list or clear the without-skill baseline cache",
                                 formatter_class=_Formatter), _Formatter, with_config=command == "cache")
@@ -334,36 +311,18 @@ def add_run_arguments(p_run: argparse.ArgumentParser, command: Command,
     p_run.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                        help="suites (a skill directory with SKILL.md and eval.yaml, or a suite "
                            "file), or folders: every suite below them")
-    # Every option from its one row (``core.options``); a command takes only the rows naming it,
-    # and the attributes of the rest sit at their defaults for the code run and ablate share.
-    groups = {name: p_run.add_argument_group(name) if name else p_run for name in GROUPS}
+    add_option_rows(p_run, command, options)
+
+
+def add_option_rows(parser: argparse.ArgumentParser, command: Command, options: tuple[Option, ...] = OPTIONS) -> None:
+    """Every option from its one row (``core.options``); a command takes only the rows naming it.
+    For the commands that run agents the attributes of the rest sit at their defaults, for the
+    code they share."""
+    groups = {name: parser.add_argument_group(name) if name else parser for name in GROUPS}
     for option in options_for(command, options):
         groups[option.group].add_argument(*option.flags, **option.argparse_kwargs())
-    p_run.set_defaults(**not_taken(command, options))
-
-
-def add_results_options(parser: argparse.ArgumentParser) -> None:
-    """Output and gates of a command that builds a results document without running (merge, import)."""
-    parser.add_argument("--output", type=Path, default=Path("results.json"), metavar="PATH")
-    parser.add_argument("--json", action="store_true", help="print the results document")
-    add_report_arguments(parser)
-    parser.add_argument("--fail-on-verdict", action="append", choices=FAIL_ON_CHOICES, default=[], metavar="V")
-    parser.add_argument("--allow-error-verdict", action="store_true")
-    parser.add_argument("--min-delta-pts", type=finite_float, metavar="PTS")
-    parser.add_argument("--gate-on", choices=("point", "lower-bound"), default="point")
-    # The merged document keeps its trigger trials, so their gates apply to it too.
-    parser.add_argument("--min-trigger-recall", type=share, metavar="R")
-    parser.add_argument("--max-false-trigger-rate", type=share, metavar="R")
-
-
-def add_report_arguments(group) -> None:
-    group.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML")
-    group.add_argument("--markdown", type=Path, metavar="PATH", help="also write the markdown report")
-    group.add_argument("--html", type=Path, metavar="PATH",
-                       help="also write the HTML report: one self-contained file, both arms side by side")
-    group.add_argument("--reporter", type=reporter_choice, action="append", default=[], metavar="NAME[=PATH]",
-                       help="also write the report NAME (junit, markdown, html, or an installed plugin's) "
-                            "to PATH; repeatable")
+    if command in ("run", "ablate", "route"):
+        parser.set_defaults(**not_taken(command, options))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

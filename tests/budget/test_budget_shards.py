@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from skillab.budget.client import SharedBudget
 from skillab.budget.ledger import RunBudget
 from skillab.budget.service import BudgetServer
 from skillab.cli import main
@@ -178,7 +179,8 @@ def test_a_shard_that_cannot_reach_the_service_runs_under_its_own_cap_and_says_s
         url = gone.url
     output = tmp_path / "results.json"
     code = main(["run", str(ROOT / "examples" / "changelog-entry"), "--adapter", "mock", "--no-cache",
-                 "--no-history", "--quiet", "--budget-url", url, "--max-cost-usd", "2", "--output", str(output)])
+                 "--no-history", "--quiet", "--budget-url", url, "--budget-wait-s", "0.5",
+                 "--max-cost-usd", "2", "--output", str(output)])
     assert code in (0, 1)
     warnings = json.loads(output.read_text())["warnings"]
     [line] = [w for w in warnings if w.startswith("shared budget not used")]
@@ -187,6 +189,51 @@ def test_a_shard_that_cannot_reach_the_service_runs_under_its_own_cap_and_says_s
     # The terminal report says it too.
     assert "shared budget not used" in capsys.readouterr().out
     assert TOKEN not in output.read_text()
+
+
+@pytest.mark.parametrize("wait_s", [0.0, 30.0])
+def test_a_shard_reaches_a_service_that_comes_up_within_its_wait(wait_s):
+    with budget_service() as gone:
+        port = gone.server_address[1]
+    started: list[BudgetServer] = []
+    late = threading.Timer(1.0, lambda: started.append(BudgetServer(("127.0.0.1", port), RunBudget(), TOKEN).start()))
+    late.start()
+    budget = SharedBudget(f"http://127.0.0.1:{port}", TOKEN)
+    try:
+        status = budget.reach(wait_s)
+    finally:
+        late.join()
+        started[0].stop()
+    if wait_s:
+        assert status is not None and budget.fallback is None
+    else:
+        assert status is None and "it could not be reached (ConnectionRefusedError)" in str(budget.fallback)
+
+
+def test_a_shard_that_starts_before_the_service_waits_for_it(tmp_path):
+    # The shards of a Kubernetes Job or a SLURM array start in any order, the service among them.
+    with budget_service() as gone:
+        port = gone.server_address[1]
+    started: list[BudgetServer] = []
+    late = threading.Timer(5, lambda: started.append(
+        BudgetServer(("127.0.0.1", port), RunBudget(cap_usd=1.0), TOKEN).start()))
+    late.start()
+    output = tmp_path / "results.json"
+    with FakeModelServer(lambda request: text("ok", **ANSWER)) as fake:
+        shard = subprocess.run(
+            [sys.executable, "-m", "skillab", "run", str(suite(tmp_path, 2)), "--adapter", "llm", "--model", MODEL,
+             "--max-tokens", "500", "--no-cache", "--no-history", "--quiet", "--fail-on-verdict", "none",
+             "--budget-wait-s", "60", "--output", str(output)],
+            env=shard_env(fake, f"http://127.0.0.1:{port}"), capture_output=True, text=True, timeout=120)
+    late.join()
+    [service] = started
+    try:
+        assert shard.returncode == 0, shard.stderr[-2000:]
+        assert not [w for w in json.loads(output.read_text())["warnings"] if w.startswith("shared budget")]
+        # Every model call went through the service.
+        assert service.budget.status().granted == fake.count == 4
+    finally:
+        service.stop()
 
 
 def test_model_calls_go_on_through_a_dead_service_under_the_local_cap(tmp_path):

@@ -173,3 +173,28 @@ def test_the_action_adds_the_routing_diff_to_the_comment_and_gates_on_it(tmp_pat
     assert "routing of release-notes: mock: 2 queries stolen beyond noise (--max-stolen 0)" in result.log
     assert "### Routing: `release-notes` among 4 skills" in result.summary
     assert "2 stolen from changelog" in result.summary
+
+
+def test_route_takes_the_agents_settings_from_their_rows():
+    # The agent a routing trial poses queries to is tuned as a run's is: the same rows, the same
+    # parsing, landed in the same fields (route declared its own --runs, --model... and took no
+    # --max-turns or --temperature).
+    from skillab.cli import build_parser
+    from skillab.commands.route import route_configs
+    from skillab.core.options import options_for
+
+    args = build_parser("route").parse_args(
+        ["route", str(EXAMPLE / "release-notes"), "--catalogue", str(EXAMPLE / "catalogue"),
+         "--adapter", "agent", "--model", "claude-sonnet-4-5", "--max-turns", "3", "--temperature", "0.2",
+         "--max-tokens", "700", "--runs", "2"])
+    [config] = route_configs(args)
+    assert (config.agent.max_turns, config.agent.model.temperature, config.agent.max_tokens) == (3, 0.2, 700)
+    assert config.engine.runs == 2 and not config.engine.cache_enabled
+    shared = {o.name for o in options_for("route")}
+    assert {"adapter", "model", "runs", "concurrency", "sandbox", "against", "max-turns"} <= shared
+
+
+def test_route_refuses_a_bad_setting_as_run_does(capsys):
+    assert main(["route", str(EXAMPLE / "release-notes"), "--catalogue", str(EXAMPLE / "catalogue"),
+                 "--adapter", "mock", "--max-turns", "0"]) == 2
+    assert "--max-turns: must be a positive integer" in capsys.readouterr().err

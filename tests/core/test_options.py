@@ -15,7 +15,8 @@ from skillab.cli import add_run_arguments, build_parser, main
 from skillab.commands.settings import configs_from_args, landed_from_args
 from skillab.core.choices import non_negative_int, positive_float
 from skillab.core.defaults import DEFAULT_HISTORY_PATH
-from skillab.core.options import OPTIONS, Option, render_reference
+from skillab.core.option_row import Option
+from skillab.core.options import OPTIONS, render_reference
 from skillab.core.settings import RunConfig
 from skillab.errors import UsageError
 from skillab.github.inputs import INPUTS, read_inputs
@@ -101,6 +102,50 @@ def _flags(command: str) -> set[str]:
 def test_a_command_takes_exactly_its_rows(command, extra):
     rows = {flag for option in OPTIONS if command in option.commands for flag in option.flags}
     assert _flags(command) == rows | extra
+
+
+# Flags of another command that share a row's name but mean something else, and why.
+OWN_MEANING = {
+    ("route", "--output"): "the routing document, not a results document",
+    ("regrade", "--output"): "defaults to RESULTS itself",
+    ("regrade", "--judge-model"): "defaults to the judge that graded the run",
+    ("regrade", "--judge-same-family"): "about the stored run's agent",
+    ("regrade", "--provider"): "the judge's provider; the row is the agent's",
+    ("regrade", "--base-url"): "the judge's endpoint; the row is the agent's",
+    ("calibrate-judge", "--judge-model"): "defaults to the mock judge",
+    ("calibrate-judge", "--provider"): "the judge's provider; the row is the agent's",
+    ("calibrate-judge", "--base-url"): "the judge's endpoint; the row is the agent's",
+    ("calibrate-judge", "--json"): "the scores, not a results document",
+    ("audit", "--json"): "the findings, not a results document",
+    ("diff", "--json"): "the comparison, not a results document",
+    ("cache list", "--json"): "the listing, not a results document",
+    ("budget serve", "--max-cost-usd"): "the service's cap over every shard",
+}
+
+
+def _declared(parser: argparse.ArgumentParser, name: str):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                yield from _declared(sub, f"{name} {sub_name}".strip())
+        else:
+            yield name, action
+
+
+def test_no_command_declares_a_rows_flag_again():
+    # A setting is declared once: a command that takes a row's flag takes the row
+    # (``cli.add_option_rows``), with its parsing, default and help.
+    rows = {flag: option for option in OPTIONS for flag in option.flags}
+    again = []
+    for command, action in _declared(build_parser(None), ""):
+        top = command.split(" ")[0]
+        for flag in action.option_strings:
+            option = rows.get(flag)
+            if option is None or (command, flag) in OWN_MEANING:
+                continue
+            if top not in option.commands or action.help != option.help:
+                again.append(f"{command} {flag}")
+    assert again == []
 
 
 @pytest.mark.parametrize("flag", ["--junit", "--reporter", "--fail-on-verdict", "--min-delta-pts", "-k",

@@ -21,7 +21,9 @@ def test_an_unreachable_budget_service_is_a_line_in_the_shards_results(tmp_path,
     gone.server_close()
     result = run_action(workspace, event_name="schedule", event_file="schedule.json", api_url=github.url,
                         inputs={"adapter": "mock", "max-cost-usd": "3"},
-                        env={"SKILLAB_BUDGET_URL": url, "SKILLAB_BUDGET_TOKEN": TOKEN})
+                        env={"SKILLAB_BUDGET_URL": url, "SKILLAB_BUDGET_TOKEN": TOKEN,
+                             # How long the shard waits for the service to come up, from the job's env.
+                             "SKILLAB_BUDGET_WAIT_S": "0.5"})
     assert result.code == 0, result.log
     [suite] = result.results()["suites"]
     [line] = [w for w in suite["warnings"] if w.startswith("shared budget not used")]
@@ -38,3 +40,12 @@ def test_a_budget_url_that_is_not_one_is_refused(tmp_path, github):  # noqa: F81
     assert result.code == 2
     assert "--budget-url: expected http://HOST:PORT of `skillab budget serve`, got a URL with credentials" in result.log
     assert "pw@" not in result.log
+
+
+def test_a_budget_wait_that_is_not_a_number_is_refused(tmp_path, github):  # noqa: F811
+    workspace = tmp_path / "workspace"
+    make_skill(workspace / "skills", [grep_case("a")], name="alpha", responses={"a": answers("SKILLED", "plain")})
+    result = run_action(workspace, event_name="schedule", event_file="schedule.json", api_url=github.url,
+                        inputs={"adapter": "mock"}, env={"SKILLAB_BUDGET_WAIT_S": "soon"}, in_process=True)
+    assert result.code == 2
+    assert "SKILLAB_BUDGET_WAIT_S: expected a number, got 'soon'" in result.log

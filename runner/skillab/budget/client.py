@@ -114,6 +114,22 @@ class SharedBudget:
     def status(self) -> Mapping[str, Any] | None:
         return self._exchange("GET", "/v1/status", None)
 
+    def reach(self, wait_s: float) -> Mapping[str, Any] | None:
+        """The service's status, waiting up to ``wait_s`` for it to listen: shards of one run
+        start in any order, the service's own job or pod among them. Past that the shard falls
+        back (``status`` says why)."""
+        deadline = time.monotonic() + wait_s
+        while not stop.requested():
+            left = deadline - time.monotonic()
+            try:
+                socket.create_connection((self._host, self._port), timeout=max(0.1, min(left, 1.0))).close()
+                break
+            except OSError:
+                if left <= 0:
+                    break
+                self._sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+        return self.status()
+
     def lane(self, provider: str) -> Lane:
         return Lane(self, provider)
 

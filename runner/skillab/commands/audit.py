@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core.audit import AuditBlock
+from ..core.defaults import DEFAULT_HISTORY_PATH
 from ..core.wire import to_wire
 from ..errors import EXIT_GATE, EXIT_OK, EXIT_USAGE, SkillabError, SuiteError
 from .targets import suite_targets
@@ -29,7 +30,7 @@ def audit_path(path: Path, suite_format: str | None, history: Path | None) -> tu
 def cmd_audit(args: argparse.Namespace) -> int:
     failed, over = False, []
     documents = []
-    history = None if args.no_history else args.history
+    history = None if args.no_history else args.history or DEFAULT_HISTORY_PATH
     for path in suite_targets(args.paths, args.suite_format):
         try:
             where, block = audit_path(path, args.suite_format, history)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from ..core.options import BY_NAME
+from ..core.options import options_for
 from ..core.wording import counted
 from ..errors import EXIT_OK, UsageError
 
@@ -159,7 +159,7 @@ def add_cache_arguments(parser: Any, formatter: Any, *, with_config: bool = Fals
     for name, summary in (("list", "each skill's cached baselines: entries, cases, models, age, size"),
                           ("clear", "remove cached baselines: all, one skill's (--skill), or the expired")):
         p = sub.add_parser(name, help=summary, description=summary, formatter_class=formatter)
-        for option in (BY_NAME["cache-dir"], BY_NAME["cache-ttl-days"]):
+        for option in options_for("cache"):
             p.add_argument(*option.flags, **option.argparse_kwargs())
         if name == "list":
             p.add_argument("--json", action="store_true", help="print the listing as JSON")

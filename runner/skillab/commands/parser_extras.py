@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -115,7 +114,9 @@ def finish_run_config(args: argparse.Namespace) -> None:
 
 
 def add_route_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..core.choices import adapter_list, non_negative_int, positive_int, provider_name, sandbox_name, share
+    """``route``'s own arguments; the agent's and the plan's come from their rows
+    (``cli.add_option_rows``)."""
+    from ..core.choices import non_negative_int, share
 
     parser.add_argument("skill", type=Path, metavar="SKILL_DIR", help="the candidate skill (SKILL.md and its trigger sets)")
     parser.add_argument("--catalogue", type=Path, action="append", default=[], metavar="DIR",
@@ -124,24 +125,8 @@ def add_route_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--installed", action="store_true",
                         help="add the skills this user has installed for the agent CLIs (~/.claude/skills, "
                              "~/.claude/plugins, ~/.agents/skills, ~/.codex/skills, ~/.gemini/skills)")
-    parser.add_argument("--adapter", type=adapter_list, metavar="A[,B...]",
-                        help="the agents to route with (default agent when --model is given)")
-    parser.add_argument("--model", default=os.environ.get("SKILLAB_MODEL") or None,
-                        help="agent model: one for every agent, or one per agent, comma-separated")
-    parser.add_argument("--provider", type=provider_name)
-    parser.add_argument("--base-url", metavar="URL")
-    parser.add_argument("--runs", type=positive_int, default=1, metavar="N", help="trials per query and condition")
-    parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N")
-    parser.add_argument("--against", metavar="REF_OR_DIR",
-                        help="the candidate's original (git ref or directory) stands in the catalogue condition")
-    parser.add_argument("--sandbox", type=sandbox_name, metavar="NAME")
-    parser.add_argument("--mock-responses", type=Path, metavar="FILE",
-                        help="the mock agent's script (routes: per query); default the candidate's mock-responses.yaml")
     parser.add_argument("--output", type=Path, default=Path("route.json"), metavar="PATH",
                         help="the routing document (default route.json)")
-    parser.add_argument("--markdown", type=Path, metavar="PATH", help="also write the markdown section")
-    parser.add_argument("--html", type=Path, metavar="PATH", help="also write the confusion matrices as HTML")
-    parser.add_argument("--json", action="store_true", help="print the routing document instead of the text")
     parser.add_argument("--max-stolen", type=non_negative_int, metavar="N",
                         help="exit 1 when an agent's candidate steals more than N queries beyond noise")
     parser.add_argument("--min-route-accuracy", type=share, metavar="R",

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from ..core.events import Emit, Event, Notice
+from ..core.options import options_for
 from ..core.routing import RouteDocument
-from ..core.settings import AgentSettings, Credentials, EngineSettings, ModelRole, RunConfig
+from ..core.settings import Credentials, RunConfig
 from ..core.wire import to_wire
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from ..secrets import Redactor
 from ..session import suite_config
 from ..session.gates import route_gate_failures
 from .console import say
-from .settings import GETTING_STARTED
+from .settings import GETTING_STARTED, landed_from_args
 
 
 def route_configs(args: argparse.Namespace) -> list[RunConfig]:
@@ -26,18 +28,17 @@ def route_configs(args: argparse.Namespace) -> list[RunConfig]:
     models = [m.strip() for m in args.model.split(",")] if args.model else []
     if len(models) not in (0, 1, len(adapters)):
         raise UsageError(f"--adapter names {len(adapters)} agents but --model names {len(models)} models")
+    landed = landed_from_args(args, options_for("route"))
+    credentials = Credentials.resolve()
     configs = []
     for i, adapter in enumerate(adapters):
         model = models[i] if len(models) == len(adapters) else (models[0] if models else None)
         if adapter != "mock" and not model:
             raise UsageError(GETTING_STARTED)
-        configs.append(suite_config(RunConfig(
-            engine=EngineSettings(runs=args.runs, concurrency=args.concurrency, sandbox=args.sandbox,
-                                  cache_enabled=False),
-            agent=AgentSettings(adapter=adapter, model=ModelRole(model, args.provider, args.base_url),
-                                mock_responses=args.mock_responses if adapter == "mock" else None),
-            credentials=Credentials.resolve(),
-        ), Path(args.skill)))
+        config = landed.for_agent(adapter, model, credentials=credentials)
+        # Routing trials are never the baseline cache's: its entries are suite arms.
+        config = replace(config, engine=replace(config.engine, cache_enabled=False))
+        configs.append(suite_config(config, Path(args.skill)))
     return configs
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 
-from ..core.options import OPTIONS, Option
+from ..core.option_row import Option
+from ..core.options import OPTIONS
 from ..core.settings import Credentials, RunConfig
 from ..errors import UsageError
 from ..session.gates import Gates

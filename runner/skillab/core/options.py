@@ -1,11 +1,11 @@
-"""Every setting of ``skillab run`` and ``skillab ablate``, declared once.
+"""Every setting of ``skillab run``, and of the commands that share them, declared once.
 
 Each row gives a setting's name (its long flag without dashes, its config-file key and, when it
 is one, its Action input), where it lands (``lands``: the settings or gates field it fills, which
 ``session.landing`` fills for both front ends, or the code that reads the flag itself), its one
 parser with its bounds, its environment variable, whether a config file may set it and the
 trust rule that file must pass, its Action input, and the commands that take it. The command
-line (``cli.add_run_arguments``), the config file (``commands.config_file``), the Action's
+line (``cli.add_option_rows``), the config file (``commands.config_file``), the Action's
 inputs (``github.inputs``, hence ``action.yml``) and the reference ``docs/options.md``
 (``render_reference``) are all read off this table; tests hold the generated files to it.
 
@@ -15,11 +15,8 @@ reads it): see docs/options.md.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from . import config_trust
 from .choices import (
@@ -37,33 +34,24 @@ from .choices import (
     share,
     unit_interval,
 )
-from .config_trust import TrustRule
 from .defaults import DEFAULT_CACHE_TTL_DAYS, DEFAULT_HISTORY_PATH, DEFAULT_MAX_TURNS
+from .option_row import (
+    DOCUMENT,
+    KEEP,
+    REPORTS,
+    ROUTED,
+    RUN,
+    ActionInput,
+    Command,
+    Option,
+    Settle,
+)
 
-Command = Literal["run", "ablate"]
-Kind = Literal["value", "switch", "append"]
-RUN: frozenset[Command] = frozenset({"run"})
-BOTH: frozenset[Command] = frozenset({"run", "ablate"})
 VERDICTS = ("pass", "fail", "mixed", "error")
 # What --fail-on-verdict gates on when not given, as the Action's input does (``fail,error``;
 # error has its own opt-out, --allow-error-verdict); ``none`` turns the verdict gates off.
 DEFAULT_FAIL_ON = ("fail",)
 FAIL_ON_CHOICES = (*VERDICTS, "none")
-# The parsed value, and what earlier rows landed in the same field (``KEEP``: nothing) -> the
-# field's value; ``KEEP`` leaves the field as it was.
-Settle = Callable[[Any, Any], Any]
-# The roots a row may land under: ``RunConfig``'s components and the run's ``Gates``.
-SETTINGS_ROOTS = ("engine", "agent", "judge", "tuning", "gates")
-
-
-class _Keep:
-    def __repr__(self) -> str:
-        return "KEEP"
-
-
-KEEP: Any = _Keep()
-
-
 def _or(default: Any) -> Settle:
     return lambda value, landed: default if value is None else value
 
@@ -97,98 +85,6 @@ def _error_verdict(allowed: Any, landed: Any) -> Any:
     return landed if allowed or landed is KEEP else tuple(sorted({*landed, "error"}))
 
 
-@dataclass(frozen=True)
-class ActionInput:
-    """The Action input of the same name: its ``action.yml`` default and description."""
-
-    description: str
-    default: str = ""
-    # A blank value the workflow sets on purpose means "off" instead of "the default".
-    keep_blank: bool = False
-
-
-@dataclass(frozen=True)
-class Option:
-    """One setting. ``lands`` says what reads it: ``engine.runs`` is ``RunConfig.engine.runs``,
-    ``gates.max_leaks`` is the run's ``Gates.max_leaks`` (several, comma-separated, fill each;
-    ``session.landing`` puts them there); ``report``, ``selection`` and ``invocation`` name the
-    code that reads the parsed flag itself (the report writers, case selection, this invocation)."""
-
-    name: str
-    lands: str
-    help: str
-    group: str
-    kind: Kind = "value"
-    parse: Callable[[str], Any] | None = None
-    choices: tuple[str, ...] | None = None
-    default: Any = None
-    metavar: str | None = None
-    env: str | None = None
-    short: str | None = None
-    # False: only the short flag (``-k``); the name is then the config key and the attribute.
-    long: bool = True
-    dest: str | None = None
-    config: bool = False
-    trust: TrustRule | None = None
-    input: ActionInput | None = None
-    commands: frozenset[Command] = BOTH
-    # How the parsed value becomes the field's (None: as parsed); see ``Settle``.
-    settle: Settle | None = None
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        """The settings fields this row fills (``engine.runs``, ``gates.max_leaks``); none when a
-        reader named in ``lands`` takes the parsed flag itself."""
-        named = tuple(part.strip() for part in self.lands.split(","))
-        return tuple(t for t in named if t.split(".")[0] in SETTINGS_ROOTS)
-
-    def landed(self, value: Any, landed: Any = KEEP) -> Any:
-        """``value`` as its field holds it, given what earlier rows ``landed`` there."""
-        return self.settle(value, landed) if self.settle is not None else value
-
-    @property
-    def flag(self) -> str:
-        return f"--{self.name}" if self.long else str(self.short)
-
-    @property
-    def flags(self) -> tuple[str, ...]:
-        """What argparse is given: the short flag, then the long one."""
-        if not self.long:
-            return (str(self.short),)
-        return (self.short, self.flag) if self.short else (self.flag,)
-
-    @property
-    def attr(self) -> str:
-        """The parsed flag's attribute on the argparse namespace."""
-        return self.dest or self.name.replace("-", "_")
-
-    def initial(self) -> Any:
-        """The default before any flag or file: the environment's value, else the row's."""
-        if self.env and os.environ.get(self.env):
-            return os.environ[self.env]
-        return list(self.default or []) if self.kind == "append" else self.default
-
-    def argparse_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"help": self.help, "dest": self.attr}
-        if self.kind == "switch":
-            kwargs["action"] = "store_true"
-            return kwargs
-        if self.kind == "append":
-            kwargs["action"] = "append"
-        kwargs["default"] = self.initial()
-        if self.parse is not None:
-            kwargs["type"] = self.parse
-        if self.choices is not None:
-            kwargs["choices"] = self.choices
-        if self.metavar is not None:
-            kwargs["metavar"] = self.metavar
-        return kwargs
-
-    def refusal(self, value: Any, root: Path) -> str | None:
-        """Why a config file at ``root`` may not set this to ``value`` unasked; None if it may."""
-        return self.trust(value, root) if self.trust is not None else None
-
-
 AGENT, PLAN, OUTPUT, GATES, CACHE = ("agent and models", "what to run", "output", "gates (exit 1)",
                                      "baseline cache and history")
 
@@ -198,7 +94,7 @@ OPTIONS: tuple[Option, ...] = (
                 "provider, an unconfining sandbox, keep-workspaces, an import-path adapter, paths "
                 "outside the file's tree); without it they exit 2"),
     # --- agent and models
-    Option("adapter", "agent.adapter", group=AGENT, parse=adapter_list, metavar="A[,B...]",
+    Option("adapter", "agent.adapter", commands=ROUTED, group=AGENT, parse=adapter_list, metavar="A[,B...]",
            config=True, trust=config_trust.import_path,
            help="how the agent is invoked: mock (scripted answers, no model), llm (one call, no "
                 "tools), agent (skillab's tool loop), claude-code, codex, gemini-cli, copilot (the "
@@ -212,7 +108,7 @@ OPTIONS: tuple[Option, ...] = (
                              "each agent and the comment shows the portability table, one row per "
                              "agent. Empty: `agent` when a model is set. The agent CLIs need the "
                              "image that carries them: `uses: OWNER/skillab/claude-code@v1`.")),
-    Option("model", "agent.model.name", group=AGENT, env="SKILLAB_MODEL", config=True,
+    Option("model", "agent.model.name", commands=ROUTED, group=AGENT, env="SKILLAB_MODEL", config=True,
            help="agent model (default: $SKILLAB_MODEL)",
            input=ActionInput("Agent model (as `skillab run --model`): one for every agent, or one "
                              "per agent of `adapter`, comma-separated in the same order; falls back "
@@ -235,25 +131,28 @@ OPTIONS: tuple[Option, ...] = (
            help="judge verdicts are asked again until the agreement's interval decides (10 to 60 "
                 "re-asks, or SHARE of the verdicts if more); the lift is withheld when the judge "
                 "agrees with itself below 80%% (0 turns it off; default %(default)s)"),
-    Option("provider", "agent.model.provider", group=AGENT, parse=provider_name, metavar="NAME",
-           config=True, trust=config_trust.provider,
+    Option("provider", "agent.model.provider", commands=ROUTED, group=AGENT, parse=provider_name,
+           metavar="NAME", config=True, trust=config_trust.provider,
            help="model provider: anthropic, openai, openai-responses, gemini, mock, or an installed "
                 "plugin's (default: inferred from the model name)",
            input=ActionInput("`anthropic` or `openai`; inferred from the model name when empty.")),
-    Option("base-url", "agent.model.base_url", group=AGENT, metavar="URL", config=True, trust=config_trust.endpoint,
+    Option("base-url", "agent.model.base_url", commands=ROUTED, group=AGENT, metavar="URL", config=True,
+           trust=config_trust.endpoint,
            help="OpenAI-compatible endpoint (Ollama, vLLM, LiteLLM) or a proxy",
            input=ActionInput("OpenAI-compatible base URL (Ollama, vLLM, LiteLLM and friends).")),
-    Option("temperature", "agent.model.temperature", group=AGENT, parse=non_negative_float, metavar="T",
-           config=True,
+    Option("temperature", "agent.model.temperature", commands=ROUTED, group=AGENT, parse=non_negative_float,
+           metavar="T", config=True,
            help="the agent model's sampling temperature (default: the model's own); recorded in the run"),
-    Option("seed", "agent.model.seed", group=AGENT, parse=non_negative_int, metavar="N", config=True,
+    Option("seed", "agent.model.seed", commands=ROUTED, group=AGENT, parse=non_negative_int, metavar="N",
+           config=True,
            help="the agent model's sampling seed, for servers that take one (OpenAI-compatible); with "
                 "--concurrency 1 a local server then answers a rerun the same way; recorded in the run"),
     Option("judge-temperature", "judge.model.temperature", group=AGENT, parse=non_negative_float,
            metavar="T", config=True, help="the judge model's sampling temperature (default 0)"),
     Option("judge-seed", "judge.model.seed", group=AGENT, parse=non_negative_int, metavar="N", config=True,
            help="the judge model's sampling seed (OpenAI-compatible servers)"),
-    Option("max-tokens", "agent.max_tokens", group=AGENT, parse=positive_int, metavar="N", config=True,
+    Option("max-tokens", "agent.max_tokens", commands=ROUTED, group=AGENT, parse=positive_int, metavar="N",
+           config=True,
            help="llm and agent adapters: the answer budget per model call (default 4096 for llm, 8192 "
                 "for agent, cut to the server's context where it says its size); an answer cut at it "
                 "is recorded as truncated and fails"),
@@ -262,25 +161,31 @@ OPTIONS: tuple[Option, ...] = (
            help="agent adapter: skill body in the system prompt (inline) or listed and read by the "
                 "agent with its tools (discover); default %(default)s. openai-agents: lazy stages the "
                 "skill when the model calls load_skill, anything else stages it up front"),
-    Option("max-turns", "agent.max_turns", group=AGENT, parse=positive_int, default=DEFAULT_MAX_TURNS,
+    Option("max-turns", "agent.max_turns", commands=ROUTED, group=AGENT, parse=positive_int,
+           default=DEFAULT_MAX_TURNS,
            metavar="N", config=True, help="tool-loop cap for cases without max_turns (default %(default)s)"),
-    Option("mock-responses", "agent.mock_responses", group=AGENT, parse=Path, metavar="FILE",
-           help="mock adapter script: case name -> with/without answers (default: the skill's "
-                "mock-responses.yaml); a key that names no case is an error"),
+    Option("mock-responses", "agent.mock_responses", commands=ROUTED, group=AGENT, parse=Path,
+           metavar="FILE",
+           help="mock adapter script: case name -> with/without answers (route: per query; default: "
+                "the skill's mock-responses.yaml); a key that names no case is an error"),
     Option("mock-latency-ms", "agent.mock_latency_ms", group=AGENT, parse=non_negative_int, default=0,
            metavar="MS", config=True,
            help="mock adapter sleeps this long per arm, for benchmarks (default %(default)s)"),
     # --- what to run
     Option("runs", "engine.runs", group=PLAN, parse=positive_int, default=1, metavar="N", config=True,
-           help="i.i.d. repeats per case, MEAN-aggregated (default %(default)s)",
+           commands=ROUTED,
+           help="i.i.d. repeats per case, MEAN-aggregated (route: trials per query and condition; "
+                "default %(default)s)",
            input=ActionInput("Independent repeats per case, mean-aggregated.", default="1")),
     Option("pass-k", "engine.pass_k", group=PLAN, parse=positive_int, default=1, metavar="K", config=True,
            help="up to K attempts per arm; the arm passes if any does (default %(default)s)"),
     Option("pass-n", "engine.pass_n", settle=_or(0), group=PLAN, parse=positive_int, metavar="N", config=True,
            help="attempts per arm for pass@k, at least K (default K); more attempts make the "
                 "unbiased pass@k estimate less noisy"),
-    Option("against", "engine.against", group=PLAN, metavar="REF_OR_DIR", commands=RUN,
-           help="add an arm with the original skill (git ref or directory): candidate vs original"),
+    Option("against", "engine.against", group=PLAN, metavar="REF_OR_DIR",
+           commands=frozenset({"run", "route"}),
+           help="add an arm with the original skill (git ref or directory): candidate vs original "
+                "(route: the original stands in the catalogue condition)"),
     Option("placebo", "engine.placebo", settle=_flag, group=PLAN, kind="switch", commands=RUN,
            help="add an arm with the skill's placebo (same name, same lengths, neutral text, staged the "
                 "same way): content lift (skill vs placebo) beside presence lift (placebo vs none)",
@@ -290,6 +195,7 @@ OPTIONS: tuple[Option, ...] = (
                              "beside the presence lift (placebo vs none). Costs one arm per case and run more.",
                              default="false")),
     Option("format", "engine.suite_format", group=PLAN, dest="suite_format", metavar="NAME",
+           commands=frozenset({"run", "ablate", "validate", "audit", "export"}),
            help="suite format when it cannot be told from the file names"),
     Option("case", "engine.case_names", settle=_tupled, group=PLAN, kind="append", metavar="NAME",
            help="run only this case (repeatable)"),
@@ -310,6 +216,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("watch-max-runs", "invocation", group=PLAN, parse=positive_int, metavar="N", commands=RUN,
            help="with --watch: stop after N runs, with the last run's exit code"),
     Option("reward-threshold", "engine.reward_threshold", group=PLAN, parse=unit_interval, default=1.0,
+           commands=frozenset({"run", "ablate", "import"}),
            metavar="R", config=True,
            help="verifier reward (0-1) at which a SkillsBench/Harbor arm passes (default %(default)s)"),
     Option("held-out", "engine.held_out_path", group=PLAN, parse=Path, metavar="PATH", commands=RUN,
@@ -322,9 +229,11 @@ OPTIONS: tuple[Option, ...] = (
                              "(the other skills in the skill's parent directory), a directory "
                              "relative to the repository root, or `none`.", default="auto")),
     Option("concurrency", "engine.concurrency", group=PLAN, parse=positive_int, default=4, metavar="N",
+           commands=ROUTED,
            config=True, help="arms in flight at once (default %(default)s)",
            input=ActionInput("Arms in flight at once.", default="4")),
     Option("sandbox", "engine.sandbox", group=PLAN, parse=sandbox_name, env="SKILLAB_SANDBOX",
+           commands=ROUTED,
            metavar="{bwrap,image,none,PLUGIN}", config=True, trust=config_trust.sandbox,
            help="isolation backend for every command a suite runs (default: $SKILLAB_SANDBOX, else "
                 "bwrap; 'none' runs them unsandboxed; an installed plugin's by its entry point name)",
@@ -349,6 +258,11 @@ OPTIONS: tuple[Option, ...] = (
                 "SKILLAB_BUDGET_TOKEN): every model call asks it first, for one cost cap, rate and "
                 "back-off across shards; a shard that cannot reach it runs under its own "
                 "--max-cost-usd and says so (not settable from a config file)"),
+    Option("budget-wait-s", "tuning.budget_wait_s", group=PLAN, parse=non_negative_float, metavar="S",
+           env="SKILLAB_BUDGET_WAIT_S", default=30.0,
+           help="with --budget-url: how long a shard keeps trying to reach the budget service "
+                "before its first arm (shards may start before the service does), then it runs "
+                "under its own --max-cost-usd and says so (default 30)"),
     Option("stop-early", "engine.stop_early", settle=_off_when_none,
            group=PLAN, choices=("curtail", "group-sequential", "none"),
            metavar="DESIGN",
@@ -369,51 +283,58 @@ OPTIONS: tuple[Option, ...] = (
            help="keep the finished arms of this results.json and run only the missing and errored ones"),
     # --- output
     Option("output", "report", group=OUTPUT, parse=Path, default=Path("results.json"), metavar="PATH",
+           commands=frozenset({"run", "merge", "import", "ablate"}),
            config=True, trust=config_trust.inside,
            help="the results document (default %(default)s)"),
     Option("json", "report", group=OUTPUT, kind="switch",
-           help="print the results document on stdout instead of the table"),
+           commands=frozenset({"run", "ablate", "route", "merge", "import"}),
+           help="print the results (route: routing) document on stdout instead of the table"),
     Option("compact-results", "report", group=OUTPUT, kind="switch", config=True, commands=RUN,
            help="write the results document unindented, each arm's transcript and final output "
                 "moved to <output stem>.arms.jsonl beside it (for large runs)"),
     Option("junit", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
-           commands=RUN, help="also write JUnit XML"),
-    Option("markdown", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
-           help="also write the markdown report"),
-    Option("html", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True, trust=config_trust.inside,
-           help="also write the HTML report: one self-contained file, both arms side by side"),
+           commands=REPORTS, help="also write JUnit XML"),
+    Option("markdown", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True,
+           commands=frozenset({"run", "ablate", "route", "merge", "import", "report", "regrade"}),
+           trust=config_trust.inside, help="also write the markdown report"),
+    Option("html", "report", group=OUTPUT, parse=Path, metavar="PATH", config=True,
+           commands=frozenset({"run", "ablate", "route", "merge", "import", "report", "regrade"}),
+           trust=config_trust.inside,
+           help="also write the HTML report: one self-contained file, both arms side by side (route: "
+                "the confusion matrices)"),
     Option("reporter", "report", group=OUTPUT, kind="append", parse=reporter_choice, metavar="NAME[=PATH]",
-           commands=RUN,
+           commands=REPORTS,
            help="also write the report NAME (junit, markdown, html, or an installed plugin's) to "
                 "PATH; repeatable"),
     Option("trajectories", "report", group=OUTPUT, parse=Path, metavar="DIR", config=True, trust=config_trust.inside,
            commands=RUN, help="write one transcript per arm under DIR"),
     Option("keep-workspaces", "engine.keep_workspaces", group=OUTPUT, kind="switch", config=True,
            trust=config_trust.kept, help="keep each arm's workspace directory (their parent is printed)"),
-    Option("verbose", "report", group=OUTPUT, kind="switch", short="-v", commands=RUN,
+    Option("verbose", "report", group=OUTPUT, kind="switch", short="-v",
+           commands=frozenset({"run", "report"}),
            help="after the table, both arms' reasons, longer output tails and answers"),
     Option("quiet", "report", group=OUTPUT, kind="switch", help="no progress on stderr"),
     # --- gates
     Option("fail-on-verdict", "gates.fail_on", settle=_verdicts,
            group=GATES, kind="append", choices=FAIL_ON_CHOICES, metavar="V",
-           config=True, commands=RUN,
+           config=True, commands=DOCUMENT,
            help="exit 1 when the verdict is V (repeatable; choices: %(choices)s; default fail, as "
                 "the Action; none: no verdict gate). error always fails unless --allow-error-verdict",
            input=ActionInput("Comma-separated verdicts (fail, mixed, error) that fail the check when "
                              "any suite ends with one of them. Empty: never.", default="fail,error",
                              keep_blank=True)),
     Option("allow-error-verdict", "gates.fail_on", settle=_error_verdict,
-           group=GATES, kind="switch", config=True, commands=RUN,
+           group=GATES, kind="switch", config=True, commands=frozenset({"run", "merge", "import", "regrade"}),
            help="exit 0 even when nothing could be measured (verdict error)"),
     Option("min-delta-pts", "gates.min_delta_pts, engine.min_delta_pts", group=GATES, parse=finite_float, metavar="PTS",
            config=True,
-           commands=RUN,
+           commands=DOCUMENT,
            help="exit 1 when the pass-rate delta is below PTS points, or was not measured",
            input=ActionInput("Fail the check when a suite's pass-rate delta (points) is below this, "
                              "or could not be measured. Empty: off.")),
     Option("gate-on", "gates.gate_on, engine.gate_on", settle=_or("point"),
            group=GATES, choices=("point", "lower-bound"), default="point", config=True,
-           commands=RUN,
+           commands=DOCUMENT,
            help="what --min-delta-pts compares: the point estimate, or the lower bound of its 95%% "
                 "interval (default %(default)s)",
            input=ActionInput("What min-delta-pts compares: `point` (the delta) or `lower-bound` (the "
@@ -424,13 +345,13 @@ OPTIONS: tuple[Option, ...] = (
            input=ActionInput("The lift (points) the report's power statement sizes the suite for.",
                              default="10")),
     Option("min-trigger-recall", "gates.min_trigger_recall", group=GATES, parse=share, metavar="R", config=True,
-           commands=RUN,
+           commands=DOCUMENT,
            help="exit 1 when a suite's trigger recall is below R (0..1)",
            input=ActionInput("Fail the check when a suite's trigger recall (share of should-trigger "
                              "queries on which the agent loaded the skill) is below this rate (0 to "
                              "1). Empty: off.")),
     Option("max-false-trigger-rate", "gates.max_false_trigger_rate", group=GATES, parse=share, metavar="R", config=True,
-           commands=RUN,
+           commands=DOCUMENT,
            help="exit 1 when a suite's false-trigger rate is above R (0..1)",
            input=ActionInput("Fail the check when a suite's false-trigger rate (share of "
                              "should-not-trigger queries on which the agent loaded the skill) is "
@@ -456,7 +377,8 @@ OPTIONS: tuple[Option, ...] = (
                 "(cases with held_out: true or the tag held-out)",
            input=ActionInput("Fail the check when the author cases' lift exceeds the held-out cases' lift by "
                              "more than this many points (as `skillab run --max-held-out-gap`). Empty: no gate.")),
-    Option("max-leaks", "gates.max_leaks", group=GATES, parse=non_negative_int, metavar="N", config=True, commands=RUN,
+    Option("max-leaks", "gates.max_leaks", group=GATES, parse=non_negative_int, metavar="N", config=True,
+           commands=frozenset({"run", "audit"}),
            help="exit 1 when the audit finds more than N answer leaks (grader literals, expected values) in "
                 "the skill's files (`skillab audit`)",
            input=ActionInput("Fail the check when the audit finds more than this many answer leaks (grader "
@@ -466,6 +388,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("no-cache", "engine.cache_enabled", settle=_negated, group=CACHE, kind="switch", config=True,
            help="run every without-skill arm (the cache is on by default)"),
     Option("cache-dir", "engine.cache_dir", group=CACHE, parse=Path, metavar="DIR", config=True,
+           commands=frozenset({"run", "ablate", "cache"}),
            trust=config_trust.inside,
            help="where baselines are cached (default: $XDG_CACHE_HOME/skillab, else ~/.cache/skillab); "
                 "must be writable",
@@ -474,17 +397,24 @@ OPTIONS: tuple[Option, ...] = (
                              "between jobs. Empty: a directory inside the container, lost when the "
                              "job ends.")),
     Option("cache-ttl-days", "engine.cache_ttl_days", group=CACHE, parse=non_negative_float,
+           commands=frozenset({"run", "ablate", "cache"}),
            default=DEFAULT_CACHE_TTL_DAYS, metavar="D", config=True,
            help="cached baselines older than D days are rerun (default %(default)s)"),
     Option("history", "engine.history_path", settle=_or(DEFAULT_HISTORY_PATH),
            group=CACHE, parse=Path, metavar="PATH", config=True,
-           trust=config_trust.inside, help=f"run history for the trend (default {DEFAULT_HISTORY_PATH})"),
+           commands=frozenset({"run", "ablate", "merge", "audit"}),
+           trust=config_trust.inside,
+           help=f"run history for the trend (audit: read for saturated and always-failing cases; "
+                f"default {DEFAULT_HISTORY_PATH})"),
     Option("no-history", "engine.history_path", settle=_history_off, group=CACHE, kind="switch", config=True,
+           commands=frozenset({"run", "ablate", "merge", "audit"}),
            help="neither read nor append the history"),
-    Option("evidence-ledger", "engine.evidence_ledger", group=CACHE, parse=Path, metavar="PATH", commands=RUN,
+    Option("evidence-ledger", "engine.evidence_ledger", group=CACHE, parse=Path, metavar="PATH",
+           commands=frozenset({"run", "merge"}),
            help="add this run's pairs to the signed evidence ledger at PATH (e.g. .skillab/evidence.jsonl) "
                 "and report the evidence every run of the same skill content, agent, model and suite "
-                "accumulated: anytime-valid, so re-running until green keeps \"helps\" at 5%%",
+                "accumulated: anytime-valid, so re-running until green keeps \"helps\" at 5%% (merge: "
+                "the merged run's pairs, each shard's counted once)",
            input=ActionInput("The evidence ledger, relative to the workspace (e.g. `.skillab/evidence.jsonl`, "
                              "kept with `actions/cache`): every run, re-run and shard of the same skill content, "
                              "agent, model and suite adds its pairs, and the comment shows the accumulated "
@@ -514,10 +444,11 @@ def render_reference() -> str:
         "<!-- Generated from runner/skillab/core/options.py by `python -m skillab.core.options "
         "> docs/options.md`; tests/core/test_options.py fails when it is stale. -->",
         "",
-        "Every setting of `skillab run` and `skillab ablate`, declared once. A flag wins over the "
-        "environment, which wins over the config file (`skillab.toml`, or `[tool.skillab]` in "
-        "`pyproject.toml`), which wins over the default. `skillab ablate` takes only the options "
-        "whose commands column names it.",
+        "Every setting of `skillab run`, declared once, and of the commands that share them (`ablate`, "
+        "`route`, `merge`, `import`, `report`, `regrade`, `audit`, `validate`, `export`, `cache`): each "
+        "takes only the options whose commands column names it. A flag wins over the environment, which "
+        "wins over the config file (`skillab.toml`, or `[tool.skillab]` in `pyproject.toml`; read by "
+        "`run`, `ablate` and `cache`), which wins over the default.",
         "",
         "Config file column: `yes`, a repository's config file may set it; `consent`, it may, but "
         "a value that widens what the run reaches (where your keys go, the sandbox, what stays on "
@@ -533,7 +464,7 @@ def render_reference() -> str:
         "1. Add one `Option(...)` row to `OPTIONS` in `runner/skillab/core/options.py`: its name, "
         "where it lands, its parser (from `core/choices.py`, with its bounds), `config=True` (and a "
         "`trust` rule if a repository's value could widen what the run reaches), "
-        "`input=ActionInput(...)` if the Action takes it, and `commands` (`RUN` or `BOTH`).",
+        "`input=ActionInput(...)` if the Action takes it, and `commands` (`RUN`, `BOTH` or `ROUTED`).",
         "2. Say where it lands. A settings field (`engine.runs`, `agent.model.seed`, `gates.max_leaks`; "
         "several comma-separated; `settle=` when the parsed value is not yet the field's) is filled by "
         "`session/landing.py` for the CLI with no other code; the Action parses its input with the same "

@@ -94,6 +94,8 @@ class ProviderTuning:
     # ``--budget-url``: the service holding the run-wide cap, rate and back-off every shard
     # shares; every model call asks it first (None: this process's own cap only).
     budget_url: str | None = None
+    # How long a shard tries to reach that service before its first arm (``--budget-wait-s``).
+    budget_wait_s: float = 30.0
 
 
 class Credentials:

@@ -10,10 +10,11 @@ from ..core.settings import RunConfig
 
 
 def run_budget(config: RunConfig) -> SharedBudget | None:
-    """The run's shared budget, asked once (None without ``--budget-url``)."""
+    """The run's shared budget, asked once, given ``--budget-wait-s`` to come up (None without
+    ``--budget-url``)."""
     budget = shared_budget(config.tuning.budget_url, config.credentials.environ)
     if budget is not None and budget.fallback is None:
-        budget.status()
+        budget.reach(config.tuning.budget_wait_s)
     return budget
 
 

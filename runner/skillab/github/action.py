@@ -191,8 +191,28 @@ class Action:
             "max-cost-usd": inputs.max_cost_usd,
             # The shared budget of a matrix's shards (``--budget-url``), from the job's env.
             "budget-url": self.budget_url(),
+            **self.env_settings("budget-wait-s"),
             **self.gate_values(),
         })
+
+    def env_settings(self, *names: str) -> dict[str, object]:
+        """The named run options the job's environment sets (each row's ``env``), parsed as
+        their flags are."""
+        import argparse
+
+        from ..core.options import BY_NAME
+
+        values: dict[str, object] = {}
+        for name in names:
+            option = BY_NAME[name]
+            text = self.env.get(option.env or "") or None
+            if text is None:
+                continue
+            try:
+                values[name] = option.parse(text) if option.parse else text
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError(f"{option.env}: {exc}") from None
+        return values
 
     def budget_url(self) -> str | None:
         url = self.env.get("SKILLAB_BUDGET_URL") or None

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..core.options import KEEP, OPTIONS, Option
+from ..core.option_row import KEEP, Option
+from ..core.options import OPTIONS
 from ..core.settings import RunConfig
 from .gates import Gates
 
