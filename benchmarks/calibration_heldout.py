@@ -153,7 +153,8 @@ def sentences(args: argparse.Namespace, tally: Tally) -> None:
             continue
         # A stream per cell, so --match prints the full run's numbers.
         rng = np.random.default_rng([args.seed, TABLES.index("sentences"), index])
-        cell = run_scenario(s, args.reps, rng, args.seed, args.null_reps, needed_sims=NEEDED_SIMS)
+        cell = run_scenario(s, args.reps, rng, args.seed, args.null_reps,
+                            needed_sims=200 if args.quick else NEEDED_SIMS)
         judged = cell["judged"]
         promises = [Promise("false", cell["false"], rate_se(TARGETS["false"], judged), high=TARGETS["false"]),
                     Promise("cover", cell["cover"], rate_se(0.95, judged), low=TARGETS["cover"])]
@@ -226,7 +227,7 @@ def harm(args: argparse.Namespace, tally: Tally) -> None:
 
 def ledger(args: argparse.Namespace, tally: Tally) -> None:
     rng = stream(args.seed, "ledger")
-    reps = max(args.reps, 200 if args.quick else 1000)
+    reps = max(args.reps, 100 if args.quick else 1000)
     print(f"\nan adversary re-runs a null skill and stops at the first 'helps', {reps} adversaries a cell: the "
           f"evidence ledger (target <= {TARGETS['false']}) beside the naive per-run rule")
     # cases, runs, re-runs, the with-skill arm's errors on its failed runs, runs' correlation
