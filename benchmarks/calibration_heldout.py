@@ -31,7 +31,8 @@ it misses the target by more than 2 SE:
 [--only TABLE ...] [--match TEXT ...]``. Each table, and each cell of the sentence table, draws
 from a stream of its own (seeded by ``--seed``, the table and the cell), so ``--only`` and
 ``--match`` print the full run's numbers. ``--quick`` (a smoke subset) runs in under a
-minute; the full grid in about half an hour under ``nice -n 10`` on a shared 2-core machine.
+minute; the full grid in about 55 minutes under ``nice -n 10`` on a 2-core machine at load 10,
+about 25 as two processes (``--only sentences`` beside the other tables).
 """
 
 from __future__ import annotations
