@@ -174,15 +174,19 @@ def workspaces_on() -> str:
     return f"{parent} ({'tmpfs' if roomy_tmpfs(parent) else 'SKILLAB_WORKSPACE_DIR'})"
 
 
-def paired(pairs: int, ours, theirs, beside=None) -> tuple[list[Sample], list[Sample], list[float]]:
+def paired(pairs: int, ours, theirs, beside=None, third=None) -> tuple[list[Sample], list[Sample], list[float]]:
     """Interleaved pairs, alternating which runner goes first; per-pair time ratios.
-    ``beside`` (optional) runs within each pair too, so its figure shares the pair's load."""
+    ``beside`` (optional) runs within each pair too, after the runners, so its figure shares the
+    pair's load. ``third`` (optional, ``--before``'s runner, which keeps its own samples) runs in
+    each pair as well: the order of the three rotates from pair to pair, so none always follows
+    ``beside`` (the floors leave the kernel tearing down their namespaces as the next pair starts)."""
     mine, ref, ratios = [], [], []
+    runners = [ours, theirs] + ([third] if third is not None else [])
     for index in range(pairs):
-        if index % 2:
-            b, a = theirs(), ours()
-        else:
-            a, b = ours(), theirs()
+        shift = index % len(runners)
+        order = list(range(len(runners)))[shift:] + list(range(len(runners)))[:shift]
+        taken = {i: runners[i]() for i in order}
+        a, b = taken[0], taken[1]
         if beside is not None:
             beside(b)
         mine.append(a)
@@ -359,24 +363,26 @@ def main() -> int:
         floors: list[Floor] = []
         earlier: list[Sample] = []
 
-        def before(suite: Path = skill) -> Sample:
+        def before(suite: Path = skill, keep: bool = True) -> Sample:
             assert args.before is not None
-            return measure(skillab_cmd(suite, ours_out, *extra), ours_out,
-                           {**env, "PYTHONPATH": str(args.before.resolve())})
+            sample = measure(skillab_cmd(suite, ours_out, *extra), ours_out,
+                             {**env, "PYTHONPATH": str(args.before.resolve())})
+            if keep:
+                earlier.append(sample)
+            return sample
 
         if args.before is not None:
-            before(warm_up)
+            before(warm_up, keep=False)
 
         def floor(reference: Sample) -> None:
-            if args.before is not None:
-                earlier.append(before())
             found = sandbox_floors(work, args.cases * args.runs * 2,
                                    args.concurrency or EngineSettings().concurrency)
             if found is not None:
                 floors.append(replace(found, reference_s=reference.seconds))
 
         # Not ``ref``: that is the reference runner ``theirs`` starts, needed again below.
-        mine, reference, ratios = paired(args.pairs, ours, theirs, floor)
+        mine, reference, ratios = paired(args.pairs, ours, theirs, floor,
+                                         before if args.before is not None else None)
         report_pair(f"skillab{shape} (sandbox: bwrap) vs reference", mine, reference, ratios, "target <= 0.50x")
         if earlier:
             report_before(args.before, earlier, mine, reference, floors)

@@ -13,7 +13,8 @@ from ..engine.prepare import Prepared
 from ..errors import EXIT_OK, UsageError
 from ..session.ablation import AblationPlan
 from .console import say
-from .run import check_destinations, preflight
+from .report_files import check_destinations
+from .run import preflight
 from .settings import configs_from_args
 from .targets import suite_targets
 

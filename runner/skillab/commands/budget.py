@@ -14,9 +14,6 @@ import os
 import signal
 from dataclasses import asdict
 
-from ..budget.client import TOKEN_ENV
-from ..budget.ledger import ANY_PROVIDER, RunBudget
-from ..budget.service import MIN_TOKEN_CHARS, BudgetServer
 from ..core.choices import positive_float
 from ..errors import EXIT_OK, UsageError
 
@@ -50,6 +47,8 @@ def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rpm_table(values: list[str]) -> dict[str, float]:
+    from ..budget.ledger import ANY_PROVIDER
+
     table: dict[str, float] = {}
     for value in values:
         provider, _, number = value.rpartition("=")
@@ -75,6 +74,11 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def cmd_budget(args: argparse.Namespace) -> int:
+    # The service and its HTTP server load when one is served, not for every `skillab --help`.
+    from ..budget.client import TOKEN_ENV
+    from ..budget.ledger import RunBudget
+    from ..budget.service import MIN_TOKEN_CHARS, BudgetServer
+
     token = os.environ.get(TOKEN_ENV, "").strip()
     if len(token) < MIN_TOKEN_CHARS:
         raise UsageError(f"set {TOKEN_ENV} to a secret of at least {MIN_TOKEN_CHARS} characters "

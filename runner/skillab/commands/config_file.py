@@ -16,15 +16,12 @@ flag itself or ``--trust-config``. Every report names the file and the keys it s
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..core.options import BY_NAME, CONFIG_KEYS
-from ..core.run_info import ConfigSource
 from ..errors import UsageError
 
 FILE_NAMES = ("skillab.toml", "pyproject.toml")
@@ -64,6 +61,8 @@ def find_config(start: Path | None = None) -> ConfigFile | None:
             path = directory / name
             if not path.is_file():
                 continue
+            import tomllib  # only once there is a file to read
+
             try:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -96,6 +95,8 @@ def apply_config(parser: argparse.ArgumentParser, found: ConfigFile | None) -> N
             raise UsageError(f"{found.where}: {key!r} cannot be set from a config file: give {flag} "
                              f"on the command line" + (f" or {BY_NAME[key].env}" if BY_NAME[key].env else ""))
         if key not in KEYS:
+            import difflib
+
             close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f"; keys: {', '.join(KEYS)}"
             raise UsageError(f"{found.where}: unknown key {raw_key!r}{hint}")
@@ -142,6 +143,8 @@ def finish(args: argparse.Namespace) -> None:
             trusted.append(marked.key)
     # Relative to where the run started, as the reports show paths (no runner's home in a comment).
     shown = found.where.replace(str(found.path), os.path.relpath(found.path), 1)
+    from ..core.run_info import ConfigSource  # the results document's types: not for --help
+
     args.config_source = ConfigSource(shown, tuple(sorted(used)), tuple(sorted(trusted))) if used else None
 
 

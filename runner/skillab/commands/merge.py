@@ -10,7 +10,8 @@ from ..core.defaults import DEFAULT_HISTORY_PATH
 from ..core.runlog import RunLog
 from ..reports.terminal import render_table
 from .console import say
-from .run import gate_exit, write_reports
+from .report_files import write_reports
+from .run import gate_exit
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

@@ -5,7 +5,6 @@ or file changes, the ``cache`` command's parser, and the help texts built from o
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,8 @@ class SuggestingParser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         unknown = re.search(r"unrecognized arguments: (.*)", message)
         if unknown:
+            import difflib  # a misspelt flag's path only
+
             # The top parser reports a subcommand's leftovers: look in every built subparser too.
             parsers = [self, *(p for a in self._actions if isinstance(a, argparse._SubParsersAction)
                                for p in a.choices.values())]

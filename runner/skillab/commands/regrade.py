@@ -14,7 +14,7 @@ from ..core.settings import AgentSettings, Credentials, JudgeSettings, ModelRole
 from ..errors import EXIT_GATE, EXIT_OK, OutputError, SkillabError, UsageError
 from ..reports.terminal import render_table
 from .console import say
-from .run import check_destinations, write_reports
+from .report_files import check_destinations, write_reports
 from .saved_results import finished_logs, load_results
 
 if TYPE_CHECKING:

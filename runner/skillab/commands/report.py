@@ -6,7 +6,7 @@ import argparse
 
 from ..errors import EXIT_OK, UsageError
 from ..reports.terminal import render_table
-from .run import check_destinations, write_reports
+from .report_files import check_destinations, write_reports
 from .saved_results import finished_logs, load_results
 
 

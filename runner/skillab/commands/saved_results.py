@@ -13,7 +13,6 @@ from .console import say
 def load_results(path: Path) -> list[dict]:
     """The suite documents of a results file, with the arms its checkpoint journal kept (a run
     killed outright may have left only the journal); a usage error when it is not one."""
-    from ..engine.resume import with_journal
     from ..log.checkpoint import journal_path, read_journal
     from ..log.results import load_documents
 
@@ -23,6 +22,8 @@ def load_results(path: Path) -> list[dict]:
         documents = load_documents(path) if path.exists() or not journal.is_file() else []
         if not journal.is_file():
             return documents
+        from ..engine.resume import with_journal  # the arms of a run killed outright
+
         documents = with_journal(documents, read_journal(journal, skipped.append))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such results document") from None

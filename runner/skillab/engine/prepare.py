@@ -17,11 +17,12 @@ from ..sandbox.backend import Backend, Choice, choose_sandbox
 from ..skill.loader import Skill, load_skill
 from ..suite import load_suite
 from ..suite.model import Case, Suite
-from ..suite.trigger import TriggerQuery, select_queries, suite_trigger_queries, with_sibling_queries
+from ..suite.trigger_sets import trigger_files
 from .crowd import Crowd, load_crowd
 
 if TYPE_CHECKING:
     from ..grading.judge import ExpectationJudge
+    from ..suite.trigger import TriggerQuery
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
     if engine.held_out_path is not None:
         suite = with_held_out(suite, engine.held_out_path)
     skill = load_skill(suite.skill_dir or suite.path.parent)
-    triggers = suite_trigger_queries(suite, skill.root, skill_name=skill.name)
+    triggers = trigger_queries(suite, skill)
     known = {c.name for c in suite.cases} | {q.name for q in triggers}
     unknown = sorted(set(engine.case_names) - known)
     if unknown:
@@ -56,19 +57,32 @@ def prepare_suite(target: Path, engine: EngineSettings) -> Prepared:
     suite = with_reward_threshold(suite.select(list(engine.case_names), list(engine.tags)), engine.reward_threshold)
     if engine.sandbox == "image":
         suite = in_own_image(suite)
-    triggers = select_queries(triggers, suite, engine.case_names, engine.tags)
     crowd = Crowd()
-    # Siblings matter only to a skill with trigger queries of its own.
-    if engine.siblings_dir and triggers:
-        crowd = load_crowd(engine.siblings_dir, skill)
-        if not engine.case_names and not engine.tags:
-            triggers = with_sibling_queries(triggers, list(crowd.queries))
+    if triggers:
+        from ..suite.trigger import select_queries, with_sibling_queries
+
+        triggers = select_queries(triggers, suite, engine.case_names, engine.tags)
+        # Siblings matter only to a skill with trigger queries of its own.
+        if engine.siblings_dir and triggers:
+            crowd = load_crowd(engine.siblings_dir, skill)
+            if not engine.case_names and not engine.tags:
+                triggers = with_sibling_queries(triggers, list(crowd.queries))
     if not suite.cases and not triggers:
         raise UsageError(f"{suite.path}: no case matches the --case/--tag selection")
     graded = tuple(c for c in suite.cases if not c.trigger_only)
     trigger_only = tuple(c for c in suite.cases if c.trigger_only)
     return Prepared(suite, skill, graded, trigger_only, tuple(triggers), crowd.siblings, crowd.warnings,
                     whole=whole)
+
+
+def trigger_queries(suite: Suite, skill: Skill) -> list[TriggerQuery]:
+    """The suite's trigger queries (``suite.trigger``); the reader is imported only for a suite
+    that has some, so a run without trigger trials does not pay for loading it."""
+    if all(c.should_trigger is None for c in suite.cases) and not trigger_files(skill.root, suite.path.parent):
+        return []
+    from ..suite.trigger import suite_trigger_queries
+
+    return suite_trigger_queries(suite, skill.root, skill_name=skill.name)
 
 
 def with_held_out(suite: Suite, path: Path) -> Suite:

@@ -39,29 +39,25 @@ from ..sandbox.scratch import run_scratch
 from ..sandbox.workspace import drain_discarded
 from ..scoring import classify_outcome
 from ..scoring.inference import ALPHA
-from ..scoring.stopping import OBF_BOUNDS
 from ..scoring.summary import summarize
 from ..skill.loader import Skill
-from ..skill.placebo import make_placebo
 from ..suite_audit import audit_suite, history_for
 from .adaptive_runs import AdaptivePlan, HeldArms, plan_adaptive
-from .against import OriginalSkill, against_warnings, open_original
 from .arm import ArmContext, ArmJob, execute_arm
 from .cache import BaselineCache, baseline_slot, cache_key, default_cache_dir
 from .consistency import check_consistency
 from .meta import RunMeta, run_settings, suite_hash
 from .prepare import Prepared, prepare_suite, run_warnings, suite_sandbox
-from .resume import check_resumable, kept_arms
 from .salvage import bare_log, failed_after_arms
-from .shard import ShardPlan, plan_shards
 from .shared_spend import fallback_line, refused_line, run_budget
-from .stop_early import EarlyStop
-from .trigger import run_triggers
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
     from ..budget.client import SharedBudget
     from ..grading.judge import ExpectationJudge
+    from .against import OriginalSkill
+    from .shard import ShardPlan
+    from .stop_early import EarlyStop
 
 # How long the main thread waits for an arm before looking again (Ctrl-C lands between waits).
 POLL_S = 0.5
@@ -114,18 +110,27 @@ def run_suite(
                                  suite_hash(prepared.suite)), unwritten)
         needs_judge = any(c.needs_judge for c in prepared.graded)
         judge = create_judge(config) if needs_judge else None
-        original = None
+        original, original_warnings = None, []
         if config.engine.against:
+            # The run's optional parts are imported when asked for, so a plain run's start-up
+            # pays for none of them.
+            from .against import against_warnings, open_original
+
             original = stack.enter_context(open_original(config.engine.against, prepared.skill.root))
+            original_warnings = against_warnings(adapter, original)
         placebo = None
         if config.engine.placebo:
+            from ..skill.placebo import make_placebo
+
             placebo = make_placebo(prepared.skill, Path(stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="skillab-placebo-"))))
         execution = Execution(prepared, config, adapter, judge, emit, original, placebo=placebo,
                               warnings=[*prepared.suite.warnings, *prepared.skill.warnings,
-                                        *run_warnings(config, judge), *against_warnings(adapter, original),
+                                        *run_warnings(config, judge), *original_warnings,
                                         *unwritten], sandbox=sandbox)
         if resume_from is not None:
+            from .resume import check_resumable
+
             check_resumable(resume_from, adapter, judge)
             execution.resume(resume_from)
         report = execution.run()
@@ -136,6 +141,8 @@ def run_suite(
                 f"{len(prepared.triggers)} trigger queries not run: the {adapter.name} adapter is "
                 "never offered a skill to choose (use agent, claude-code or mock)")))
         elif prepared.triggers and not report.log.interrupted:
+            from .trigger import run_triggers
+
             try:
                 block = run_triggers(prepared, config, adapter, original, sandbox.backend, emit)
                 report.log = summarize(replace(settings, triggers=block, interrupted=block.interrupted),
@@ -191,6 +198,8 @@ class Execution:
         )
         self.plan: ShardPlan | None = None
         if config.engine.shard is not None:
+            from .shard import plan_shards
+
             self.plan = plan_shards(prepared.graded, config.engine.runs, config.engine.shard,
                                     config.agent.max_turns)
         self.arms: dict[tuple[int, int, ArmName], ArmRecord] = {}
@@ -204,6 +213,8 @@ class Execution:
         arms = 2 + (original is not None) + (placebo is not None)
         self.early: EarlyStop | None = None
         if engine.stop_early and engine.shard is None:
+            from .stop_early import EarlyStop
+
             # Curtailment reads a settled case as unfinished (any ending): its held runs could
             # still change the claim, and a curtailed run says what every run would have said.
             self.early = EarlyStop.plan(engine.stop_early, engine.stop_seed, len(prepared.graded), engine.runs,
@@ -211,6 +222,8 @@ class Execution:
                                         adaptive=engine.adaptive_runs and engine.stop_early == "group-sequential")
         self.adaptive: AdaptivePlan | None = None
         if engine.adaptive_runs:
+            from ..scoring.stopping import OBF_BOUNDS
+
             self.adaptive, why_off = plan_adaptive(
                 engine.runs, arms, sharded=engine.shard is not None, min_delta_pts=engine.min_delta_pts,
                 gate_on=engine.gate_on,
@@ -260,6 +273,8 @@ class Execution:
 
     def resume(self, document: dict[str, Any]) -> None:
         """Keep the finished, unerrored arms of an earlier document of the same suite."""
+        from .resume import kept_arms
+
         mine = set(self.plan.units) if self.plan is not None else None
         arms, hits = kept_arms(document, [c.name for c in self.prepared.graded], self.config.engine.runs,
                                mine, with_original=self.original is not None,

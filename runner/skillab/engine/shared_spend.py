@@ -5,13 +5,21 @@ the report when the shard fell back to its local cap."""
 
 from __future__ import annotations
 
-from ..budget.client import SharedBudget, shared_budget
+from typing import TYPE_CHECKING
+
 from ..core.settings import RunConfig
+
+if TYPE_CHECKING:
+    from ..budget.client import SharedBudget
 
 
 def run_budget(config: RunConfig) -> SharedBudget | None:
     """The run's shared budget, asked once, given ``--budget-wait-s`` to come up (None without
     ``--budget-url``)."""
+    if not config.tuning.budget_url:
+        return None  # and the client (sockets, threads) is never imported
+    from ..budget.client import shared_budget
+
     budget = shared_budget(config.tuning.budget_url, config.credentials.environ)
     if budget is not None and budget.fallback is None:
         budget.reach(config.tuning.budget_wait_s)

@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.choices import non_negative_int, share
 from ..core.options import BY_NAME
-from ..engine.shard import Shard
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..engine.shard import Shard
 
 Mode = Literal["auto", "changed", "all", "merge"]
 MODES: tuple[Mode, ...] = ("auto", "changed", "all", "merge")
@@ -200,6 +202,8 @@ def raw_inputs(env: Mapping[str, str]) -> dict[str, str]:
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     """Parse the table's inputs from ``env``; a bad value raises UsageError naming the input."""
+    from ..engine.shard import Shard  # the table alone (`skillab action --help`) needs no run settings
+
     raw = raw_inputs(env)
     mode = next((m for m in MODES if m == raw["mode"].lower()), None)
     if mode is None:

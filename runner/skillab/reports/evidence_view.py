@@ -4,7 +4,6 @@ over the typed block (``core.evidence.EvidenceBlock.sentence``), written once he
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 
 from ..core.runlog import RunLog
 from . import escape as md
@@ -27,5 +26,7 @@ def markdown_section(named: Sequence[tuple[str, RunLog]]) -> str:
 
 
 def html_lines(log: RunLog) -> list[str]:
+    from html import escape  # its entity table is only worth loading for an HTML report
+
     block = log.settings.evidence
     return [] if block is None else [f"<p><b>evidence across runs</b> {escape(block.sentence(), quote=True)}</p>"]

@@ -4,7 +4,6 @@ vs placebo) beside the presence lift (placebo vs none), each with the main lift'
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 
 from ..core.runlog import RunLog
 from ..core.statistics import LiftStatistics
@@ -52,6 +51,8 @@ def markdown_section(named: Sequence[tuple[str, RunLog]]) -> str:
 
 
 def html_lines(log: RunLog) -> list[str]:
+    from html import escape  # its entity table is only worth loading for an HTML report
+
     block = log.summary.placebo
     if block is None:
         return []

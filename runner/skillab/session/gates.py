@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..core.routing import RouteDocument
 from ..core.runlog import RunLog
 from ..core.wording import counted
+
+if TYPE_CHECKING:
+    from ..core.routing import RouteDocument
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.audit import AuditBlock, AuditFinding
-from ..log.history_entry import HistoryEntry
 from ..skill.loader import SKILL_FILE, Skill
 from ..suite.model import Suite
 from .cases import history_findings, near_duplicates
 from .contamination import example_contamination, prompt_contamination
 from .leaks import answer_leaks
 from .text import TextFile, read_text
+
+if TYPE_CHECKING:
+    from ..log.history_entry import HistoryEntry
 
 _RANK = {"high": 0, "medium": 1, "low": 2}
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
 
 from ..core.audit import AuditFinding
-from ..log.history_entry import HistoryEntry
 from ..suite.model import Case
 from .text import squeeze
+
+if TYPE_CHECKING:
+    from ..log.history_entry import HistoryEntry
 
 # Two prompts are near the same when their characters match this closely (difflib's ratio, after
 # lower-casing and squeezing whitespace): one changed value, word or short sentence stays above.
