@@ -60,7 +60,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -95,34 +95,50 @@ class Scenario:
     n: int
     runs: int
     lift: float  # points; ignored for het-null
-    baseline: str = "mid"
+    baseline: str | float = "mid"  # a name in BASELINES, or the mean baseline logit itself
     spread: float = 1.5
     errors: float = 0.0
     het_null: bool = False
     # The lift on a few whole cases: a share of the cases always passes with the skill, the rest
     # are untouched (``draw``), where a smooth lift shifts every case's logit alike.
     concentrated: bool = False
+    # het-null's mix: this share of the cases moves up by ``het_up_pts``, the rest down by what
+    # keeps the population lift at exactly 0 (``het_down``); None: half +30, half -30 pts.
+    het_up_share: float | None = None
+    het_up_pts: float = 40.0
+    # Runs of one arm of a case that are one draw repeated, beyond sharing its pass rate: each
+    # run is the case's shared outcome with this probability (intra-case correlation).
+    icc: float = 0.0
 
     @property
     def label(self) -> str:
         kind = "het-null" if self.het_null else f"lift {self.lift:+.0f}"
+        if self.het_null and self.het_up_share is not None:
+            kind += f" {self.het_up_share:.0%}+{self.het_up_pts:.0f}"
+        baseline = self.baseline if isinstance(self.baseline, str) else f"mu{self.baseline:+g}"
         extra = " near-det" if self.spread > 2 else ""
+        extra += f" sd{self.spread:g}" if self.spread not in (1.5, 4.0) else ""
         extra += " whole cases" if self.concentrated else ""
         extra += f" errors {self.errors:.0%}" if self.errors else ""
-        return f"{kind:<9} {self.baseline:<4}{extra}"
+        extra += f" icc {self.icc:g}" if self.icc else ""
+        return f"{kind:<9} {baseline:<4}{extra}"
 
     def truth(self) -> float:
         return 0.0 if self.het_null else self.lift
 
 
+def baseline_logit(baseline: str | float) -> float:
+    return BASELINES[baseline] if isinstance(baseline, str) else float(baseline)
+
+
 @cache
-def logit_shift(lift: float, baseline: str, spread: float) -> float:
-    """The logit shift giving a population mean lift of ``lift`` (0..1), by bisection."""
-    if lift <= 0:
+def logit_shift(lift: float, baseline: str | float, spread: float) -> float:
+    """The logit shift giving a population mean lift of ``lift`` (-1..1), by bisection."""
+    if lift == 0:
         return 0.0
-    a = np.random.default_rng(12345).normal(BASELINES[baseline], spread, 200_000)
+    a = np.random.default_rng(12345).normal(baseline_logit(baseline), spread, 200_000)
     p0 = 1 / (1 + np.exp(-a))
-    lo, hi = 0.0, 12.0
+    lo, hi = (0.0, 12.0) if lift > 0 else (-12.0, 0.0)
     for _ in range(50):
         mid = (lo + hi) / 2
         lift_mid = (1 / (1 + np.exp(-(a + mid))) - p0).mean()
@@ -131,16 +147,35 @@ def logit_shift(lift: float, baseline: str, spread: float) -> float:
 
 
 @cache
-def max_lift(baseline: str, spread: float) -> float:
-    a = np.random.default_rng(12345).normal(BASELINES[baseline], spread, 200_000)
+def max_lift(baseline: str | float, spread: float) -> float:
+    a = np.random.default_rng(12345).normal(baseline_logit(baseline), spread, 200_000)
     return float((1 - 1 / (1 + np.exp(-a))).mean())
+
+
+@cache
+def het_down(baseline: str | float, spread: float, up_share: float, up_pts: float) -> float:
+    """The fall (0..1) of the cases a het-null mix moves down, so that with ``up_share`` of the
+    cases up by ``up_pts`` (each within [0, 1]) the population lift is exactly 0, by bisection."""
+    a = np.random.default_rng(12345).normal(baseline_logit(baseline), spread, 200_000)
+    p0 = 1 / (1 + np.exp(-a))
+    rise = up_share * (np.minimum(p0 + up_pts / 100, 1) - p0).mean()
+    lo, hi = 0.0, 1.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        fall = (1 - up_share) * (p0 - np.maximum(p0 - mid, 0)).mean()
+        lo, hi = (mid, hi) if fall < rise else (lo, mid)
+    return (lo + hi) / 2
 
 
 def draw(s: Scenario, rng: np.random.Generator, n: int, lift: float | None = None) -> list[CasePair]:
     """One simulated suite: per case the comparable runs' pass counts of each arm."""
-    logits = rng.normal(BASELINES[s.baseline], s.spread, n)
+    logits = rng.normal(baseline_logit(s.baseline), s.spread, n)
     p0 = 1 / (1 + np.exp(-logits))
-    if s.het_null and lift is None:
+    if s.het_null and lift is None and s.het_up_share is not None:
+        down = het_down(s.baseline, s.spread, s.het_up_share, s.het_up_pts)
+        p1 = np.where(rng.random(n) < s.het_up_share, np.minimum(p0 + s.het_up_pts / 100, 1),
+                      np.maximum(p0 - down, 0))
+    elif s.het_null and lift is None:
         p1 = np.clip(p0 + HET_SHIFT * rng.choice((-1.0, 1.0), n), 0, 1)
     elif s.concentrated:
         # A share of the cases rescued whole, sized so the population lift is the one asked for.
@@ -151,6 +186,10 @@ def draw(s: Scenario, rng: np.random.Generator, n: int, lift: float | None = Non
         p1 = 1 / (1 + np.exp(-(logits + shift)))
     w = rng.random((n, s.runs)) < p1[:, None]
     o = rng.random((n, s.runs)) < p0[:, None]
+    if s.icc:
+        shared = rng.random((n, s.runs)) < s.icc, rng.random((n, s.runs)) < s.icc
+        w = np.where(shared[0], (rng.random(n) < p1)[:, None], w)
+        o = np.where(shared[1], (rng.random(n) < p0)[:, None], o)
     keep = np.ones_like(w)
     if s.errors:
         keep = ~((~w | ~o) & (rng.random((n, s.runs)) < s.errors))
@@ -196,10 +235,14 @@ def cases_really_needed(s: Scenario, reps: int, seed: int) -> int | None:
     return n
 
 
-def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, null_reps: int) -> dict:
+def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, null_reps: int,
+                 needed_sims: int = 200) -> dict:
     """``reps`` runs through ``case_statistics`` (every sentence); a scenario with no true lift
     then ``null_reps - reps`` more through ``infer_lift`` (the test and interval those sentences
-    are decided by), so its false-claim rate and coverage are read to a small Monte Carlo SE."""
+    are decided by), so its false-claim rate and coverage are read to a small Monte Carlo SE.
+    ``needed_sims``: the suites each step of the search for the cases really needed reads (over
+    200, a real power of 0.8 is read to ±0.028, and a pilot of 150 cases advises within a few
+    cases of that count, so its share hangs on that reading)."""
     truth = s.truth()
     false = covered = judged = stated = never = 0
     printed: list[float] = []
@@ -232,7 +275,8 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, nu
                 advice.append(power.cases_needed)
     cell = {"judged": judged, "false": false / max(judged, 1), "cover": covered / max(judged, 1),
             "never": never / max(stated, 1), "printed": len(printed) / max(stated, 1), "x": None, "power_at_x": None, "advice_share": None,
-            "advice_median": None, "needed": None, "power_at_max": None, "power_remeasured": False}
+            "advice_median": None, "needed": None, "power_at_max": None, "power_remeasured": False,
+            "advised": len(advice)}
     if printed and not s.het_null:
         x = float(np.median(printed))
         cell["x"] = x
@@ -249,8 +293,8 @@ def run_scenario(s: Scenario, reps: int, rng: np.random.Generator, seed: int, nu
         cell["power_at_max"] = real_power(s, s.n, 100 * max_lift(s.baseline, s.spread) - 0.5,
                                           max(reps, POWER_SIMS), seed + 3)
     if advice and not s.het_null:
-        needed = cases_really_needed(Scenario(s.n, s.runs, 0, s.baseline, s.spread, s.errors),
-                                     max(reps, 200), seed + 2)
+        needed = cases_really_needed(replace(s, lift=0, het_null=False, concentrated=False, het_up_share=None),
+                                     max(reps, needed_sims), seed + 2)
         cell["needed"] = needed
         cell["advice_median"] = int(np.median(advice))
         if needed is not None:

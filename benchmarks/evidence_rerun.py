@@ -9,6 +9,9 @@ level however often it is looked at. Printed side by side, each with its Monte C
 - naive, 1 run: the per-run false "helps" rate (what one run promises);
 - naive, first of N: the adversary's rate judged run by run;
 - ledger, first of N: the adversary's rate judged by the ledger (target <= 0.05);
+- a null skill whose with-skill arm errors on 10% or 30% of the runs it fails (``--errors``):
+  the ledger as it keeps those pairs (against each claim, ``evidence_ledger.pair_kind``), beside
+  the naive rule on the graded records;
 - ledger, cached baseline counted: the same when the without-skill arm comes from the baseline
   cache and its pairs are counted anyway (what the ledger refuses to do: one baseline draw,
   paired again each re-run, decides the direction of every later flip);
@@ -29,8 +32,13 @@ import sys
 
 import numpy as np
 
+from skillab.core.records import ArmRecord, CaseRecord
+from skillab.log.ledger import Tally
 from skillab.scoring.eprocess import log_e_helps, log_threshold
+from skillab.scoring.evidence_ledger import evidence_block, pair_kind
 from skillab.scoring.inference import CasePair
+from skillab.scoring.outcomes import classify_outcome
+from skillab.scoring.statistics import case_pairs
 from skillab.scoring.stopping import claim
 
 
@@ -45,21 +53,59 @@ def one_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs: in
     return pairs, int((w & ~o).sum()), int((~w & o).sum()), o
 
 
+def erring_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs: int, errors: float,
+               attempt: int, tally: Tally, icc: float = 0.0) -> list[CasePair]:
+    """One run whose with-skill arm errors on ``errors`` of the runs it fails (it times out when
+    stuck), its records' pairs added to ``tally`` as the ledger keeps them
+    (``evidence_ledger.pair_kind``); the case pairs of its graded records. ``icc``: each run of
+    an arm of a case is that arm's one shared draw with this probability (runs correlated within
+    the run of the suite, beyond sharing the case's pass rate)."""
+    p0 = 1 / (1 + np.exp(-logits))
+    p1 = 1 / (1 + np.exp(-(logits + shift)))
+    w = rng.random((len(logits), runs)) < p1[:, None]
+    o = rng.random((len(logits), runs)) < p0[:, None]
+    if icc:
+        w = np.where(rng.random(w.shape) < icc, (rng.random(len(logits)) < p1)[:, None], w)
+        o = np.where(rng.random(o.shape) < icc, (rng.random(len(logits)) < p0)[:, None], o)
+    errored = ~w & (rng.random((len(logits), runs)) < errors)
+    records = []
+    for i in range(len(logits)):
+        for r in range(runs):
+            e = bool(errored[i, r])
+            arm = ArmRecord(passed=bool(w[i, r]) and not e, errored=e, error="agent timed out" if e else None)
+            outcome = classify_outcome(with_passed=arm.passed, without_passed=bool(o[i, r]), errored=e)
+            record = CaseRecord(f"c{i}", outcome, arm, ArmRecord(passed=bool(o[i, r]), errored=False), run_index=r)
+            kind = pair_kind(record)
+            if kind is not None:
+                tally.kinds[f"{attempt}/{i}/{r}"] = kind
+            records.append(record)
+    return case_pairs(records)[1]
+
+
 def adversary(rng: np.random.Generator, n: int, runs: int, reruns: int, shift: float, *,
-              cache: bool = False) -> tuple[int | None, int | None]:
-    """The run (1-based) at which the naive rule and the ledger first say "helps" (None: never)."""
+              cache: bool = False, errors: float = 0.0, icc: float = 0.0) -> tuple[int | None, int | None]:
+    """The run (1-based) at which the naive rule and the ledger first say "helps" (None: never).
+    ``errors``: the with-skill arm errors on that share of the runs it fails; the naive rule
+    then reads the graded records, the ledger decides as ``evidence_ledger`` does (so with
+    ``icc``, ``erring_run``'s correlated runs)."""
     logits = rng.normal(0.0, 1.5, n)
     bar = log_threshold()
     up = down = 0
     naive = ledger = None
     baseline = None
+    tally = Tally()
     for attempt in range(1, reruns + 1):
-        pairs, k, m, o = one_run(rng, logits, shift, runs, baseline if cache else None)
-        baseline = o
-        up, down = up + k, down + m
+        if errors or icc:
+            pairs = erring_run(rng, logits, shift, runs, errors, attempt, tally, icc)
+            said = evidence_block(tally, "", "", added=0, cached=0).verdict == "helps"
+        else:
+            pairs, k, m, o = one_run(rng, logits, shift, runs, baseline if cache else None)
+            baseline = o
+            up, down = up + k, down + m
+            said = log_e_helps(up, down) >= bar
         if naive is None and claim(pairs) == "helps":
             naive = attempt
-        if ledger is None and log_e_helps(up, down) >= bar:
+        if ledger is None and said:
             ledger = attempt
         if naive is not None and ledger is not None:
             break
@@ -117,6 +163,17 @@ def main(argv: list[str] | None = None) -> int:
         ledger_runs = [r[1] for r in results if r[1] is not None]
         print(f"{f'+{lift:.0f} pts':<12}{rate(len(naive_runs), k):>24}{_median(naive_runs):>13}"
               f"{rate(len(ledger_runs), k):>25}{_median(ledger_runs):>13}")
+    # A stream of its own, so the rows above read as they did before this one was added.
+    errors_rng = np.random.default_rng([args.seed, 1])
+    error_reps = max(200, reps // 4)
+    print(f"\na null skill whose with-skill arm errors on the runs it fails ({error_reps} adversaries)")
+    print(f"{'erring share of failed runs':<34}{'naive, first of N':>20}{'ledger, first of N':>21}")
+    for errors in (0.1, 0.3):
+        results = [adversary(errors_rng, n, runs, reruns, 0.0, errors=errors) for _ in range(error_reps)]
+        said = sum(r[1] is not None for r in results)
+        print(f"{errors:<34.0%}{rate(sum(r[0] is not None for r in results), error_reps):>20}"
+              f"{rate(said, error_reps):>21}")
+        ok = ok and said / error_reps <= 0.05
     print(f"\nledger false \"helps\" within {reruns} re-runs <= 0.05: {'yes' if ok else 'NO'}")
     return 0 if ok else 1
 

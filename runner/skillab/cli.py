@@ -58,10 +58,10 @@ COMMANDS = {
 RUN_EPILOG = """\
 examples:
   skillab run examples/changelog-entry --adapter mock      offline, scripted answers
-  skillab run skills/my-skill --model claude-sonnet-4-5 --dry-run
-  skillab run skills/my-skill --model claude-sonnet-4-5 --runs 3 --html report.html
+  skillab run skills/my-skill --model claude-sonnet-5-5 --dry-run
+  skillab run skills/my-skill --model claude-sonnet-5-5 --runs 3 --html report.html
   skillab run skills/my-skill --model gpt-4o --max-cost-usd 2 --fail-on-verdict fail
-  skillab run skills/my-skill --model claude-sonnet-4-5 --resume results.json
+  skillab run skills/my-skill --model claude-sonnet-5-5 --resume results.json
 
 exit codes:
   0    the run finished and no gate failed
@@ -89,8 +89,8 @@ commands in a day's work:
   skillab init skills/my-skill          scaffold eval.yaml, mock responses and a PR workflow
   skillab validate skills/my-skill      check the suite
   skillab run skills/my-skill --adapter mock
-  skillab run skills/my-skill --model claude-sonnet-4-5 --watch    rerun on each edit
-  skillab run skills/my-skill --model claude-sonnet-4-5 --failed   rerun what failed
+  skillab run skills/my-skill --model claude-sonnet-5-5 --watch    rerun on each edit
+  skillab run skills/my-skill --model claude-sonnet-5-5 --failed   rerun what failed
   skillab report results.json --html report.html
   skillab diff before.json after.json   what changed case by case, and is it noise
 
@@ -101,8 +101,8 @@ commands in a day's work:
 ROUTE_EPILOG = """\
 examples:
   skillab route examples/routing/release-notes --catalogue examples/routing/catalogue --adapter mock
-  skillab route skills/release-notes --catalogue skills --model claude-sonnet-4-5 --runs 3
-  skillab route skills/release-notes --catalogue skills --against main --max-stolen 0 --model claude-sonnet-4-5
+  skillab route skills/release-notes --catalogue skills --model claude-sonnet-5-5 --runs 3
+  skillab route skills/release-notes --catalogue skills --against main --max-stolen 0 --model claude-sonnet-5-5
 
 Every labelled query (the candidate's trigger sets, each catalogue skill's own should-trigger
 queries) is posed with the catalogue alone (beside the original under --against) and with the
@@ -186,7 +186,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                     "SKILL.md section, or a bundled file no grader calls); each part is load-bearing,\n"
                     "dead weight or harmful, by the lift's own paired test, Holm-corrected over the parts.",
         epilog="examples:\n  skillab ablate examples/changelog-entry --adapter mock\n"
-               "  skillab ablate skills/my-skill --model claude-sonnet-4-5 --runs 3 --max-cost-usd 5 --dry-run\n\n"
+               "  skillab ablate skills/my-skill --model claude-sonnet-5-5 --runs 3 --max-cost-usd 5 --dry-run\n\n"
                "exit codes:\n  0  measured (or planned, with --dry-run)\n  2  usage or input error, before "
                "any case runs\n  130  interrupted")
     add_run_arguments(p_ablate, "ablate")

@@ -22,6 +22,7 @@ from skillab.providers import (
     price_of,
 )
 from skillab.providers.anthropic import AnthropicClient
+from skillab.providers.base import Price
 from skillab.providers.openai_compat import OpenAICompatClient
 from skillab.providers.rate import AdaptiveLimit
 from skillab.providers.retry import (
@@ -512,7 +513,8 @@ def test_tuning_knobs_come_from_the_provider_tuning():
 def test_pricing_known_snapshot_and_unknown_models():
     assert price_of("claude-sonnet-4-5-20250929") == price_of("claude-sonnet-4-5")
     assert price_of("gpt-4o-2024-08-06") == price_of("gpt-4o")
-    assert price_of("claude-sonnet-4-6") is None  # never guessed from a neighbour
+    assert price_of("claude-sonnet-4-7") is None  # never guessed from a neighbour
+    assert price_of("claude-sonnet-5-5") == Price(2.00, 10.00, 0.20, 2.50)  # the current Sonnet
     assert cost_usd("mystery-model", Usage(1000, 1000)) is None
     usage = Usage(
         input_tokens=1_000_000,

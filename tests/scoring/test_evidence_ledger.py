@@ -8,9 +8,14 @@ import json
 import math
 import random
 
-from skillab.cli import main
-from skillab.scoring.eprocess import confidence_sequence, log_e_helps, log_e_hurts, log_threshold, more_needed
+import pytest
 
+from skillab.cli import main
+from skillab.log.ledger import LedgerLine, read_lines, sign
+from skillab.scoring.eprocess import confidence_sequence, log_e_helps, log_e_hurts, log_threshold, more_needed
+from skillab.scoring.evidence_ledger import record_evidence
+
+from .. import runlogs
 from ..fakes.model_server import FakeModelServer, Reply
 from ..skillgen import grep_case, make_skill
 
@@ -182,3 +187,35 @@ def test_shards_and_their_merge_count_each_pair_once(tmp_path, capsys, monkeypat
     capsys.readouterr()
     evidence = json.loads((tmp_path / "m.json").read_text())["evidence"]
     assert (evidence["runs"], evidence["pairs"], evidence["flips_to_pass"], evidence["added_pairs"]) == (2, 4, 4, 0)
+
+
+def _arm_errs_when_stuck(attempt: int) -> list:
+    """One run of a skill that does nothing whose arm times out on the runs it would fail: two
+    cases flip to pass, and on two the with-skill arm errored where the baseline passed (flips
+    to fail, had it not timed out)."""
+    seen = {"final_output": f"run {attempt}"}
+    return ([runlogs.case(f"up{i}", "flip_to_pass", with_skill=seen) for i in range(2)]
+            + [runlogs.case(f"stuck{i}", "error", with_skill=seen) for i in range(2)])
+
+
+def test_re_runs_of_a_skill_whose_arm_errors_on_its_failures_are_never_called_helps(tmp_path):
+    """Dropping the errored pairs leaves only the flips to pass: re-run after re-run, a skill
+    that does nothing piled up "helps" (26% of adversaries at 30% errors, 20 cases x 3 runs)."""
+    ledger = tmp_path / "e.jsonl"
+    for attempt in range(8):
+        log = record_evidence(runlogs.run_log(_arm_errs_when_stuck(attempt)), ledger, b"a secret")
+    evidence = log.settings.evidence
+    assert evidence is not None and evidence.verdict == "undecided"
+    assert (evidence.flips_to_pass, evidence.flips_to_fail, evidence.errored_pairs) == (16, 0, 16)
+    # Against "helps" each errored pair is the flip to fail it would have been: 16 up, 16 down.
+    assert evidence.log_e_helps == pytest.approx(log_e_helps(16, 16), abs=1e-6)
+    assert evidence.low_pts < 0 < evidence.high_pts
+    assert "one arm errored" in evidence.sentence()
+
+
+def test_ledger_lines_written_before_errored_pairs_were_kept_still_count(tmp_path):
+    line = LedgerLine("k", "2026-11-01T00:00:00+00:00", {"pass": ("a", "b"), "fail": ("c",), "same": ()})
+    payload = {key: value for key, value in line.payload().items() if not key.startswith("err_")}
+    payload["sig"] = sign(payload, b"a secret")
+    tally = read_lines(json.dumps(payload).encode() + b"\n", "k", b"a secret")
+    assert (tally.count("pass"), tally.count("fail"), tally.skipped_lines) == (2, 1, 0)

@@ -37,7 +37,7 @@ EVAL_YAML = """\
 # response.txt); an expectation is judged by a model (the mock judge with --adapter mock).
 #   skillab validate {rel}
 #   skillab run {rel} --adapter mock        (scripted answers from mock-responses.yaml)
-#   skillab run {rel} --model claude-sonnet-4-5 --dry-run
+#   skillab run {rel} --model claude-sonnet-5-5 --dry-run
 
 cases:
   - name: summary-format

@@ -49,7 +49,7 @@ jobs:
 {uses_note}      - uses: {uses}
         with:
           path: {path}
-          model: claude-sonnet-4-5
+          model: claude-sonnet-5-5
           anthropic-api-key: ${{{{ secrets.ANTHROPIC_API_KEY }}}}
           openai-api-key: ${{{{ secrets.OPENAI_API_KEY }}}}   # the judge defaults to another family
           fail-on-verdict: fail,error

@@ -15,7 +15,7 @@ from ..session.landing import Landed, land
 
 GETTING_STARTED = (
     "skillab run needs a model to evaluate the skill with. Either:\n"
-    "  skillab run PATH --model claude-sonnet-4-5      (set ANTHROPIC_API_KEY; or an OpenAI model "
+    "  skillab run PATH --model claude-sonnet-5-5      (set ANTHROPIC_API_KEY; or an OpenAI model "
     "with OPENAI_API_KEY)\n"
     "  skillab run PATH --adapter mock                 (offline: scripted answers, honest grading)\n"
     "The model can also come from the SKILLAB_MODEL environment variable."

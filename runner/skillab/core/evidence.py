@@ -45,6 +45,8 @@ class EvidenceBlock:
     added_pairs: int
     skipped_cached: int
     skipped_lines: int
+    # Pairs where one arm errored: counted against each claim, as the flip they would be.
+    errored_pairs: int = 0
 
     @property
     def e_helps(self) -> float:
@@ -64,6 +66,8 @@ class EvidenceBlock:
                 f"{self.high_pts:+.1f} pts (confidence sequence)")
         if self.verdict == "undecided":
             text += f"; {_needed(self.more_for_helps, 'pass', 'helps')}, {_needed(self.more_for_hurts, 'fail', 'hurts')}"
+        if self.errored_pairs:
+            text += f"; {self.errored_pairs} pair(s) where one arm errored counted against each claim"
         if self.skipped_cached:
             text += f"; {self.skipped_cached} pair(s) with a cached baseline not counted"
         if self.skipped_lines:

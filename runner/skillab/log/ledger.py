@@ -3,9 +3,10 @@ re-run, appended under a lock like the history (``log.history.locked_append``).
 
 A line names its key (the digest of the skill's content hash, the agent, the model and the suite
 hash) and the graded (case, run) pairs the run added, each by an id derived from what both arms
-did, in three lists: flips to pass, flips to fail, and pairs whose arms agreed. A pair counts once
-however many lines hold it (a shard's pairs and the merged document's are the same pairs, and so
-are a regraded run's), so merging, reporting again or regrading never counts evidence twice.
+did, in lists by kind: flips to pass, flips to fail, pairs whose arms agreed, and pairs where one
+arm errored (``scoring.evidence_ledger``). A pair counts once however many lines hold it (a
+shard's pairs and the merged document's are the same pairs, and so are a regraded run's), so
+merging, reporting again or regrading never counts evidence twice.
 
 A line counts only when it carries the HMAC, under the key the baseline cache signs with, of its
 content: a ledger file sits in a checkout or a restored cache, where a pull request can write
@@ -31,7 +32,11 @@ from typing import Any, TypeVar
 from .history import locked_append
 
 LINE_FORMAT = "skillab.evidence/1"
-KINDS = ("pass", "fail", "same")
+# Pairs where one arm errored are kept too, by what they would be against each claim: "err_fail"
+# a flip to fail against "helps" (and no flip against "hurts"), "err_pass" the mirror.
+KINDS = ("pass", "fail", "same", "err_fail", "err_pass")
+# Lines written before errored pairs were kept hold none.
+_OPTIONAL_KINDS = ("err_fail", "err_pass")
 T = TypeVar("T")
 
 
@@ -115,7 +120,8 @@ def _verified(raw: bytes, secret: bytes) -> tuple[LedgerLine, str] | None:
             return None
         if not hmac.compare_digest(claimed, sign(payload, secret)):
             return None
-        pairs = {kind: tuple(str(p) for p in payload[kind]) for kind in KINDS}
+        listed = {kind: payload.get(kind, []) if kind in _OPTIONAL_KINDS else payload[kind] for kind in KINDS}
+        pairs = {kind: tuple(str(p) for p in ids) for kind, ids in listed.items()}
         return LedgerLine(str(payload["key"]), str(payload["recorded_at"]), pairs, str(payload["prev"])), claimed
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None

@@ -34,9 +34,14 @@ class AnthropicClient(SdkClient):
     package = "anthropic"
     model_names = re.compile(r"^claude", re.IGNORECASE)
     streams = True
-    # USD per million tokens, from Anthropic's public price list (2026-11-22; the cache write is
-    # the 5-minute rate). When a figure is stale, fix the row.
+    # USD per million tokens, from Anthropic's public price list (2026-11-29; the cache write is
+    # the 5-minute rate: 1.25x input, a cache read 0.1x, as the list gives them). When a figure
+    # is stale, fix the row.
     prices = {
+        "claude-opus-5-5": Price(4.00, 20.00, 0.40, 5.00),
+        "claude-sonnet-5-5": Price(2.00, 10.00, 0.20, 2.50),
+        "claude-sonnet-5": Price(2.00, 10.00, 0.20, 2.50),
+        "claude-sonnet-4-6": Price(3.00, 15.00, 0.30, 3.75),
         "claude-opus-4-1": Price(15.00, 75.00, 1.50, 18.75),
         "claude-opus-4-0": Price(15.00, 75.00, 1.50, 18.75),
         "claude-opus-4": Price(15.00, 75.00, 1.50, 18.75),

@@ -154,7 +154,7 @@ def remaining_s() -> float | None:
 
 @dataclass(frozen=True)
 class CallSite:
-    """Who is calling, for error messages: ``anthropic claude-sonnet-4-5``, and the key to set."""
+    """Who is calling, for error messages: ``anthropic claude-sonnet-5-5``, and the key to set."""
 
     provider: str
     model: str

@@ -5,6 +5,14 @@ A pair enters only when both its arms ran in this run. A without-skill arm from 
 cache was drawn once and paired again with every later with-skill arm: given that one draw, the
 direction of each later flip is decided before the agent runs (a cached failing baseline makes
 every difference a flip to pass), so those pairs are not fresh evidence and are left out.
+
+Errors never decide a claim here either (``error_account``): a pair where one arm errored is
+kept, as what it would be against each claim (the errored with-skill arm failed and the errored
+without-skill arm passed, against "helps"; the reverse against "hurts"). Dropped, they let an
+arm that errors on the runs it would fail leave only its flips to pass, and re-run after re-run
+a skill that does nothing reached "helps". Counted against it, the e-value for each claim is at
+most the one of the pairs' true outcomes, so it keeps its level however the errors fall. A pair
+where both arms errored (an outage around them) says nothing either way and stays out.
 """
 
 from __future__ import annotations
@@ -20,7 +28,9 @@ from ..core.evidence import EvidenceBlock, LedgerVerdict
 from ..core.records import CaseRecord
 from ..core.runlog import RunLog
 from ..log.ledger import LedgerLine, Tally, append_line
+from .aggregate import arm_passed
 from .eprocess import confidence_sequence, log_e_helps, log_e_hurts, log_threshold, more_needed
+from .error_account import errored_arms, failed_by_its_own_hand
 from .inference import ALPHA
 
 _KIND = {"flip_to_pass": "pass", "flip_to_fail": "fail", "pass_kept": "same", "fail_kept": "same"}
@@ -43,13 +53,31 @@ def pair_id(record: CaseRecord) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:20]
 
 
+def pair_kind(record: CaseRecord) -> str | None:
+    """The ledger kind of a record's pair (``log.ledger.KINDS``); None when it is no evidence (both
+    arms errored, or the case errored before either ran)."""
+    if record.error is not None:
+        return None
+    kind = _KIND.get(record.outcome)
+    if kind is not None or record.outcome != "error":
+        return kind
+    with_errored, without_errored = errored_arms(record)
+    if with_errored == without_errored:
+        return None
+    other = arm_passed(record.without_skill if with_errored else record.with_skill)
+    if failed_by_its_own_hand(record):  # the errored arm failed, as the lift counts it
+        return ("fail" if other else "same") if with_errored else ("pass" if other else "same")
+    # Against "helps" the errored with-skill arm failed: a flip to fail where the other passed.
+    return "err_fail" if other == with_errored else "err_pass"
+
+
 def run_pairs(log: RunLog) -> tuple[dict[str, tuple[str, ...]], int]:
-    """This run's graded pairs by kind, and how many were left out for a cached arm."""
-    pairs: dict[str, list[str]] = {"pass": [], "fail": [], "same": []}
+    """This run's pairs by kind, and how many were left out for a cached arm."""
+    pairs: dict[str, list[str]] = {"pass": [], "fail": [], "same": [], "err_fail": [], "err_pass": []}
     cached = 0
     for record in log.records:
-        kind = _KIND.get(record.outcome)
-        if kind is None or record.error is not None:
+        kind = pair_kind(record)
+        if kind is None:
             continue
         if record.with_skill.cached or record.without_skill.cached:
             cached += 1
@@ -76,15 +104,18 @@ def record_evidence(log: RunLog, path: Path, secret: bytes, alpha: float = ALPHA
 def evidence_block(tally: Tally, ledger: str, key: str, *, added: int, cached: int,
                    alpha: float = ALPHA) -> EvidenceBlock:
     up, down = tally.count("pass"), tally.count("fail")
-    helps, hurts = log_e_helps(up, down), log_e_hurts(up, down)
+    # Each claim, and each side of the confidence sequence, with the errored pairs against it.
+    against_helps, against_hurts = (up, down + tally.count("err_fail")), (up + tally.count("err_pass"), down)
+    helps, hurts = log_e_helps(*against_helps), log_e_hurts(*against_hurts)
     bar = log_threshold(alpha)
     verdict: LedgerVerdict = "helps" if helps >= bar else "hurts" if hurts >= bar else "undecided"
-    low, high = confidence_sequence(up, down, alpha)
+    low, high = confidence_sequence(*against_helps, alpha)[0], confidence_sequence(*against_hurts, alpha)[1]
     return EvidenceBlock(
         ledger=ledger, key=key, runs=tally.lines, pairs=len(tally.kinds), flips_to_pass=up, flips_to_fail=down,
         log_e_helps=round(helps, 6), log_e_hurts=round(hurts, 6), threshold=round(math.exp(bar), 6),
         verdict=verdict, low_pts=low, high_pts=high,
-        more_for_helps=None if verdict == "hurts" else more_needed(up, down, helps=True, alpha=alpha),
-        more_for_hurts=None if verdict == "helps" else more_needed(up, down, helps=False, alpha=alpha),
+        more_for_helps=None if verdict == "hurts" else more_needed(*against_helps, helps=True, alpha=alpha),
+        more_for_hurts=None if verdict == "helps" else more_needed(*against_hurts, helps=False, alpha=alpha),
         added_pairs=added, skipped_cached=cached, skipped_lines=tally.skipped_lines,
+        errored_pairs=tally.count("err_fail") + tally.count("err_pass"),
     )

@@ -8,18 +8,29 @@ constrained maximum likelihood (Tango 1998 for paired proportions): the test a p
 gets at any shift, where the sign-flip test of ``d_i - s`` degenerates (every case flipping
 leaves every shift's signs alike, so it keeps none or all of them).
 
-Why this test, and what it gives by construction:
+Why this test, and what it gives:
 
-- monotone in the evidence at one run per case: a case rescued (or a case fewer broken) raises
-  the test's statistic at every shift, so neither bound can move against the evidence; a suite
-  with more cases and the same shares narrows it. With several runs the variance scale (below)
-  moves with the data, so one more passing run can lower a bound, by under a point;
+- monotone in the evidence: a run rescued (the with-skill arm passing a run it failed, or the
+  without-skill arm failing one it passed) raises the test's gap ``b - c - n*s`` by ``1/runs`` at
+  every shift. A bound sits where the statistic is z, so it cannot move against the rescue while
+  the standard error at that shift moves by at most ``1/(runs*z)``. At one run per case that is
+  Tango's test's own (a whole case rescued raises its statistic at every shift). With several
+  runs the scale below moves with the data, by up to ``2/runs`` of a case over ``sum d_i^2 +
+  pseudo``; a linearised look asks that sum to be about z^2 (3.84) or more, so the pseudo-evidence
+  tops it up to ``_SCALE_FLOOR`` = 4.25 whole cases, the smallest quarter step with no bound moving
+  back over every suite of up to 4 cases x 2-3 runs and of 6 to 200 cases x 2-10 runs with up to
+  3 cases differing (``benchmarks/interval_monotone.py``; 4.0 moves one back by 0.0015 pt at 10
+  runs). A suite with more cases and the same shares narrows it;
 - never zero width: the constrained variance puts the unobserved outcomes back (a suite whose
   every case flips up is still consistent with some cases going down);
 - several runs per case: a case counts as its fraction of a case up or down (``d_i`` in
   [-1, 1]), and the variance is scaled by how much less a fractional difference varies than a
-  whole one (``sum d_i^2 / sum |d_i|``, with two whole discordant cases of pseudo-evidence so a
-  few fractional cases cannot make it small). At one run per case the scale is 1: Tango's test.
+  whole one (``sum d_i^2 / sum |d_i|``, with at least one whole discordant case of
+  pseudo-evidence, more up to ``_SCALE_FLOOR``, so a few fractional cases cannot make it small).
+  Near ``|s| = 1`` every case must move whole, so the ``s^2`` term's weight goes from 1 at 0 to the
+  scale at the edges and the variance vanishes only there, as Tango's does (a variance scaling
+  only the ``E|d|`` term vanishes short of the edge, and there a case turned fractional drops the
+  far bound). At one run per case the scale is 1: Tango's test.
 
 ``benchmarks/calibration.py`` measures its coverage and its width beside the alternatives.
 """
@@ -33,8 +44,10 @@ from statistics import NormalDist
 
 from .inference import ALPHA, CasePair, integer_scores, sign_flip_p
 
-# Whole discordant cases of pseudo-evidence in the variance scale (see the module doc).
-_SCALE_PSEUDO = 2.0
+# Whole discordant cases of pseudo-evidence in the variance scale, and the squared difference
+# (in whole cases) it tops the suite's own up to (see the module doc).
+_SCALE_PSEUDO = 1.0
+_SCALE_FLOOR = 4.25
 # The smallest distance from 0 a bound keeps when the test rejects 0 (the reports' last digit).
 _CLEAR_OF_ZERO = 0.1
 _BISECTIONS = 60
@@ -85,8 +98,8 @@ class ShiftTest:
         up = sum(d for d in diffs if d > 0)
         down = -sum(d for d in diffs if d < 0)
         squares = sum(d * d for d in diffs)
-        scale = (squares + _SCALE_PSEUDO) / (up + down + _SCALE_PSEUDO)
-        return cls(len(diffs), up, down, scale)
+        pseudo = max(_SCALE_PSEUDO, _SCALE_FLOOR - squares)
+        return cls(len(diffs), up, down, (squares + pseudo) / (up + down + pseudo))
 
     @property
     def estimate(self) -> float:
@@ -98,7 +111,10 @@ class ShiftTest:
         # Tango's constrained maximum-likelihood share of cases going down, given the lift is s.
         qa, qb, qc = 2 * n, -b - c + (2 * n - b + c) * s, -c * s * (1 - s)
         down_share = (-qb + math.sqrt(max(qb * qb - 4 * qa * qc, 0.0))) / (2 * qa)
-        variance = n * max(self.scale * (2 * down_share + s) - s * s, 0.0)
+        # The s^2 term weighs 1 near 0 and the scale at |s| = 1, where every case must move whole:
+        # the variance then vanishes only at the edges, as Tango's does.
+        m = self.scale
+        variance = n * max(m * (2 * down_share + s) - s * s * (1 - (1 - m) * abs(s)), 0.0)
         gap = b - c - n * s
         if variance <= 1e-12:
             return 0.0 if abs(gap) <= 1e-9 else math.copysign(math.inf, gap)
