@@ -38,16 +38,40 @@ import argparse
 import math
 import sys
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
-from calibration import BASELINES, HET_SHIFT, Scenario, logit_shift, max_lift, scenarios  # a sibling script
+from calibration import (  # a sibling script
+    BASELINES,
+    HARM_POWER_SLACK,
+    HET_SHIFT,
+    Scenario,
+    logit_shift,
+    max_lift,
+    scenarios,
+)
 
 from skillab.scoring.adaptive_runs import held_runs_settled, runs_given, settle_after
 from skillab.scoring.inference import ALPHA, CasePair
 from skillab.scoring.interval import infer_lift
-from skillab.scoring.stopping import OBF_BOUNDS, claim, replay
+from skillab.scoring.stopping import GROUP_SEQUENTIAL, SequentialPlan, claim, replay
 
 DESIGNS = ("fixed", "fixed k", "adaptive", "group-seq", "adaptive+gs", "stepwise", "stepwise+gs")
+# Issue #37's goal: this share of the calls saved on average, at the fixed design's error rates.
+GOAL_SAVED = 0.30
+# Group-sequential plans to compare (``--plan``): the one ``--stop-early group-sequential`` uses,
+# and those it was chosen among, replayed through the same code on the same draws.
+PLANS = {
+    "default": GROUP_SEQUENTIAL,
+    "obrien-fleming": SequentialPlan(looks=(0.25, 0.5, 0.75), bounds=(0.0000516, 0.00421, 0.0194), final=0.0430,
+                                     futility=(0.0, 0.05, 0.05), name="O'Brien-Fleming"),
+    "futility-3": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.03, 0.03),
+                                 name="interim"),
+    "futility-10": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.10, 0.10),
+                                  name="interim"),
+    "no-futility": SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048, futility=(0.0, 0.0),
+                                  name="interim"),
+}
 
 
 def draw_runs(s: Scenario, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -87,18 +111,22 @@ def first_runs_rule(agreement: np.ndarray, runs: int, first: int | None) -> int:
     return first if first < runs and agreement[:first].all() else runs
 
 
-def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool,
-              first: int | None = None) -> dict[str, tuple[bool, int, bool | None]]:
+def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool, first: int | None = None,
+              harm: bool = False,
+              plan: SequentialPlan = GROUP_SEQUENTIAL) -> dict[str, tuple[bool, int, bool | None]]:
     """Per design: whether it made the claim counted, its calls, and (fixed and adaptive)
-    whether the interval covered the truth."""
+    whether the interval covered the truth. With ``harm`` the arms are swapped (a skill that
+    hurts by the cell's lift) and the claim counted is "hurts beyond noise"."""
     w, o, keep = draw_runs(s, rng)
+    if harm:
+        w, o = o, w
     # An errored run is no agreement: it keeps its case running (``agrees``).
     agreement = (w == o) & keep.astype(bool)
     k = first or settle_after(s.runs)
     given = {"fixed": [s.runs] * s.n, "fixed k": [min(k, s.runs)] * s.n,
              "adaptive": [first_runs_rule(agreement[i], s.runs, first) for i in range(s.n)]}
     order = rng.permutation(s.n)
-    truth = s.truth()
+    truth = -s.truth() if harm else s.truth()
     out = {}
     paired: dict[str, list[CasePair | None]] = {}
     replayed = {}
@@ -117,7 +145,7 @@ def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool,
         # --stop-early group-sequential over the same cases in a seeded order.
         ordered = [pairs[i] for i in order]
         replayed[name] = replay([p if p is not None else CasePair(0, 0, 0) for p in ordered], "group-sequential",
-                                s.runs)
+                                s.runs, plan=plan)
         ran = replayed[name].stopped_at if replayed[name].stopped_at is not None else s.n
         calls = 2 * sum(runs[i] for i in order[:ran])
         out["group-seq" if name == "fixed" else "adaptive+gs"] = (hit(replayed[name].claim_stopped, truth), calls, None)
@@ -133,7 +161,7 @@ def one_suite(s: Scenario, rng: np.random.Generator, *, cover: bool,
     if gs.stopped_at is not None:
         out["stepwise+gs"] = out["adaptive+gs"]
     else:
-        said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, OBF_BOUNDS[-1], first=k)
+        said, spent = release_held(paired["adaptive"], paired["fixed"], cut, s.runs, plan.final, first=k)
         out["stepwise+gs"] = (hit(said, truth), out["adaptive"][1] + spent, None)
     return out
 
@@ -154,8 +182,8 @@ def release_held(adaptive: list[CasePair | None], full: list[CasePair | None], c
 
 
 def hit(said: str, truth: float) -> bool:
-    """A false claim at lift 0 (either direction); power ("helps") otherwise."""
-    return said != "noise" if truth == 0 else said == "helps"
+    """A false claim at lift 0 (either direction); power ("helps", or "hurts" for harm) otherwise."""
+    return said != "noise" if truth == 0 else said == ("helps" if truth > 0 else "hurts")
 
 
 def cells(quick: bool) -> list[Scenario]:
@@ -166,58 +194,92 @@ def cells(quick: bool) -> list[Scenario]:
     return found
 
 
+def harm_cells(quick: bool) -> list[Scenario]:
+    """``calibration.py``'s cells of a skill that hurts (the lift, with the arms swapped)."""
+    if quick:
+        return [Scenario(20, 3, 30)]
+    return [Scenario(n, runs, lift) for n, lift in ((20, 30), (100, 10), (40, 10)) for runs in (1, 3)]
+
+
+@dataclass
+class Tally:
+    """One design's record over the cells, against the fixed design on the same draws."""
+
+    saved: list[float] = field(default_factory=list)
+    per_correct: list[float] = field(default_factory=list)
+    # Power lower (or false claims higher) than the fixed design's by more than 2 Monte Carlo SE
+    # of the fixed design's rate (the issue's measure), and by more than 2 SE of the paired
+    # difference on the same draws (a stricter one: it sees a loss of one point at 1,000 suites).
+    power_worse: list[str] = field(default_factory=list)
+    power_worse_paired: list[str] = field(default_factory=list)
+    false_worse: list[str] = field(default_factory=list)
+    false_max: float = 0.0
+    power_loss_max: float = 0.0
+    harm_loss_max: float = 0.0
+
+
+def compare(s: Scenario, d: str, hits: dict[str, np.ndarray], tally: Tally, harm: bool) -> str | None:
+    """Record design ``d`` against the fixed design in cell ``s``; the flag printed, if any."""
+    reps = len(hits["fixed"])
+    rate = hits["fixed"].mean()
+    mc_se = math.sqrt(max(rate * (1 - rate), 0.05 * 0.95 if s.truth() == 0 else 0.0) / reps)
+    diff = hits[d].astype(float) - hits["fixed"].astype(float)
+    paired_se = max(float(diff.std(ddof=1)) / math.sqrt(reps), 1 / reps)
+    change = float(diff.mean())
+    if harm:
+        tally.harm_loss_max = max(tally.harm_loss_max, -change)
+        return f"{d} {change:+.3f}" if change < -HARM_POWER_SLACK else None
+    if s.truth() == 0:
+        tally.false_max = max(tally.false_max, float(hits[d].mean()))
+        if change > 2 * mc_se:
+            tally.false_worse.append(s.label)
+            return f"{d} {change:+.3f}±{mc_se:.3f}"
+        return None
+    tally.power_loss_max = max(tally.power_loss_max, -change)
+    if change < -2 * paired_se:
+        tally.power_worse_paired.append(s.label)
+    if change < -2 * mc_se:
+        tally.power_worse.append(s.label)
+    return f"{d} {change:+.3f}±{mc_se:.3f} (paired ±{paired_se:.3f})" if change < -2 * paired_se else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=1000, help="simulated suites per cell with a true lift")
     parser.add_argument("--null-reps", type=int, default=2000, help="simulated suites per cell with no true lift")
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--quick", action="store_true", help="two small cells (a smoke test)")
+    parser.add_argument("--quick", action="store_true", help="three small cells (a smoke test)")
     parser.add_argument("--first-runs", type=int, default=None, metavar="K",
                         help="settle a case after K agreeing runs instead of the engine's R // 2 + 1")
+    parser.add_argument("--plan", choices=tuple(PLANS), default="default",
+                        help="the group-sequential plan replayed (default: --stop-early's own)")
     args = parser.parse_args(argv)
     reps, null_reps = (100, 200) if args.quick else (args.reps, args.null_reps)
     rng = np.random.default_rng(args.seed)
     started = time.monotonic()
-    print(f"--adaptive-runs against the fixed design: {reps} simulated suites per cell ({null_reps} with no "
-          f"true lift), seed {args.seed}; per design model calls per verdict and 'claims', the false-claim "
-          f"rate at lift 0, else the power ('±' the fixed design's Monte Carlo SE); 'per correct' is calls / "
-          f"power (cells with a true lift); 'worse' names the designs whose claims are worse than the fixed "
-          f"design's by more than 2 paired SE on the same draws; group-seq replayed case by case "
-          f"(--concurrency 1)")
+    print(f"--adaptive-runs and --stop-early group-sequential against the fixed design: {reps} simulated suites "
+          f"per cell ({null_reps} with no true lift), seed {args.seed}; per design model calls per verdict and "
+          f"'claims', the false-claim rate at lift 0, else the power ('±' the fixed design's Monte Carlo SE); "
+          f"'per correct' is calls / power (cells with a true lift); 'worse' names the designs whose claims are "
+          f"worse than the fixed design's by more than 2 paired SE on the same draws; group-seq replayed case by "
+          f"case (--concurrency 1) with the {args.plan!r} plan: {PLANS[args.plan]}")
     head = "  ".join(f"{d:>17}" for d in DESIGNS)
     print(f"{'cell':<28} {'n':>4} {'R':>2} {'k':>2}  {head}  {'cover fixed/adapt':>17}")
-    saved: dict[str, list[float]] = {d: [] for d in DESIGNS[1:]}
+    tallies = {d: Tally() for d in DESIGNS[1:]}
     per_correct: dict[str, list[float]] = {d: [] for d in DESIGNS}
-    worse: dict[str, int] = {d: 0 for d in DESIGNS[1:]}
     beside: list[float] = []
     beside_off: list[float] = []
     for s in cells(args.quick):
         runs_here = null_reps if s.truth() == 0 else reps
-        hits = {d: np.zeros(runs_here, dtype=bool) for d in DESIGNS}
-        calls = {d: 0.0 for d in DESIGNS}
-        covered = {"fixed": [0, 0], "adaptive": [0, 0]}
-        for i in range(runs_here):
-            result = one_suite(s, rng, cover=i < reps, first=args.first_runs)
-            for d, (h, c, cov) in result.items():
-                hits[d][i] = h
-                calls[d] += c / runs_here
-                if cov is not None and d in covered:
-                    covered[d][0] += cov
-                    covered[d][1] += 1
+        hits, calls, covered = run_cell(s, runs_here, reps, rng, args.first_runs, plan=PLANS[args.plan])
         # ``stepwise`` makes the fixed design's claim on every draw: checked, not assumed.
         assert (hits["stepwise"] == hits["fixed"]).all(), s.label
         rates = {d: hits[d].mean() for d in DESIGNS}
         se = math.sqrt(max(rates["fixed"] * (1 - rates["fixed"]), 0.05 * 0.95 if s.truth() == 0 else 0.0)
                        / runs_here)
-        flagged = []
+        flagged = [flag for d in DESIGNS[1:] if (flag := compare(s, d, hits, tallies[d], harm=False))]
         for d in DESIGNS[1:]:
-            diff = hits[d].astype(float) - hits["fixed"].astype(float)
-            diff_se = max(float(diff.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
-            # Worse: more false claims at lift 0, less power otherwise.
-            if (diff.mean() > 2 * diff_se) if s.truth() == 0 else (diff.mean() < -2 * diff_se):
-                worse[d] += 1
-                flagged.append(f"{d} {diff.mean():+.3f}±{diff_se:.3f}")
-            saved[d].append(1 - calls[d] / calls["fixed"])
+            tallies[d].saved.append(1 - calls[d] / calls["fixed"])
         if s.truth() != 0:
             gain = hits["adaptive"].astype(float) - hits["fixed k"].astype(float)
             gain_se = max(float(gain.std(ddof=1)) / math.sqrt(runs_here), 1 / runs_here)
@@ -237,21 +299,61 @@ def main(argv: list[str] | None = None) -> int:
         if flagged:
             print(f"{'  worse:':<40}" + "; ".join(flagged), flush=True)
     print()
+    print(f"a skill that hurts (calibration.py's cells, arms swapped): 'hurts beyond noise' per design, "
+          f"{reps} suites per cell (target: within {HARM_POWER_SLACK:.2f} of the fixed design's)")
+    for s in harm_cells(args.quick):
+        hits, calls, _ = run_cell(s, reps, 0, rng, args.first_runs, harm=True, plan=PLANS[args.plan])
+        flagged = [flag for d in DESIGNS[1:] if (flag := compare(s, d, hits, tallies[d], harm=True))]
+        row = "  ".join(f"{calls[d]:>9.1f} {hits[d].mean():>7.3f}" for d in DESIGNS)
+        print(f"{'hurts ' + format(-s.lift, '+.0f') + ' pts':<28} {s.n:>4} {s.runs:>2} "
+              f"{args.first_runs or settle_after(s.runs):>2}  {row}", flush=True)
+        if flagged:
+            print(f"{'  more than 5 points worse:':<40}" + "; ".join(flagged), flush=True)
+    print()
     lifts = len(per_correct["fixed"])
-    for d, shares in saved.items():
+    lift_cells = sum(1 for s in cells(args.quick) if s.truth() != 0)
+    null_cells = len(cells(args.quick)) - lift_cells
+    print(f"per design against the fixed design, over {len(cells(args.quick))} cells ({lift_cells} with a lift, "
+          f"{null_cells} without); '> 2 SE': the fixed design's Monte Carlo SE (the paired SE on the same draws in "
+          f"brackets); calls per correct verdict over the {lifts} cells with a lift where every design makes a "
+          f"correct claim; 'hurts' power: the largest loss over {len(harm_cells(args.quick))} cells")
+    print(f"{'design':<12} {'saved mean (range)':>24} {'per correct':>12} {'power worse > 2 SE':>19} "
+          f"{'largest loss':>12} {'false claims > 2 SE':>20} {'max false':>9} {'hurts loss':>10}  goal")
+    for d, t in tallies.items():
         ratios = [c / f for c, f in zip(per_correct[d], per_correct["fixed"], strict=True)]
-        print(f"{d:<12} calls saved against fixed: mean {np.mean(shares):.1%} over {len(shares)} cells "
-              f"(min {min(shares):.1%}, max {max(shares):.1%}); calls per correct verdict {np.mean(ratios):.3f}x "
-              f"fixed's over those {lifts} cells ({min(ratios):.3f}-{max(ratios):.3f}x); worse than fixed by "
-              f"more than 2 paired SE in {worse[d]} cells")
+        met = (np.mean(t.saved) >= GOAL_SAVED and not t.power_worse and not t.false_worse
+               and t.false_max <= 0.05 and t.harm_loss_max <= HARM_POWER_SLACK)
+        print(f"{d:<12} {np.mean(t.saved):>8.1%} ({min(t.saved):.1%}-{max(t.saved):.1%}) {np.mean(ratios):>11.3f}x "
+              f"{len(t.power_worse):>8} ({len(t.power_worse_paired)} paired) {t.power_loss_max:>12.3f} "
+              f"{len(t.false_worse):>20} {t.false_max:>9.3f} {t.harm_loss_max:>10.3f}  {'met' if met else 'not met'}")
+    print(f"goal: >= {GOAL_SAVED:.0%} of the calls saved on average; power and false claims within 2 Monte Carlo SE "
+          f"of the fixed design's in every cell; false claims <= 0.05; 'hurts' power within {HARM_POWER_SLACK:.2f}")
     print(f"calls per correct verdict, mean over the {lifts} cells with a lift where every design makes a correct "
-          f"claim: "
-          + ", ".join(f"{d} {np.mean(per_correct[d]):.1f}" for d in DESIGNS))
+          f"claim: " + ", ".join(f"{d} {np.mean(per_correct[d]):.1f}" for d in DESIGNS))
     print(f"adaptive beside fixed k, power (cells with a true lift): mean {np.mean(beside):+.3f}, "
           f"ahead by more than 2 SE in {sum(b > 0 for b in beside_off)} of {len(beside)} cells, behind in "
           f"{sum(b < 0 for b in beside_off)}")
     print(f"elapsed {time.monotonic() - started:.0f} s")
     return 0
+
+
+def run_cell(s: Scenario, runs_here: int, cover_reps: int, rng: np.random.Generator, first: int | None, *,
+             harm: bool = False, plan: SequentialPlan = GROUP_SEQUENTIAL
+             ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, list[int]]]:
+    """Every design over ``runs_here`` simulated suites of ``s``: per design whether each made
+    the claim counted, the mean calls, and the interval's coverage (fixed and adaptive)."""
+    hits = {d: np.zeros(runs_here, dtype=bool) for d in DESIGNS}
+    calls = {d: 0.0 for d in DESIGNS}
+    covered = {"fixed": [0, 0], "adaptive": [0, 0]}
+    for i in range(runs_here):
+        result = one_suite(s, rng, cover=i < cover_reps, first=first, harm=harm, plan=plan)
+        for d, (h, c, cov) in result.items():
+            hits[d][i] = h
+            calls[d] += c / runs_here
+            if cov is not None and d in covered:
+                covered[d][0] += cov
+                covered[d][1] += 1
+    return hits, calls, covered
 
 
 if __name__ == "__main__":

@@ -107,7 +107,7 @@ def test_held_runs_that_could_change_the_verdict_still_run(model, tmp_path, more
     be told from noise (5 cases differ: p = 0.0625), but the agreeing cases' third runs could
     make it "helps" (a 6th differing case: p = 0.03), so they run until that can no longer happen:
     the verdict is the one every run gives. Group-sequential looks find nothing to stop on here,
-    and its final bound (0.043) is crossed at a 6th differing case too."""
+    and its final bound (0.048) is crossed at a 6th differing case too."""
     more_cases(3, 3)
     code, doc, _ = run(tmp_path, "--runs", "3", "--adaptive-runs", *extra)
     assert code == 0

@@ -267,7 +267,7 @@ OPTIONS: tuple[Option, ...] = (
            group=PLAN, choices=("curtail", "group-sequential", "none"),
            metavar="DESIGN",
            help="run cases in a seeded random order and stop once the rest can no longer change the "
-                "lift sentence (curtail: exact; group-sequential: O'Brien-Fleming looks at 1/4, 1/2, "
+                "lift sentence (curtail: exact; group-sequential: looks at 1/2, "
                 "3/4 and the end; none: every case, run's default; ablate curtails each variant "
                 "unless none)"),
     Option("adaptive-runs", "engine.adaptive_runs", group=PLAN, kind="switch", config=True, commands=RUN,

@@ -222,12 +222,12 @@ class Execution:
                                         adaptive=engine.adaptive_runs and engine.stop_early == "group-sequential")
         self.adaptive: AdaptivePlan | None = None
         if engine.adaptive_runs:
-            from ..scoring.stopping import OBF_BOUNDS
+            from ..scoring.stopping import GROUP_SEQUENTIAL
 
             self.adaptive, why_off = plan_adaptive(
                 engine.runs, arms, sharded=engine.shard is not None, min_delta_pts=engine.min_delta_pts,
                 gate_on=engine.gate_on,
-                alpha=OBF_BOUNDS[-1] if self.early is not None and self.early.design == "group-sequential" else ALPHA)
+                alpha=GROUP_SEQUENTIAL.final if self.early is not None and self.early.design == "group-sequential" else ALPHA)
             self.warnings += [why_off] if why_off else []
         # Each case's place in the seeded order of ``--stop-early``.
         self._positions = {case: i for i, case in enumerate(self.early.order)} if self.early else {}

@@ -72,7 +72,7 @@ class EarlyStop:
     def _decide(self, pairs: list[CasePair], remaining: int) -> StopDecision:
         if self.design == "curtail":
             return curtail(pairs, remaining, self.runs, min_delta_pts=self.min_delta_pts, gate_on=self.gate_on)
-        return group_sequential(pairs, len(self.order))
+        return group_sequential(pairs, len(self.order), runs=self.runs)
 
     def admits(self, position: int) -> bool:
         """Whether the case at ``position`` of the seeded order may start now: with

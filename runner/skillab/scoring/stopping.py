@@ -10,15 +10,17 @@ enumerated only while there are at most ``_MAX_COMPLETIONS`` of them (so curtail
 near the end of the plan); a ``--gate-on lower-bound`` gate settles only when no outcome can
 bring even the lift up to it.
 
-``group-sequential`` looks at the finished cases at 1/4, 1/2 and 3/4 of the plan and at the end,
-with O'Brien-Fleming efficacy bounds on the sign-flip p (``OBF_BOUNDS``: two-sided 5% overall)
-in both directions, so a skill that hurts is stopped and called harmful like one that helps. A
-non-binding futility stop at 1/2 and 3/4 ends a run only when neither a lift nor harm can still
-be shown: the conditional power under the current trend to cross the final bound, in the
-direction the lift points (the likelier one), is below ``FUTILITY_POWER``. Futility never raises
-the false-claim rate; ``benchmarks/calibration.py`` measures what it costs in power, for "helps"
-and for "hurts", beside the fixed design. A run that stops for efficacy says "beyond noise" at
-that look's bound; the final look decides at 0.043.
+``group-sequential`` looks at the finished cases at 1/2 and 3/4 of the plan and at the end
+(``GROUP_SEQUENTIAL``), in both directions, so a skill that hurts is stopped and called harmful
+like one that helps. An interim look stops with a claim at p < 0.0005 and p < 0.0015, the end at
+p < 0.048: each look's sign-flip test is exact, so by the union bound the false claims stay at
+or below 5% with no normal approximation. A non-binding futility stop at either look ends a run
+only when neither a lift nor harm can still be shown: the conditional power under the current
+trend to cross the final bound, in the direction the lift points (the likelier one), is below
+5%, with the runs graded so far as the information seen. Futility never raises the false-claim
+rate; ``benchmarks/adaptive_runs.py`` and ``benchmarks/calibration.py`` measure what it costs
+in power, for "helps" and for "hurts", beside the fixed design. A run that stops for efficacy
+says "beyond noise" at that look's bound.
 
 ``calls_saved`` is the plain count the benchmarks (and an A/A study on a real model) use.
 """
@@ -38,15 +40,34 @@ from .power_model import critical_count
 Design = Literal["curtail", "group-sequential"]
 DESIGNS: tuple[str, ...] = ("curtail", "group-sequential")
 _MAX_COMPLETIONS = 5_000
-# O'Brien-Fleming bounds for four equally spaced looks, two-sided 5% overall: the nominal
-# p-value each look needs (z = 4.048, 2.862, 2.337, 2.024).
-OBF_LOOKS = (0.25, 0.5, 0.75, 1.0)
-OBF_BOUNDS = (0.0000516, 0.00421, 0.0194, 0.0430)
-# A look stops for futility below this conditional power (under the current trend) of reaching
-# the final bound: at 5% the "hurts" and "helps" power stays within 4 points of the fixed
-# design's in the calibration cells, and a run with no effect stops about a third earlier.
-FUTILITY_POWER = 0.05
-_FINAL_Z = NormalDist().inv_cdf(1 - OBF_BOUNDS[-1] / 2)
+
+
+@dataclass(frozen=True)
+class SequentialPlan:
+    """Group-sequential looks: where they fall, what each needs to stop, and the final bound."""
+
+    # The interim looks, as shares of the planned cases (the last look is every case).
+    looks: tuple[float, ...]
+    # The two-sided sign-flip p each interim look needs to stop with a claim.
+    bounds: tuple[float, ...]
+    # The p the last look needs: the lift sentence's bound when no look stopped.
+    final: float
+    # Per interim look, a futility stop below this conditional power of crossing the final
+    # bound (under the trend so far, in the direction the lift points); 0: no futility stop there.
+    futility: tuple[float, ...]
+    # How a stop's reason names the bounds.
+    name: str
+
+
+# Looks at 1/2 and 3/4 of the cases and at the end. Each look's sign-flip test is exact, so
+# bounds that add up to 0.05 hold the false claims at or below 5% by the union bound, for any
+# distribution of the cases (O'Brien-Fleming's 0.0042 / 0.0194 / 0.043 leaned on a normal
+# approximation, and its final 0.043 cost up to 3 points of power): the interim bounds are
+# strict, so the final look keeps 0.048. A look stops for futility below 5% conditional power;
+# ``benchmarks/adaptive_runs.py`` compares the plans this was chosen from, by calls per correct
+# verdict at power within 2 Monte Carlo SE of the fixed design's.
+GROUP_SEQUENTIAL = SequentialPlan(looks=(0.5, 0.75), bounds=(0.0005, 0.0015), final=0.048,
+                                  futility=(0.05, 0.05), name="interim")
 
 
 @dataclass(frozen=True)
@@ -138,20 +159,25 @@ def _gate_settled(pairs: Sequence[CasePair], remaining: int, runs: int, threshol
     return gate_on == "point" and low >= threshold
 
 
-def group_sequential(pairs: Sequence[CasePair], planned: int) -> StopDecision:
-    """The look (if ``len(pairs)`` reaches one) and what it decides."""
+def group_sequential(pairs: Sequence[CasePair], planned: int, *, runs: int,
+                     plan: SequentialPlan = GROUP_SEQUENTIAL) -> StopDecision:
+    """The look (if ``len(pairs)`` reaches one) and what it decides; ``runs`` per case planned."""
     done = len(pairs)
-    for look, (share, bound) in enumerate(zip(OBF_LOOKS, OBF_BOUNDS)):
-        if done != look_size(share, planned) or share == 1.0:
+    looks = len(plan.looks) + 1
+    for look, (share, bound, futility) in enumerate(zip(plan.looks, plan.bounds, plan.futility, strict=True)):
+        if done != look_size(share, planned) or done >= planned:
             continue
         said = claim(pairs, alpha=bound)
         if said != "noise":
-            return StopDecision(True, f"look {look + 1} of 4 crossed its O'Brien-Fleming bound "
+            return StopDecision(True, f"look {look + 1} of {looks} crossed its {plan.name} bound "
                                       f"(p < {bound:g})", alpha=bound)
-        if look >= 1 and trend_power(pairs, done / planned) < FUTILITY_POWER:
-            return StopDecision(True, f"look {look + 1} of 4: neither a lift nor harm can still be "
+        # The information seen is the runs graded, not the cases: a case --adaptive-runs
+        # settled, or one with errored runs, has runs still to come or missing.
+        seen = sum(p.runs for p in pairs) / (planned * runs)
+        if trend_power(pairs, seen, plan.final) < futility:
+            return StopDecision(True, f"look {look + 1} of {looks}: neither a lift nor harm can still be "
                                       f"shown (non-binding futility stop)", alpha=bound)
-    return StopDecision(False, alpha=OBF_BOUNDS[-1])
+    return StopDecision(False, alpha=plan.final)
 
 
 def look_size(share: float, planned: int) -> int:
@@ -159,24 +185,27 @@ def look_size(share: float, planned: int) -> int:
     return max(2, math.ceil(share * planned))
 
 
-def next_look(done: int, planned: int) -> int | None:
+def next_look(done: int, planned: int, plan: SequentialPlan = GROUP_SEQUENTIAL) -> int | None:
     """The case count of the next interim look after ``done`` finished cases (None: none left)."""
-    for share in OBF_LOOKS[:-1]:
+    for share in plan.looks:
         size = look_size(share, planned)
         if size > done and size < planned:
             return size
     return None
 
 
-def trend_power(pairs: Sequence[CasePair], share: float) -> float:
+def trend_power(pairs: Sequence[CasePair], share: float, final: float = GROUP_SEQUENTIAL.final) -> float:
     """Conditional power, under the trend seen so far (in whichever direction the lift points),
-    of crossing the final bound once the remaining ``1 - share`` of the cases ran."""
+    of crossing the ``final`` bound once the remaining ``1 - share`` of the runs ran."""
+    if share <= 0:
+        return 1.0  # nothing graded yet: no trend to extrapolate
     scores = integer_scores([p for p in pairs if p.runs > 0]) if pairs else []
     spread = math.sqrt(sum(x * x for x in scores))
     z = abs(sum(scores)) / spread if spread else 0.0
+    final_z = NormalDist().inv_cdf(1 - final / 2)
     if share >= 1:
-        return 1.0 if z >= _FINAL_Z else 0.0
-    return NormalDist().cdf((z / math.sqrt(share) - _FINAL_Z) / math.sqrt(1 - share))
+        return 1.0 if z >= final_z else 0.0
+    return NormalDist().cdf((z / math.sqrt(share) - final_z) / math.sqrt(1 - share))
 
 
 def calls_saved(planned_cases: int, ran_cases: int, runs: int, arms: int, calls_per_arm: float) -> int:
@@ -205,18 +234,19 @@ class Replay:
 
 
 def replay(pairs: Sequence[CasePair], design: str, runs: int, *, min_delta_pts: float | None = None,
-           gate_on: str = "point") -> Replay:
+           gate_on: str = "point", plan: SequentialPlan = GROUP_SEQUENTIAL) -> Replay:
     """Run the stopping rule over ``pairs`` in the order given (shuffle them first, as the engine
-    does with its seed), one case at a time as with ``--concurrency 1``."""
+    does with its seed), one case at a time as with ``--concurrency 1``; ``plan`` the looks of
+    group-sequential (the benchmarks compare others)."""
     planned = len(pairs)
-    alpha = OBF_BOUNDS[-1] if design == "group-sequential" else ALPHA
+    alpha = plan.final if design == "group-sequential" else ALPHA
     full = claim(pairs, alpha)
     for k in range(2, planned):
         done = list(pairs[:k])
         if design == "curtail":
             decision = curtail(done, planned - k, runs, min_delta_pts=min_delta_pts, gate_on=gate_on)
         else:
-            decision = group_sequential(done, planned)
+            decision = group_sequential(done, planned, runs=runs, plan=plan)
         if decision.stop:
             return Replay(k, decision.reason, full, claim(done, decision.alpha), planned)
     return Replay(None, "", full, full, planned)
