@@ -15,6 +15,8 @@ level however often it is looked at. Printed side by side, each with its Monte C
 - ledger, cached baseline counted: the same when the without-skill arm comes from the baseline
   cache and its pairs are counted anyway (what the ledger refuses to do: one baseline draw,
   paired again each re-run, decides the direction of every later flip);
+- a null skill whose runs of a case repeat one draw (50% or 90% of them): the ledger counts a
+  case of a run as one vote, so alike runs are one case's evidence;
 - and for a skill that truly helps, the share of adversaries the ledger lets claim it within N
   runs and the median runs it took, beside the naive rule's.
 
@@ -33,7 +35,7 @@ import sys
 import numpy as np
 
 from skillab.core.records import ArmRecord, CaseRecord
-from skillab.log.ledger import Tally
+from skillab.log.ledger import KINDS, LedgerLine, Tally
 from skillab.scoring.eprocess import log_e_helps, log_threshold
 from skillab.scoring.evidence_ledger import evidence_block, pair_kind
 from skillab.scoring.inference import CasePair
@@ -69,7 +71,10 @@ def erring_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs:
         o = np.where(rng.random(o.shape) < icc, (rng.random(len(logits)) < p0)[:, None], o)
     errored = ~w & (rng.random((len(logits), runs)) < errors)
     records = []
+    pairs: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    cases: list[tuple[str, ...]] = []
     for i in range(len(logits)):
+        case: list[str] = []
         for r in range(runs):
             e = bool(errored[i, r])
             arm = ArmRecord(passed=bool(w[i, r]) and not e, errored=e, error="agent timed out" if e else None)
@@ -77,8 +82,11 @@ def erring_run(rng: np.random.Generator, logits: np.ndarray, shift: float, runs:
             record = CaseRecord(f"c{i}", outcome, arm, ArmRecord(passed=bool(o[i, r]), errored=False), run_index=r)
             kind = pair_kind(record)
             if kind is not None:
-                tally.kinds[f"{attempt}/{i}/{r}"] = kind
+                pairs[kind].append(f"{attempt}/{i}/{r}")
+                case.append(f"{attempt}/{i}/{r}")
             records.append(record)
+        cases.append(tuple(case))
+    tally.add(LedgerLine("", "", {k: tuple(v) for k, v in pairs.items()}, cases=tuple(cases)))
     return case_pairs(records)[1]
 
 
@@ -95,7 +103,7 @@ def adversary(rng: np.random.Generator, n: int, runs: int, reruns: int, shift: f
     baseline = None
     tally = Tally()
     for attempt in range(1, reruns + 1):
-        if errors or icc:
+        if not cache:  # the ledger as it counts: a vote per case and run
             pairs = erring_run(rng, logits, shift, runs, errors, attempt, tally, icc)
             said = evidence_block(tally, "", "", added=0, cached=0).verdict == "helps"
         else:
@@ -172,6 +180,17 @@ def main(argv: list[str] | None = None) -> int:
         results = [adversary(errors_rng, n, runs, reruns, 0.0, errors=errors) for _ in range(error_reps)]
         said = sum(r[1] is not None for r in results)
         print(f"{errors:<34.0%}{rate(sum(r[0] is not None for r in results), error_reps):>20}"
+              f"{rate(said, error_reps):>21}")
+        ok = ok and said / error_reps <= 0.05
+    # Runs of a case that repeat one draw (an agent that answers a case alike every time): the
+    # ledger's vote per case and run keeps them one case's evidence. A stream of its own.
+    icc_rng = np.random.default_rng([args.seed, 2])
+    print(f"\na null skill whose runs of a case repeat one draw ({error_reps} adversaries)")
+    print(f"{'share of runs that repeat it':<34}{'naive, first of N':>20}{'ledger, first of N':>21}")
+    for icc in (0.5, 0.9):
+        results = [adversary(icc_rng, n, runs, reruns, 0.0, icc=icc) for _ in range(error_reps)]
+        said = sum(r[1] is not None for r in results)
+        print(f"{icc:<34.0%}{rate(sum(r[0] is not None for r in results), error_reps):>20}"
               f"{rate(said, error_reps):>21}")
         ok = ok and said / error_reps <= 0.05
     print(f"\nledger false \"helps\" within {reruns} re-runs <= 0.05: {'yes' if ok else 'NO'}")

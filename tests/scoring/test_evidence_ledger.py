@@ -219,3 +219,37 @@ def test_ledger_lines_written_before_errored_pairs_were_kept_still_count(tmp_pat
     payload["sig"] = sign(payload, b"a secret")
     tally = read_lines(json.dumps(payload).encode() + b"\n", "k", b"a secret")
     assert (tally.count("pass"), tally.count("fail"), tally.skipped_lines) == (2, 1, 0)
+
+
+def _alike_runs(attempt: int, cases: int = 5, runs: int = 10) -> list:
+    """One run of the suite whose agent answers each case alike every time: each case's ten runs
+    repeat one draw, here a flip to pass."""
+    seen = {"final_output": f"run {attempt}"}
+    return [runlogs.case(f"c{i}", "flip_to_pass", run_index=r, with_skill=seen)
+            for i in range(cases) for r in range(runs)]
+
+
+def test_runs_that_repeat_one_draw_count_as_one_case(tmp_path):
+    """Counted as flips of their own, 5 cases x 10 alike runs were 50 flips to pass and "helps"
+    at once; a skill that does nothing gets there by 5 lucky cases (the held-out grid's
+    correlated-runs cell: 9.7% of ten-re-run adversaries, where 5% is promised)."""
+    ledger = tmp_path / "e.jsonl"
+    first = record_evidence(runlogs.run_log(_alike_runs(0)), ledger, b"a secret").settings.evidence
+    assert first is not None and (first.flips_to_pass, first.cases_up, first.cases_down) == (50, 5, 0)
+    assert first.verdict == "undecided" and first.log_e_helps == pytest.approx(log_e_helps(5, 0), abs=1e-6)
+    assert '"helps" needs' in first.sentence() and "5 case(s) up / 0 down" in first.sentence()
+    # A re-run is fresh evidence: its cases are votes of their own.
+    again = record_evidence(runlogs.run_log(_alike_runs(1)), ledger, b"a secret").settings.evidence
+    assert again is not None and (again.cases_up, again.verdict) == (10, "helps")
+
+
+def test_a_case_split_across_lines_votes_once_per_line_and_its_merge_adds_nothing(tmp_path):
+    from skillab.log.ledger import Tally
+
+    tally = Tally()
+    up, down = ("a", "b", "c"), ("d",)
+    tally.add(LedgerLine("k", "t", {"pass": up, "fail": down}, cases=(up + down,)))
+    assert tally.votes("helps") == (1, 0)
+    # The same pairs again (a merged document after its shards) are no new vote.
+    tally.add(LedgerLine("k", "t", {"pass": up, "fail": down}, cases=(up + down,)))
+    assert tally.votes("helps") == (1, 0) and tally.lines == 1

@@ -33,10 +33,10 @@ class EvidenceBlock:
     # The e-value either direction is claimed at (2/alpha).
     threshold: float
     verdict: LedgerVerdict
-    # The confidence sequence of the net share of differing pairs the skill decides, in points.
+    # The confidence sequence of the net share of differing cases the skill decides, in points.
     low_pts: float
     high_pts: float
-    # More flips to pass (with none to fail) a "helps" needs, and the mirror for "hurts"; None:
+    # More cases up (with none down) a "helps" needs, and the mirror for "hurts"; None:
     # more than the search looks for (or already claimed the other way).
     more_for_helps: int | None
     more_for_hurts: int | None
@@ -47,6 +47,10 @@ class EvidenceBlock:
     skipped_lines: int
     # Pairs where one arm errored: counted against each claim, as the flip they would be.
     errored_pairs: int = 0
+    # What the e-values are judged on: each case of each run, up or down by the sign of its pairs'
+    # net difference (the errored arms counted against "helps").
+    cases_up: int = 0
+    cases_down: int = 0
 
     @property
     def e_helps(self) -> float:
@@ -61,11 +65,12 @@ class EvidenceBlock:
         head = {"helps": "helps (anytime-valid, 5%)", "hurts": "hurts (anytime-valid, 5%)",
                 "undecided": "undecided"}[self.verdict]
         text = (f"{head}: {self.runs} run(s), {self.flips_to_pass} flips to pass / {self.flips_to_fail} to "
-                f"fail over {self.pairs} pairs; e-value helps {_e(self.e_helps)}, hurts {_e(self.e_hurts)} "
-                f"(claimed at {self.threshold:g}); net share of differing pairs {self.low_pts:+.1f} to "
+                f"fail over {self.pairs} pairs, {self.cases_up} case(s) up / {self.cases_down} down (a vote "
+                f"per case and run); e-value helps {_e(self.e_helps)}, hurts {_e(self.e_hurts)} "
+                f"(claimed at {self.threshold:g}); net share of differing cases {self.low_pts:+.1f} to "
                 f"{self.high_pts:+.1f} pts (confidence sequence)")
         if self.verdict == "undecided":
-            text += f"; {_needed(self.more_for_helps, 'pass', 'helps')}, {_needed(self.more_for_hurts, 'fail', 'hurts')}"
+            text += f"; {_needed(self.more_for_helps, 'up', 'helps')}, {_needed(self.more_for_hurts, 'down', 'hurts')}"
         if self.errored_pairs:
             text += f"; {self.errored_pairs} pair(s) where one arm errored counted against each claim"
         if self.skipped_cached:
@@ -79,7 +84,7 @@ def _e(value: float) -> str:
     return f"{value:.3g}" if value < 1e6 else f"{value:.2e}"
 
 
-def _needed(count: int | None, flip: str, claim: str) -> str:
+def _needed(count: int | None, direction: str, claim: str) -> str:
     if count is None:
         return f'"{claim}" needs more than any suite gives'
-    return f'"{claim}" needs {count} more flip(s) to {flip}'
+    return f'"{claim}" needs {count} more case(s) {direction}'

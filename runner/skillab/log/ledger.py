@@ -4,9 +4,10 @@ re-run, appended under a lock like the history (``log.history.locked_append``).
 A line names its key (the digest of the skill's content hash, the agent, the model and the suite
 hash) and the graded (case, run) pairs the run added, each by an id derived from what both arms
 did, in lists by kind: flips to pass, flips to fail, pairs whose arms agreed, and pairs where one
-arm errored (``scoring.evidence_ledger``). A pair counts once however many lines hold it (a
-shard's pairs and the merged document's are the same pairs, and so are a regraded run's), so
-merging, reporting again or regrading never counts evidence twice.
+arm errored (``scoring.evidence_ledger``); and which pairs are one case's (``cases``): the
+evidence is counted a case at a time (``Tally.votes``). A pair counts once however many lines
+hold it (a shard's pairs and the merged document's are the same pairs, and so are a regraded
+run's), so merging, reporting again or regrading never counts evidence twice.
 
 A line counts only when it carries the HMAC, under the key the baseline cache signs with, of its
 content: a ledger file sits in a checkout or a restored cache, where a pull request can write
@@ -48,10 +49,14 @@ class LedgerLine:
     pairs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The signature of the key's line before this one ("" for the first).
     prev: str = ""
+    # The pair ids of each case in this line; a pair in none (a line written before cases were
+    # kept) is a case of its own.
+    cases: tuple[tuple[str, ...], ...] = ()
 
     def payload(self) -> dict[str, Any]:
         return {"format": LINE_FORMAT, "key": self.key, "recorded_at": self.recorded_at, "prev": self.prev,
-                **{kind: list(self.pairs.get(kind, ())) for kind in KINDS}}
+                **{kind: list(self.pairs.get(kind, ())) for kind in KINDS},
+                **({"cases": [list(case) for case in self.cases]} if self.cases else {})}
 
     def to_line(self, secret: bytes) -> bytes:
         payload = self.payload()
@@ -64,30 +69,59 @@ def sign(payload: dict[str, Any], secret: bytes) -> str:
     return hmac.new(secret, LINE_FORMAT.encode() + b"\0" + blob, hashlib.sha256).hexdigest()
 
 
+# What a pair of each kind adds to its case's net difference, against each claim: an errored
+# arm counts against the claim (``scoring.evidence_ledger.pair_kind``).
+_NET = {"helps": {"pass": 1, "fail": -1, "err_fail": -1}, "hurts": {"pass": 1, "fail": -1, "err_pass": 1}}
+
+
 @dataclass
 class Tally:
-    """The pairs of one key, each once, and the lines they came from."""
+    """The pairs of one key, each once, grouped by the case and line that added them, and the
+    lines they came from."""
 
     lines: int = 0
     skipped_lines: int = 0
     kinds: dict[str, str] = field(default_factory=dict)
     # The signature of the key's last line in the chain.
     head: str = ""
+    # Each case of each line, by the pairs it added.
+    units: list[tuple[str, ...]] = field(default_factory=list)
 
     def add(self, line: LedgerLine) -> int:
         """Count ``line``'s pairs not counted yet; how many were new. A line that adds none (a
         merged document after its shards) is no run of its own."""
-        new = 0
+        fresh: list[str] = []
         for kind in KINDS:
             for pair in line.pairs.get(kind, ()):
                 if pair not in self.kinds:
                     self.kinds[pair] = kind
-                    new += 1
-        self.lines += bool(new)
-        return new
+                    fresh.append(pair)
+        grouped: set[str] = set()
+        new = set(fresh)
+        for case in line.cases:
+            unit = tuple(p for p in case if p in new and p not in grouped)
+            grouped.update(unit)
+            if unit:
+                self.units.append(unit)
+        self.units.extend((p,) for p in fresh if p not in grouped)
+        self.lines += bool(fresh)
+        return len(fresh)
 
     def count(self, kind: str) -> int:
         return sum(1 for k in self.kinds.values() if k == kind)
+
+    def votes(self, claim: str) -> tuple[int, int]:
+        """The cases the skill moved up and down, against ``claim`` ("helps" or "hurts"): one per
+        case and line, by the sign of its pairs' net difference. The runs of a case in one run
+        of the suite can repeat one draw (an agent that answers a case alike every time), so its
+        pairs are no independent flips; with no effect the sign of a case's net difference goes
+        either way with probability 1/2, each case and run of the suite on its own."""
+        weights = _NET[claim]
+        up = down = 0
+        for unit in self.units:
+            net = sum(weights.get(self.kinds[p], 0) for p in unit)
+            up, down = up + (net > 0), down + (net < 0)
+        return up, down
 
 
 def read_lines(data: bytes, key: str, secret: bytes) -> Tally:
@@ -122,7 +156,8 @@ def _verified(raw: bytes, secret: bytes) -> tuple[LedgerLine, str] | None:
             return None
         listed = {kind: payload.get(kind, []) if kind in _OPTIONAL_KINDS else payload[kind] for kind in KINDS}
         pairs = {kind: tuple(str(p) for p in ids) for kind, ids in listed.items()}
-        return LedgerLine(str(payload["key"]), str(payload["recorded_at"]), pairs, str(payload["prev"])), claimed
+        cases = tuple(tuple(str(p) for p in case) for case in payload.get("cases", []))
+        return LedgerLine(str(payload["key"]), str(payload["recorded_at"]), pairs, str(payload["prev"]), cases), claimed
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
 

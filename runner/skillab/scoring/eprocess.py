@@ -1,9 +1,11 @@
-"""Anytime-valid evidence over discordant pairs: the e-process the evidence ledger multiplies.
+"""Anytime-valid evidence over cases that differ: the e-process the evidence ledger multiplies.
 
-A (case, run) pair whose arms disagree is a flip to pass (the skill's arm passed) or a flip to
-fail. For a skill whose content changes nothing, the two arms of a pair are exchangeable draws,
-so each flip goes either way with probability 1/2 whatever the case, its difficulty or the
-pairs before it. "Helps" is the hypothesis that flips to pass are likelier (q > 1/2).
+Each case of each run of the suite is one vote (``log.ledger.Tally.votes``): up when its pairs'
+net difference favours the skill's arm, down when it favours the other (below, "flips to pass"
+and "to fail"). For a skill whose content changes nothing, a case's two arms are exchangeable
+draws, so each vote goes either way with probability 1/2 whatever the case, its difficulty, how
+alike its runs are or the votes before it. "Helps" is the hypothesis that votes up are likelier
+(q > 1/2).
 
 The e-value for "helps" is the likelihood ratio of the flips under q against q = 1/2, mixed over
 q uniform on [1/2, 1]. For every q <= 1/2 each factor has expectation <= 1, so the running
@@ -17,7 +19,7 @@ The mixture depends on the counts only, so the ledger keeps counts; everything i
 log space, exact at any size.
 
 The confidence sequence is Robbins' mixture one (uniform prior on q over [0, 1]): the q whose
-own likelihood ratio stays below 1/alpha, reported as the net share of differing pairs the skill
+own likelihood ratio stays below 1/alpha, reported as the net share of differing cases the skill
 decides, 2q - 1, in points. It holds at every look at once.
 """
 

@@ -6,6 +6,11 @@ cache was drawn once and paired again with every later with-skill arm: given tha
 direction of each later flip is decided before the agent runs (a cached failing baseline makes
 every difference a flip to pass), so those pairs are not fresh evidence and are left out.
 
+The evidence is counted a case at a time (``log.ledger.Tally.votes``): each case of each run,
+shard or re-run is one vote, up or down by the sign of its pairs' net difference. The runs of a
+case within one run of the suite can all repeat one draw (an agent that answers the case alike
+every time), and counted as flips of their own they made one lucky case look like many.
+
 Errors never decide a claim here either (``error_account``): a pair where one arm errored is
 kept, as what it would be against each claim (the errored with-skill arm failed and the errored
 without-skill arm passed, against "helps"; the reverse against "hurts"). Dropped, they let an
@@ -71,9 +76,10 @@ def pair_kind(record: CaseRecord) -> str | None:
     return "err_fail" if other == with_errored else "err_pass"
 
 
-def run_pairs(log: RunLog) -> tuple[dict[str, tuple[str, ...]], int]:
-    """This run's pairs by kind, and how many were left out for a cached arm."""
+def run_pairs(log: RunLog) -> tuple[dict[str, tuple[str, ...]], tuple[tuple[str, ...], ...], int]:
+    """This run's pairs by kind, each case's pairs, and how many were left out for a cached arm."""
     pairs: dict[str, list[str]] = {"pass": [], "fail": [], "same": [], "err_fail": [], "err_pass": []}
+    cases: dict[str, list[str]] = {}
     cached = 0
     for record in log.records:
         kind = pair_kind(record)
@@ -82,15 +88,17 @@ def run_pairs(log: RunLog) -> tuple[dict[str, tuple[str, ...]], int]:
         if record.with_skill.cached or record.without_skill.cached:
             cached += 1
             continue
-        pairs[kind].append(pair_id(record))
-    return {k: tuple(v) for k, v in pairs.items()}, cached
+        pid = pair_id(record)
+        pairs[kind].append(pid)
+        cases.setdefault(record.case_name, []).append(pid)
+    return {k: tuple(v) for k, v in pairs.items()}, tuple(tuple(v) for v in cases.values()), cached
 
 
 def record_evidence(log: RunLog, path: Path, secret: bytes, alpha: float = ALPHA) -> RunLog:
     """Add ``log``'s pairs to the ledger at ``path``; the log with the accumulated evidence (and
     any ledger warnings)."""
-    pairs, cached = run_pairs(log)
-    line = LedgerLine(ledger_key(log), datetime.now(UTC).isoformat(timespec="seconds"), pairs)
+    pairs, cases, cached = run_pairs(log)
+    line = LedgerLine(ledger_key(log), datetime.now(UTC).isoformat(timespec="seconds"), pairs, cases=cases)
 
     def judge(tally: Tally, added: int) -> EvidenceBlock:
         return evidence_block(tally, str(path), line.key, added=added, cached=cached, alpha=alpha)
@@ -104,8 +112,9 @@ def record_evidence(log: RunLog, path: Path, secret: bytes, alpha: float = ALPHA
 def evidence_block(tally: Tally, ledger: str, key: str, *, added: int, cached: int,
                    alpha: float = ALPHA) -> EvidenceBlock:
     up, down = tally.count("pass"), tally.count("fail")
-    # Each claim, and each side of the confidence sequence, with the errored pairs against it.
-    against_helps, against_hurts = (up, down + tally.count("err_fail")), (up + tally.count("err_pass"), down)
+    # Each claim, and each side of the confidence sequence, judged on the cases (one vote per case
+    # and run), with the errored pairs against it.
+    against_helps, against_hurts = tally.votes("helps"), tally.votes("hurts")
     helps, hurts = log_e_helps(*against_helps), log_e_hurts(*against_hurts)
     bar = log_threshold(alpha)
     verdict: LedgerVerdict = "helps" if helps >= bar else "hurts" if hurts >= bar else "undecided"
@@ -118,4 +127,5 @@ def evidence_block(tally: Tally, ledger: str, key: str, *, added: int, cached: i
         more_for_hurts=None if verdict == "helps" else more_needed(*against_hurts, helps=False, alpha=alpha),
         added_pairs=added, skipped_cached=cached, skipped_lines=tally.skipped_lines,
         errored_pairs=tally.count("err_fail") + tally.count("err_pass"),
+        cases_up=against_helps[0], cases_down=against_helps[1],
     )
