@@ -3,25 +3,16 @@ is 0, a negative lift is the one asked for, and correlated runs keep each arm's 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from . import benchmark_scripts
 
 
 @pytest.fixture(scope="module")
 def cal():
-    sys.path.insert(0, str(BENCHMARKS))  # the benchmarks import their siblings as a script does
-    try:
-        import calibration
-        import calibration_heldout
-
-        yield calibration, calibration_heldout
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    with benchmark_scripts("calibration", "calibration_heldout") as modules:
+        yield modules
 
 
 def _lift(cal, scenario, suites: int = 400) -> float:

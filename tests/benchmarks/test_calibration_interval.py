@@ -4,25 +4,16 @@ width 0; a rule that counted it would make any interval look infinitely wide."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from . import benchmark_scripts
 
 
 @pytest.fixture(scope="module")
 def calibration():
-    sys.path.insert(0, str(BENCHMARKS))  # the benchmarks import their siblings as a script does
-    try:
-        import calibration
-        import calibration_interval
-
-        yield calibration, calibration_interval
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    with benchmark_scripts("calibration", "calibration_interval") as modules:
+        yield modules
 
 
 def test_the_point_zero_interval_is_valid_in_a_lift_0_cell_alone_and_never_as_a_procedure(calibration):
