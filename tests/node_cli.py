@@ -65,7 +65,12 @@ def installed_version(cli: AgentCli, prefix: Path = NODE_PREFIX) -> str | None:
 
 def npm_install(prefix: Path, specs: list[str]) -> None:
     """``npm install`` of ``specs`` into ``prefix``, each recorded at its exact version: npm
-    otherwise records ``^VERSION``, and a later install into the prefix may move it."""
+    otherwise records ``^VERSION``, and a later install into the prefix may move it. A spec
+    without an exact version (``package``, ``package@latest``, ``package@^1``) is refused:
+    it would install whatever the registry serves that day."""
+    unpinned = [spec for spec in specs if not re.fullmatch(r"(@[\w.-]+/)?[\w.-]+@\d+\.\d+\.\d+[\w.+-]*", spec)]
+    if unpinned:
+        raise ValueError(f"npm_install takes package@X.Y.Z only, not {', '.join(unpinned)}")
     subprocess.run(["npm", "install", "--silent", "--prefix", str(prefix), "--no-audit", "--no-fund",
                     "--save-exact", *specs], check=True, timeout=900)
 

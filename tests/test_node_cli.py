@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .node_cli import CLIS, installed_version, npm_binary
+from .node_cli import CLIS, installed_version, npm_binary, npm_install
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,6 +115,13 @@ def test_ci_installs_the_same_pins_from_the_same_place():
     listed = subprocess.run([sys.executable, "-m", "tests.node_cli"], cwd=ROOT, capture_output=True, text=True,
                             check=True).stdout.split()
     assert listed == [cli.spec for cli in CLIS.values()]
+
+
+@pytest.mark.parametrize("spec", ["@openai/codex", "@openai/codex@latest", "@google/gemini-cli@^0.9.0", "codex"])
+def test_the_installer_refuses_a_spec_without_an_exact_version(tmp_path, fake_npm, spec):
+    with pytest.raises(ValueError, match="package@X.Y.Z only"):
+        npm_install(tmp_path / ".node", [spec])
+    assert not fake_npm.exists() or fake_npm.read_text() == ""
 
 
 def test_every_test_gets_its_cli_through_the_one_installer():
