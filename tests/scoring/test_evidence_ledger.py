@@ -13,7 +13,7 @@ import pytest
 from skillab.cli import main
 from skillab.log.ledger import LedgerLine, read_lines, sign
 from skillab.scoring.eprocess import confidence_sequence, log_e_helps, log_e_hurts, log_threshold, more_needed
-from skillab.scoring.evidence_ledger import record_evidence
+from skillab.scoring.evidence_ledger import case_votes, record_evidence
 
 from .. import runlogs
 from ..fakes.model_server import FakeModelServer, Reply
@@ -249,7 +249,7 @@ def test_a_case_split_across_lines_votes_once_per_line_and_its_merge_adds_nothin
     tally = Tally()
     up, down = ("a", "b", "c"), ("d",)
     tally.add(LedgerLine("k", "t", {"pass": up, "fail": down}, cases=(up + down,)))
-    assert tally.votes("helps") == (1, 0)
+    assert case_votes(tally, "helps") == (1, 0)
     # The same pairs again (a merged document after its shards) are no new vote.
     tally.add(LedgerLine("k", "t", {"pass": up, "fail": down}, cases=(up + down,)))
-    assert tally.votes("helps") == (1, 0) and tally.lines == 1
+    assert case_votes(tally, "helps") == (1, 0) and tally.lines == 1

@@ -5,9 +5,10 @@ A line names its key (the digest of the skill's content hash, the agent, the mod
 hash) and the graded (case, run) pairs the run added, each by an id derived from what both arms
 did, in lists by kind: flips to pass, flips to fail, pairs whose arms agreed, and pairs where one
 arm errored (``scoring.evidence_ledger``); and which pairs are one case's (``cases``): the
-evidence is counted a case at a time (``Tally.votes``). A pair counts once however many lines
-hold it (a shard's pairs and the merged document's are the same pairs, and so are a regraded
-run's), so merging, reporting again or regrading never counts evidence twice.
+evidence is counted a case at a time (``scoring.evidence_ledger.case_votes``). A pair counts
+once however many lines hold it (a shard's pairs and the merged document's are the same pairs,
+and so are a regraded run's), so merging, reporting again or regrading never counts evidence
+twice.
 
 A line counts only when it carries the HMAC, under the key the baseline cache signs with, of its
 content: a ledger file sits in a checkout or a restored cache, where a pull request can write
@@ -69,11 +70,6 @@ def sign(payload: dict[str, Any], secret: bytes) -> str:
     return hmac.new(secret, LINE_FORMAT.encode() + b"\0" + blob, hashlib.sha256).hexdigest()
 
 
-# What a pair of each kind adds to its case's net difference, against each claim: an errored
-# arm counts against the claim (``scoring.evidence_ledger.pair_kind``).
-_NET = {"helps": {"pass": 1, "fail": -1, "err_fail": -1}, "hurts": {"pass": 1, "fail": -1, "err_pass": 1}}
-
-
 @dataclass
 class Tally:
     """The pairs of one key, each once, grouped by the case and line that added them, and the
@@ -109,19 +105,6 @@ class Tally:
 
     def count(self, kind: str) -> int:
         return sum(1 for k in self.kinds.values() if k == kind)
-
-    def votes(self, claim: str) -> tuple[int, int]:
-        """The cases the skill moved up and down, against ``claim`` ("helps" or "hurts"): one per
-        case and line, by the sign of its pairs' net difference. The runs of a case in one run
-        of the suite can repeat one draw (an agent that answers a case alike every time), so its
-        pairs are no independent flips; with no effect the sign of a case's net difference goes
-        either way with probability 1/2, each case and run of the suite on its own."""
-        weights = _NET[claim]
-        up = down = 0
-        for unit in self.units:
-            net = sum(weights.get(self.kinds[p], 0) for p in unit)
-            up, down = up + (net > 0), down + (net < 0)
-        return up, down
 
 
 def read_lines(data: bytes, key: str, secret: bytes) -> Tally:

@@ -1,6 +1,6 @@
 """Anytime-valid evidence over cases that differ: the e-process the evidence ledger multiplies.
 
-Each case of each run of the suite is one vote (``log.ledger.Tally.votes``): up when its pairs'
+Each case of each run of the suite is one vote (``evidence_ledger.case_votes``): up when its pairs'
 net difference favours the skill's arm, down when it favours the other (below, "flips to pass"
 and "to fail"). For a skill whose content changes nothing, a case's two arms are exchangeable
 draws, so each vote goes either way with probability 1/2 whatever the case, its difficulty, how

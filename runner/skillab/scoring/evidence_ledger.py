@@ -6,7 +6,7 @@ cache was drawn once and paired again with every later with-skill arm: given tha
 direction of each later flip is decided before the agent runs (a cached failing baseline makes
 every difference a flip to pass), so those pairs are not fresh evidence and are left out.
 
-The evidence is counted a case at a time (``log.ledger.Tally.votes``): each case of each run,
+The evidence is counted a case at a time (``case_votes``): each case of each run,
 shard or re-run is one vote, up or down by the sign of its pairs' net difference. The runs of a
 case within one run of the suite can all repeat one draw (an agent that answers the case alike
 every time), and counted as flips of their own they made one lucky case look like many.
@@ -39,6 +39,9 @@ from .error_account import errored_arms, failed_by_its_own_hand
 from .inference import ALPHA
 
 _KIND = {"flip_to_pass": "pass", "flip_to_fail": "fail", "pass_kept": "same", "fail_kept": "same"}
+# What a pair of each kind adds to its case's net difference, against each claim: an errored
+# arm counts against the claim (``pair_kind``).
+_NET = {"helps": {"pass": 1, "fail": -1, "err_fail": -1}, "hurts": {"pass": 1, "fail": -1, "err_pass": 1}}
 
 
 def ledger_key(log: RunLog) -> str:
@@ -109,12 +112,23 @@ def record_evidence(log: RunLog, path: Path, secret: bytes, alpha: float = ALPHA
     return dataclasses.replace(log, settings=settings)
 
 
+def case_votes(tally: Tally, claim: str) -> tuple[int, int]:
+    """The cases the skill moved up and down, against ``claim`` ("helps" or "hurts"): one per
+    case and ledger line, by the sign of its pairs' net difference (see the module doc)."""
+    weights = _NET[claim]
+    up = down = 0
+    for unit in tally.units:
+        net = sum(weights.get(tally.kinds[p], 0) for p in unit)
+        up, down = up + (net > 0), down + (net < 0)
+    return up, down
+
+
 def evidence_block(tally: Tally, ledger: str, key: str, *, added: int, cached: int,
                    alpha: float = ALPHA) -> EvidenceBlock:
     up, down = tally.count("pass"), tally.count("fail")
     # Each claim, and each side of the confidence sequence, judged on the cases (one vote per case
     # and run), with the errored pairs against it.
-    against_helps, against_hurts = tally.votes("helps"), tally.votes("hurts")
+    against_helps, against_hurts = case_votes(tally, "helps"), case_votes(tally, "hurts")
     helps, hurts = log_e_helps(*against_helps), log_e_hurts(*against_hurts)
     bar = log_threshold(alpha)
     verdict: LedgerVerdict = "helps" if helps >= bar else "hurts" if hurts >= bar else "undecided"
