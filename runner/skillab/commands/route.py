@@ -11,35 +11,24 @@ from pathlib import Path
 from ..core.events import Emit, Event, Notice
 from ..core.options import options_for
 from ..core.routing import RouteDocument
-from ..core.settings import Credentials, RunConfig
+from ..core.settings import RunConfig
 from ..core.wire import to_wire
 from ..errors import EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from ..secrets import Redactor
 from ..session import suite_config
 from ..session.gates import route_gate_failures
 from .console import say
-from .settings import GETTING_STARTED, landed_from_args
+from .settings import GETTING_STARTED, configs_from_args
 
 
 def route_configs(args: argparse.Namespace) -> list[RunConfig]:
-    adapters = args.adapter or (("agent",) if args.model else ())
-    if not adapters:
+    """One configuration per agent, as ``run`` builds them from the rows ``route`` takes."""
+    if not args.adapter and not args.model:
         raise UsageError(GETTING_STARTED.replace("skillab run PATH", "skillab route SKILL_DIR --catalogue DIR"))
-    models = [m.strip() for m in args.model.split(",")] if args.model else []
-    if len(models) not in (0, 1, len(adapters)):
-        raise UsageError(f"--adapter names {len(adapters)} agents but --model names {len(models)} models")
-    landed = landed_from_args(args, options_for("route"))
-    credentials = Credentials.resolve()
-    configs = []
-    for i, adapter in enumerate(adapters):
-        model = models[i] if len(models) == len(adapters) else (models[0] if models else None)
-        if adapter != "mock" and not model:
-            raise UsageError(GETTING_STARTED)
-        config = landed.for_agent(adapter, model, credentials=credentials)
-        # Routing trials are never the baseline cache's: its entries are suite arms.
-        config = replace(config, engine=replace(config.engine, cache_enabled=False))
-        configs.append(suite_config(config, Path(args.skill)))
-    return configs
+    configs = configs_from_args(args, options_for("route"))
+    # Routing trials are never the baseline cache's: its entries are suite arms.
+    return [suite_config(replace(c, engine=replace(c.engine, cache_enabled=False)), Path(args.skill))
+            for c in configs]
 
 
 def cmd_route(args: argparse.Namespace) -> int:
